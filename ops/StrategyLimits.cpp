@@ -1,0 +1,40 @@
+#include "ops/StrategyLimits.hpp"
+
+#include "ops/winograd/WinogradLimits.hpp"
+
+namespace netcl {
+
+std::size_t im2col_workspace_limit(const DeviceProfile& profile) {
+    const double fallback = profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
+    return static_cast<std::size_t>(profile.tuned_or("im2col_workspace_limit_bytes", fallback));
+}
+
+std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvShapes& s) {
+    switch (kernel) {
+        case Kernel::CONV2D_NAIVE: return 0;
+        case Kernel::IM2COL:
+            // One image's columns at a time: (C·R·S) x (P·Q) floats for all groups.
+            return static_cast<std::size_t>(s.C) * s.R * s.S * static_cast<std::size_t>(s.P() * s.Q()) * sizeof(float);
+        case Kernel::CONV2D_WINOGRAD: return winograd_workspace_bytes(variant, s);
+    }
+    return 0;
+}
+
+std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const ConvShapes& s,
+                                   const DeviceProfile& profile) {
+    switch (kernel) {
+        case Kernel::CONV2D_NAIVE: return std::nullopt;  // takes every valid convolution
+        case Kernel::IM2COL: {
+            const std::size_t need = workspace_bytes(kernel, variant, s), limit = im2col_workspace_limit(profile);
+            if (need > limit) {
+                return "im2col needs a workspace of " + std::to_string(need) + " bytes; the limit is " +
+                       std::to_string(limit) + " bytes";
+            }
+            return std::nullopt;
+        }
+        case Kernel::CONV2D_WINOGRAD: return winograd_why_not(variant, s, profile);
+    }
+    return "unknown strategy";
+}
+
+}  // namespace netcl

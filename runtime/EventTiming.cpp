@@ -1,0 +1,32 @@
+#include "runtime/EventTiming.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "runtime/Error.hpp"
+
+namespace netcl {
+
+double device_span_ms(const std::vector<cl::Event>& events) {
+    NETCL_REQUIRE(!events.empty(), "timing needs at least one event");
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (const auto& event : events) {
+        NETCL_CL_CHECK(event.wait(), "waiting for a timed event");
+        cl_ulong start = 0, end = 0;
+        NETCL_CL_CHECK(event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "reading an event's start time");
+        NETCL_CL_CHECK(event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "reading an event's end time");
+        first = std::min(first, start);
+        last = std::max(last, end);
+    }
+    return static_cast<double>(last - first) * 1e-6;
+}
+
+TimingSummary summarize(std::vector<double> samples_ms) {
+    NETCL_REQUIRE(!samples_ms.empty(), "summarize needs at least one sample");
+    std::sort(samples_ms.begin(), samples_ms.end());
+    const std::size_t n = samples_ms.size();
+    const double median = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+    return {median, samples_ms.front(), samples_ms.back()};
+}
+
+}  // namespace netcl

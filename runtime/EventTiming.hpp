@@ -1,0 +1,19 @@
+#pragma once
+#include <vector>
+
+#include "OpenCL.hpp"
+
+namespace netcl {
+
+// Device time from the first event's start to the last event's end, in ms.
+// The one timing helper: bench, tune and the cache report all use it.
+double device_span_ms(const std::vector<cl::Event>& events);
+
+struct TimingSummary {
+    double median_ms = 0;
+    double min_ms = 0;
+    double max_ms = 0;
+};
+TimingSummary summarize(std::vector<double> samples_ms);
+
+}  // namespace netcl

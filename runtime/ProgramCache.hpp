@@ -1,0 +1,59 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "DeviceProfile.hpp"
+#include "OpenCL.hpp"
+
+namespace netcl {
+
+// Builds each (source, options) once per context and device, and keeps the
+// binaries on disk so a second process loads instead of compiling:
+// $NETCL_CACHE_DIR, else $XDG_CACHE_HOME/netcl, else ~/.cache/netcl
+// (NETCL_CACHE_DIR=off disables the disk cache). A disk entry is keyed by
+// device name, driver version, source hash and options, and carries a checksum:
+// a corrupt file is logged, deleted and rebuilt. Thread-safe.
+class ProgramCache {
+public:
+    struct Stats {
+        std::uint64_t memory_hits = 0;
+        std::uint64_t disk_hits = 0;
+        std::uint64_t builds = 0;
+        std::uint64_t corrupt_files = 0;  // disk entries found damaged and rebuilt
+        double build_ms = 0;              // time spent compiling from source
+        double disk_load_ms = 0;          // time spent creating programs from cached binaries
+    };
+
+    ProgramCache(cl::Context context, cl::Device device, const DeviceProfile& profile);
+
+    // The program of kernels_cl/<source_name>.cl built with `options`.
+    cl::Program get(const std::string& source_name, const std::string& options = {});
+    // The same for source text the caller holds; `label` names it in errors and logs.
+    cl::Program get_source(const std::string& label, const std::string& source, const std::string& options = {});
+
+    Stats stats() const;
+    // Where binaries go; empty when the disk cache is off.
+    std::string directory() const { return directory_; }
+    // The file a (source, options) pair is stored in (tests corrupt it).
+    std::string disk_path(const std::string& source, const std::string& options) const;
+
+    static std::uint64_t hash(const std::string& text);
+
+private:
+    cl::Program build(const std::string& label, const std::string& source, const std::string& options);
+    bool load_binary(const std::string& path, const std::string& label, const std::string& options, cl::Program& out);
+    void store_binary(const std::string& path, const cl::Program& program) const;
+    std::string disk_key(const std::string& source, const std::string& options) const;
+
+    cl::Context context_;
+    cl::Device device_;
+    std::string device_key_;  // device name + driver version
+    std::string directory_;
+    mutable std::mutex mutex_;
+    std::map<std::string, cl::Program> programs_;
+    Stats stats_;
+};
+
+}  // namespace netcl

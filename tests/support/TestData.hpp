@@ -1,0 +1,25 @@
+#pragma once
+// Helpers every suite shares: seeded random data in [-1, 1], the default test
+// context, and element-wise comparison that reports the worst element.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/Context.hpp"
+
+namespace netcl::test {
+
+std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
+
+// One context per test process (NETCL_DEVICE honoured), so kernels build once.
+std::shared_ptr<Context> shared_context();
+
+struct Comparison {
+    double max_abs_error = 0;
+    std::size_t worst_index = 0;
+    std::size_t non_finite = 0;  // elements that are NaN or Inf where the reference is finite
+};
+Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected);
+
+}  // namespace netcl::test
