@@ -1,0 +1,160 @@
+#include "ops/winograd/WinogradMatrices.hpp"
+
+#include <numeric>
+#include <string>
+
+#include "runtime/Error.hpp"
+
+namespace netcl {
+
+namespace {
+
+// Exact rational arithmetic; the matrices of small tiles have small entries,
+// so 64-bit parts with 128-bit intermediates never overflow in practice, and
+// an overflow is reported rather than silently wrapped.
+struct Rational {
+    std::int64_t num = 0;
+    std::int64_t den = 1;
+
+    static Rational make(__int128 n, __int128 d) {
+        NETCL_REQUIRE(d != 0, "Winograd matrix generation divided by zero");
+        if (d < 0) n = -n, d = -d;
+        __int128 a = n < 0 ? -n : n, b = d;
+        while (b != 0) {
+            const __int128 t = a % b;
+            a = b;
+            b = t;
+        }
+        if (a > 1) n /= a, d /= a;
+        const __int128 limit = static_cast<__int128>(INT64_MAX);
+        NETCL_REQUIRE(n <= limit && -n <= limit && d <= limit,
+                      "Winograd matrix generation overflowed 64-bit rationals; expected smaller polynomial points");
+        return {static_cast<std::int64_t>(n), static_cast<std::int64_t>(d)};
+    }
+    Rational operator+(const Rational& o) const {
+        return make(static_cast<__int128>(num) * o.den + static_cast<__int128>(o.num) * den,
+                    static_cast<__int128>(den) * o.den);
+    }
+    Rational operator-(const Rational& o) const { return *this + Rational{-o.num, o.den}; }
+    Rational operator*(const Rational& o) const {
+        return make(static_cast<__int128>(num) * o.num, static_cast<__int128>(den) * o.den);
+    }
+    Rational operator/(const Rational& o) const {
+        return make(static_cast<__int128>(num) * o.den, static_cast<__int128>(den) * o.num);
+    }
+    bool zero() const { return num == 0; }
+    double value() const { return static_cast<double>(num) / static_cast<double>(den); }
+};
+
+using Matrix = std::vector<std::vector<Rational>>;
+
+Rational power(Rational base, int exponent) {
+    Rational result{1, 1};
+    for (int i = 0; i < exponent; ++i) result = result * base;
+    return result;
+}
+
+// Trimmed Vandermonde matrix of homogeneous points, Vincent et al. eq. 6:
+// row i = [f^0 g^(b-1), f^1 g^(b-2), ..., f^(b-1) g^0].
+Matrix vandermonde(const std::vector<WinogradPoint>& points, int b) {
+    Matrix v(points.size(), std::vector<Rational>(static_cast<std::size_t>(b)));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const Rational f = Rational::make(points[i].f_num, points[i].f_den);
+        const Rational g{points[i].g, 1};
+        for (int j = 0; j < b; ++j) v[i][static_cast<std::size_t>(j)] = power(f, j) * power(g, b - 1 - j);
+    }
+    return v;
+}
+
+// Gauss-Jordan inverse; throws when singular (repeated points).
+Matrix inverse(Matrix a) {
+    const std::size_t n = a.size();
+    Matrix inv(n, std::vector<Rational>(n));
+    for (std::size_t i = 0; i < n; ++i) inv[i][i] = {1, 1};
+    for (std::size_t col = 0; col < n; ++col) {
+        std::size_t pivot = col;
+        while (pivot < n && a[pivot][col].zero()) ++pivot;
+        NETCL_REQUIRE(pivot < n, "Winograd polynomial points give a singular Vandermonde matrix; expected distinct points");
+        std::swap(a[pivot], a[col]);
+        std::swap(inv[pivot], inv[col]);
+        const Rational p = a[col][col];
+        for (std::size_t j = 0; j < n; ++j) a[col][j] = a[col][j] / p, inv[col][j] = inv[col][j] / p;
+        for (std::size_t row = 0; row < n; ++row) {
+            if (row == col || a[row][col].zero()) continue;
+            const Rational factor = a[row][col];
+            for (std::size_t j = 0; j < n; ++j) {
+                a[row][j] = a[row][j] - factor * a[col][j];
+                inv[row][j] = inv[row][j] - factor * inv[col][j];
+            }
+        }
+    }
+    return inv;
+}
+
+std::vector<Rational> diagonal(const std::vector<WinogradScale>& scale, int alpha, const char* name) {
+    if (scale.empty()) return std::vector<Rational>(static_cast<std::size_t>(alpha), Rational{1, 1});
+    NETCL_REQUIRE(static_cast<int>(scale.size()) == alpha,
+                  std::string("Winograd scaling ") + name + " has " + std::to_string(scale.size()) +
+                      " entries; expected alpha = " + std::to_string(alpha));
+    std::vector<Rational> d;
+    for (const auto& s : scale) {
+        NETCL_REQUIRE(s.num != 0, std::string("Winograd scaling ") + name + " has a zero entry; expected non-zero");
+        d.push_back(Rational::make(s.num, s.den));
+    }
+    return d;
+}
+
+}  // namespace
+
+WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<WinogradPoint>& points,
+                                            const std::vector<WinogradScale>& s_y_in,
+                                            const std::vector<WinogradScale>& s_w_in) {
+    NETCL_REQUIRE(m >= 1 && r >= 1, "F(m, r) needs m >= 1 and r >= 1; got m=" + std::to_string(m) + " r=" + std::to_string(r));
+    const int alpha = m + r - 1;
+    NETCL_REQUIRE(static_cast<int>(points.size()) == alpha,
+                  "F(" + std::to_string(m) + "," + std::to_string(r) + ") needs alpha = " + std::to_string(alpha) +
+                      " polynomial points; got " + std::to_string(points.size()));
+    for (const auto& p : points) {
+        NETCL_REQUIRE(p.f_den != 0 && (p.g == 0 || p.g == 1) && (p.g == 1 || p.f_num != 0),
+                      "a Winograd polynomial point must be (f, 1) with a non-zero denominator or (1, 0)");
+    }
+    const auto s_y = diagonal(s_y_in, alpha, "S_Y");
+    const auto s_w = diagonal(s_w_in, alpha, "S_W");
+    const Matrix v_out = vandermonde(points, m);
+    const Matrix v_in_inv = inverse(vandermonde(points, alpha));
+    const Matrix v_filter = vandermonde(points, r);
+
+    WinogradMatrices w;
+    w.m = m;
+    w.r = r;
+    w.alpha = alpha;
+    w.AT.resize(static_cast<std::size_t>(m * alpha));
+    w.BT.resize(static_cast<std::size_t>(alpha * alpha));
+    w.G.resize(static_cast<std::size_t>(alpha * r));
+    const auto a = static_cast<std::size_t>(alpha);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i)
+        for (std::size_t j = 0; j < a; ++j) w.AT[i * a + j] = (v_out[j][i] * s_y[j]).value();
+    for (std::size_t i = 0; i < a; ++i) {
+        const Rational s_x = Rational{1, 1} / (s_y[i] * s_w[i]);  // S_Y S_X S_W = I
+        for (std::size_t j = 0; j < a; ++j) w.BT[i * a + j] = (s_x * v_in_inv[j][i]).value();
+        for (std::size_t j = 0; j < static_cast<std::size_t>(r); ++j)
+            w.G[i * static_cast<std::size_t>(r) + j] = (s_w[i] * v_filter[i][j]).value();
+    }
+    return w;
+}
+
+std::vector<WinogradPoint> winograd_points(int m, int r) {
+    NETCL_REQUIRE(r == 3 && (m == 2 || m == 4),
+                  "netcl generates F(2,3) and F(4,3); got F(" + std::to_string(m) + "," + std::to_string(r) + ")");
+    if (m == 2) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 1, 0}};
+    return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+}
+
+WinogradMatrices winograd_matrices(int m, int r) {
+    const auto points = winograd_points(m, r);
+    // Vincent et al.'s scalings for Lavin & Gray's matrices.
+    if (m == 2) return generate_winograd_matrices(m, r, points, {{1}, {1}, {1}, {-1}}, {{1}, {1, 2}, {1, 2}, {1}});
+    return generate_winograd_matrices(m, r, points, {}, {{1, 4}, {-1, 6}, {-1, 6}, {1, 24}, {1, 24}, {1}});
+}
+
+}  // namespace netcl

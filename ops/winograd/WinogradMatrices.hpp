@@ -1,0 +1,50 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace netcl {
+
+// A polynomial point in homogeneous coordinates (f, g) with rational f: the
+// point f_num/f_den when g = 1, infinity when (f, g) = (1, 0).
+struct WinogradPoint {
+    std::int64_t f_num = 0;
+    std::int64_t f_den = 1;
+    std::int64_t g = 1;  // 1, or 0 for the point at infinity
+};
+
+// The transforms of F(m, r): y = AT [(G g) .* (BT d)] for m outputs of an
+// r-tap correlation over alpha = m + r - 1 inputs. Row-major doubles.
+struct WinogradMatrices {
+    int m = 0;
+    int r = 0;
+    int alpha = 0;
+    std::vector<double> AT;  // m x alpha
+    std::vector<double> G;   // alpha x r
+    std::vector<double> BT;  // alpha x alpha
+
+    double at(int i, int j) const { return AT[static_cast<std::size_t>(i * alpha + j)]; }
+    double g(int i, int j) const { return G[static_cast<std::size_t>(i * r + j)]; }
+    double bt(int i, int j) const { return BT[static_cast<std::size_t>(i * alpha + j)]; }
+};
+
+// Toom-Cook / Vandermonde construction (Vincent et al. section 2), in exact
+// rational arithmetic: AT = V(alpha x m)^T S_Y, BT = S_X V(alpha x alpha)^-T,
+// G = S_W V(alpha x r), with S_X = (S_Y S_W)^-1 so the product is exact.
+// `points` must be alpha distinct points; `s_y` and `s_w` are the diagonals
+// given as (numerator, denominator) pairs (empty: identity). Throws
+// netcl::Error on a wrong count, repeated points or a zero scale.
+struct WinogradScale {
+    std::int64_t num = 1;
+    std::int64_t den = 1;
+};
+WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<WinogradPoint>& points,
+                                            const std::vector<WinogradScale>& s_y = {},
+                                            const std::vector<WinogradScale>& s_w = {});
+
+// The points netcl uses for F(m, 3): 0, 1, -1, (2, -2,) infinity, with the
+// scalings Vincent et al. list, which give exactly Lavin & Gray's equations 7
+// (m = 2) and 15 (m = 4). Throws netcl::Error for any other m or r.
+std::vector<WinogradPoint> winograd_points(int m, int r);
+WinogradMatrices winograd_matrices(int m, int r);
+
+}  // namespace netcl

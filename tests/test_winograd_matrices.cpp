@@ -1,0 +1,120 @@
+// The Toom-Cook / Vandermonde generator against Lavin & Gray's printed
+// matrices and against direct 1-D correlation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ops/winograd/WinogradMatrices.hpp"
+#include "runtime/Error.hpp"
+
+namespace netcl {
+namespace {
+
+// Lavin & Gray eq. 7, F(2,3).
+const std::vector<double> kLavinBT2 = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+const std::vector<double> kLavinG2 = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+const std::vector<double> kLavinAT2 = {1, 1, 1, 0, 0, 1, -1, -1};
+
+// Lavin & Gray eq. 15, F(4,3).
+const std::vector<double> kLavinBT4 = {4, 0, -5, 0, 1, 0,  0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
+                                       0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
+const std::vector<double> kLavinG4 = {1.0 / 4,  0,        0,       -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                                      -1.0 / 6, 1.0 / 6,  -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
+                                      1.0 / 24, -1.0 / 12, 1.0 / 6, 0,        0,        1};
+const std::vector<double> kLavinAT4 = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+
+void expect_equal(const std::vector<double>& actual, const std::vector<double>& expected, const char* name) {
+    ASSERT_EQ(actual.size(), expected.size()) << name;
+    for (std::size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-15) << name << "[" << i << "]";
+}
+
+// Rows of `actual` (rows x cols) equal rows of `expected` up to one non-zero
+// factor per row: the diagonal scaling S_Y, S_X, S_W the construction allows.
+// Columns of AT are the rows of the transform scaled by S_Y, so AT is checked
+// transposed (per column).
+void expect_equal_up_to_row_scaling(const std::vector<double>& actual, const std::vector<double>& expected, int rows,
+                                    int cols, bool per_column, const char* name) {
+    const int outer = per_column ? cols : rows, inner = per_column ? rows : cols;
+    for (int o = 0; o < outer; ++o) {
+        auto at = [&](const std::vector<double>& v, int i) {
+            return per_column ? v[static_cast<std::size_t>(i * cols + o)] : v[static_cast<std::size_t>(o * cols + i)];
+        };
+        double factor = 0;
+        for (int i = 0; i < inner && factor == 0; ++i)
+            if (at(expected, i) != 0) factor = at(actual, i) / at(expected, i);
+        ASSERT_NE(factor, 0) << name << " line " << o << " is zero where Lavin's is not";
+        for (int i = 0; i < inner; ++i) EXPECT_NEAR(at(actual, i), factor * at(expected, i), 1e-12) << name << " line " << o;
+    }
+}
+
+TEST(WinogradMatrices, PresetsReproduceLavinExactly) {
+    const auto f2 = winograd_matrices(2, 3);
+    EXPECT_EQ(f2.alpha, 4);
+    expect_equal(f2.BT, kLavinBT2, "BT F(2,3)");
+    expect_equal(f2.G, kLavinG2, "G F(2,3)");
+    expect_equal(f2.AT, kLavinAT2, "AT F(2,3)");
+    const auto f4 = winograd_matrices(4, 3);
+    EXPECT_EQ(f4.alpha, 6);
+    expect_equal(f4.BT, kLavinBT4, "BT F(4,3)");
+    expect_equal(f4.G, kLavinG4, "G F(4,3)");
+    expect_equal(f4.AT, kLavinAT4, "AT F(4,3)");
+}
+
+TEST(WinogradMatrices, UnscaledGeneratorMatchesLavinUpToDiagonalScaling) {
+    for (int m : {2, 4}) {
+        const auto w = generate_winograd_matrices(m, 3, winograd_points(m, 3));
+        const auto& bt = m == 2 ? kLavinBT2 : kLavinBT4;
+        const auto& g = m == 2 ? kLavinG2 : kLavinG4;
+        const auto& at = m == 2 ? kLavinAT2 : kLavinAT4;
+        expect_equal_up_to_row_scaling(w.BT, bt, w.alpha, w.alpha, false, "BT");
+        expect_equal_up_to_row_scaling(w.G, g, w.alpha, 3, false, "G");
+        expect_equal_up_to_row_scaling(w.AT, at, m, w.alpha, true, "AT");
+    }
+}
+
+// AT [(G g) .* (BT d)] against y_i = sum_j d_(i+j) g_j in double precision.
+void expect_correlation(const WinogradMatrices& w, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::vector<double> d(static_cast<std::size_t>(w.alpha)), g(static_cast<std::size_t>(w.r));
+        for (auto& v : d) v = dist(rng);
+        for (auto& v : g) v = dist(rng);
+        std::vector<double> product(static_cast<std::size_t>(w.alpha));
+        for (int i = 0; i < w.alpha; ++i) {
+            double gg = 0, bd = 0;
+            for (int j = 0; j < w.r; ++j) gg += w.g(i, j) * g[static_cast<std::size_t>(j)];
+            for (int j = 0; j < w.alpha; ++j) bd += w.bt(i, j) * d[static_cast<std::size_t>(j)];
+            product[static_cast<std::size_t>(i)] = gg * bd;
+        }
+        for (int i = 0; i < w.m; ++i) {
+            double y = 0, direct = 0;
+            for (int j = 0; j < w.alpha; ++j) y += w.at(i, j) * product[static_cast<std::size_t>(j)];
+            for (int j = 0; j < w.r; ++j) direct += d[static_cast<std::size_t>(i + j)] * g[static_cast<std::size_t>(j)];
+            EXPECT_NEAR(y, direct, 1e-13) << "F(" << w.m << "," << w.r << ") output " << i;
+        }
+    }
+}
+
+TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
+    expect_correlation(winograd_matrices(2, 3), 1);
+    expect_correlation(winograd_matrices(4, 3), 2);
+    expect_correlation(generate_winograd_matrices(2, 3, winograd_points(2, 3)), 3);
+    expect_correlation(generate_winograd_matrices(4, 3, winograd_points(4, 3)), 4);
+    // Other points and tiles come from the same generator: F(3,2), F(6,3) with 1/2 points.
+    expect_correlation(generate_winograd_matrices(3, 2, winograd_points(2, 3)), 5);
+    expect_correlation(generate_winograd_matrices(
+                           6, 3, {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {1, 1, 0}}),
+                       6);
+}
+
+TEST(WinogradMatrices, RejectsBadInput) {
+    EXPECT_THROW(winograd_matrices(3, 3), Error);
+    EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);  // repeated
+    EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);             // too few
+    EXPECT_THROW(generate_winograd_matrices(2, 3, winograd_points(2, 3), {{1}, {0}, {1}, {1}}), Error);   // zero scale
+}
+
+}  // namespace
+}  // namespace netcl
