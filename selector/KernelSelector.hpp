@@ -27,6 +27,8 @@ struct Candidate {
 struct Decision {
     Plan plan;
     std::vector<Candidate> candidates;
+    std::vector<std::string> profile_sources;  // stored profiles layered for this device
+    std::string str() const;                    // one line per candidate, then the plan
 };
 
 // Decides which strategy runs a convolution. Order: a rule a framework
@@ -42,11 +44,17 @@ public:
     static KernelSelector& global();
 
     // A rule: when `predicate` holds, run `kernel` (with `variant` if given,
-    // else the best variant that can take the shape).
+    // else the best variant that can take the shape). `op` must be "conv2d".
+    // A predicate that throws is logged (once per rule) and skipped.
     RuleHandle register_rule(const std::string& op, ConvPredicate predicate, Kernel kernel, int priority = 0,
                              std::optional<Variant> variant = std::nullopt);
     bool remove_rule(RuleHandle handle);
 
+    std::size_t rule_count() const;
+
+    // `profile` is the device's (Context::profile()); tuned values it does not
+    // set are taken from the stored profile for that device. Throws
+    // netcl::Error for an unknown op, an invalid shape, or a bad NETCL_CONV_STRATEGY.
     Plan select(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
     Decision explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
 
@@ -55,9 +63,15 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// The global default strategy (NETCL_CONV_STRATEGY sets it at start-up).
+// The global default strategy, for every selector and thread. Unless set or
+// cleared in code first, NETCL_CONV_STRATEGY (a Kernel name) sets it when first
+// needed; a value that names no strategy makes default_conv_strategy() and so
+// every select() throw netcl::Error listing the valid names (logged once), until
+// set or cleared in code.
 void set_default_conv_strategy(Kernel kernel);
 void clear_default_conv_strategy();
 std::optional<Kernel> default_conv_strategy();
+// Forget set/clear and read NETCL_CONV_STRATEGY again on next use (tests, tools).
+void reload_default_conv_strategy_from_environment();
 
 }  // namespace netcl

@@ -8,6 +8,9 @@
 
 #include "runtime/Context.hpp"
 #include "runtime/Error.hpp"
+#include "selector/KernelSelector.hpp"
+#include "selector/LayerSets.hpp"
+#include "selector/ProfileStore.hpp"
 
 namespace {
 
@@ -34,8 +37,22 @@ void print_profile(const netcl::DeviceProfile& p) {
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-info: the OpenCL devices netcl sees and their profiles"};
+    std::string explain, explain_profile;
+    app.add_option("--explain", explain,
+                   "print the selector's whole decision for one shape N,C,H,W,K,R,S[,stride,pad] on this device");
+    app.add_option("--profile", explain_profile,
+                   "with --explain: decide for a stored profile (shipped name or JSON file) instead of a device");
     CLI11_PARSE(app, argc, argv);
     try {
+        if (!explain.empty()) {
+            const netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
+            const netcl::DeviceProfile profile =
+                explain_profile.empty() ? netcl::Context::create()->profile() : netcl::load_profile(explain_profile);
+            std::printf("device: %s (%s, driver %s)\nshape:  %s\n", profile.name.c_str(),
+                        netcl::to_string(profile.type).c_str(), profile.driver_version.c_str(), shapes.str().c_str());
+            std::printf("%s", netcl::KernelSelector::global().explain("conv2d", shapes, profile).str().c_str());
+            return 0;
+        }
         const auto entries = netcl::Context::devices();
         const char* env = std::getenv("NETCL_DEVICE");
         const std::size_t chosen = netcl::Context::pick(entries, env ? env : "");

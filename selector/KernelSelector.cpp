@@ -1,0 +1,230 @@
+#include "selector/KernelSelector.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+
+#include "ops/StrategyLimits.hpp"
+#include "runtime/Error.hpp"
+#include "runtime/Log.hpp"
+#include "selector/BuiltinRules.hpp"
+#include "selector/ProfileStore.hpp"
+#include "selector/VariantChoice.hpp"
+
+namespace netcl {
+
+namespace {
+
+const char* const kConvOp = "conv2d";
+
+void require_known_op(const std::string& op) {
+    if (op != kConvOp) throw Error("unknown op '" + op + "'; the selector decides for: conv2d");
+}
+
+struct Rule {
+    KernelSelector::RuleHandle handle = 0;
+    ConvPredicate predicate;
+    Kernel kernel = Kernel::CONV2D_NAIVE;
+    int priority = 0;
+    std::optional<Variant> variant;
+    mutable std::atomic<bool> error_logged{false};  // a throwing predicate is logged once, not per call
+};
+
+// A plan for `kernel` on this shape: the given variant if it fits, else the
+// best one that does; or the reason none can.
+Candidate plan_for(std::string source, Kernel kernel, const std::optional<Variant>& variant, const ConvShapes& s,
+                   const DeviceProfile& profile, std::string why) {
+    Candidate c{std::move(source), Plan{kernel, {}, {}}, false, {}};
+    if (variant) {
+        if (const auto reason = why_not(kernel, *variant, s, profile)) {
+            c.reason = to_string(kernel) + " " + variant->str() + " cannot take this shape: " + *reason;
+            return c;
+        }
+        c.plan.variant = *variant;
+    } else {
+        const VariantChoice choice = best_variant(kernel, s, profile);
+        if (!choice.variant) {
+            c.reason = to_string(kernel) + " cannot take this shape: " + choice.why_not;
+            return c;
+        }
+        c.plan.variant = *choice.variant;
+        if (!choice.why_not.empty()) why += " (variants passed over: " + choice.why_not + ")";
+    }
+    c.accepted = true;
+    c.reason = why;
+    c.plan.reason = c.source + ": " + why;
+    return c;
+}
+
+}  // namespace
+
+struct KernelSelector::State {
+    mutable std::shared_mutex mutex;
+    std::vector<std::shared_ptr<const Rule>> rules;
+    RuleHandle next_handle = 1;
+    mutable std::mutex warned_mutex;
+    mutable std::set<std::string> warned;  // shapes whose default-strategy fallback was already logged
+};
+
+KernelSelector::KernelSelector() : state_(std::make_unique<State>()) {}
+KernelSelector::~KernelSelector() = default;
+
+KernelSelector& KernelSelector::global() {
+    static KernelSelector selector;
+    return selector;
+}
+
+KernelSelector::RuleHandle KernelSelector::register_rule(const std::string& op, ConvPredicate predicate, Kernel kernel,
+                                                         int priority, std::optional<Variant> variant) {
+    require_known_op(op);
+    NETCL_REQUIRE(static_cast<bool>(predicate), "register_rule needs a predicate; got an empty function");
+    to_string(kernel);  // throws for a value outside the enum
+    auto rule = std::make_shared<Rule>();
+    rule->predicate = std::move(predicate);
+    rule->kernel = kernel;
+    rule->priority = priority;
+    rule->variant = variant;
+    std::unique_lock lock(state_->mutex);
+    rule->handle = state_->next_handle++;
+    state_->rules.push_back(rule);
+    return rule->handle;
+}
+
+bool KernelSelector::remove_rule(RuleHandle handle) {
+    std::unique_lock lock(state_->mutex);
+    auto& rules = state_->rules;
+    const auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r->handle == handle; });
+    if (it == rules.end()) return false;
+    rules.erase(it);
+    return true;
+}
+
+std::size_t KernelSelector::rule_count() const {
+    std::shared_lock lock(state_->mutex);
+    return state_->rules.size();
+}
+
+Plan KernelSelector::select(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const {
+    return explain(op, shapes, profile).plan;
+}
+
+Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& device) const {
+    require_known_op(op);
+    shapes.validate();
+    const auto stored = ProfileStore::global().lookup(device);
+    const DeviceProfile profile = with_stored_tuned(device, *stored);
+    Decision decision;
+    decision.profile_sources = stored->sources;
+    auto& candidates = decision.candidates;
+    const auto done = [&]() -> bool {
+        if (candidates.empty() || !candidates.back().accepted) return false;
+        decision.plan = candidates.back().plan;
+        return true;
+    };
+
+    // 1. Framework rules. Copied under the lock, run outside it, so a
+    // predicate may itself register or remove rules.
+    std::vector<std::shared_ptr<const Rule>> rules;
+    {
+        std::shared_lock lock(state_->mutex);
+        rules = state_->rules;
+    }
+    std::stable_sort(rules.begin(), rules.end(), [](const auto& a, const auto& b) {
+        return a->priority != b->priority ? a->priority > b->priority : a->handle > b->handle;
+    });
+    for (const auto& rule : rules) {
+        const std::string source =
+            "rule #" + std::to_string(rule->handle) + " (priority " + std::to_string(rule->priority) + ")";
+        bool holds = false;
+        std::string error;
+        try {
+            holds = rule->predicate(shapes, profile);
+        } catch (const std::exception& e) {
+            error = e.what();
+        } catch (...) {
+            error = "an exception that is not a std::exception";
+        }
+        if (!error.empty()) {
+            if (!rule->error_logged.exchange(true)) {
+                log().error("selector {} predicate threw ({}); the rule is skipped", source, error);
+            }
+            candidates.push_back({source, Plan{rule->kernel, {}, {}}, false, "predicate threw: " + error});
+            continue;
+        }
+        if (!holds) {
+            candidates.push_back({source, Plan{rule->kernel, {}, {}}, false, "predicate does not hold"});
+            continue;
+        }
+        candidates.push_back(plan_for(source, rule->kernel, rule->variant, shapes, profile, "predicate holds"));
+        if (done()) break;
+    }
+
+    // 2. The global default strategy.
+    if (!done()) {
+        if (const auto kernel = default_conv_strategy()) {
+            candidates.push_back(plan_for("default strategy", *kernel, std::nullopt, shapes, profile,
+                                          "set by set_default_conv_strategy or NETCL_CONV_STRATEGY"));
+            if (!candidates.back().accepted) {
+                const std::string key = to_string(*kernel) + " " + record_key(shapes);
+                std::lock_guard lock(state_->warned_mutex);
+                if (state_->warned.insert(key).second) {
+                    log().warn("default strategy {} cannot take {} ({}); falling back to the next choice",
+                               to_string(*kernel), shapes.str(), candidates.back().reason);
+                }
+            }
+        }
+    }
+
+    // 3. A tuned record for this device and shape (the find-database).
+    if (!done()) {
+        if (const auto it = stored->records.find(record_key(shapes)); it != stored->records.end()) {
+            const TunedRecord& r = it->second;
+            candidates.push_back(plan_for("tuned record", r.kernel, r.variant, shapes, profile,
+                                          "fastest when tuned on this device (median " +
+                                              std::to_string(r.median_ms) + " ms)"));
+        }
+    }
+
+    // 4. The built-in rules, the last of which always accepts.
+    if (!done()) {
+        for (const auto& rule : builtin_rules()) {
+            const RuleVerdict verdict = rule->evaluate(shapes, profile);
+            Candidate c{"built-in " + rule->name(), verdict.plan, verdict.accepted,
+                        verdict.accepted ? verdict.plan.reason : verdict.reason};
+            if (c.accepted) c.plan.reason = c.source + ": " + verdict.plan.reason;
+            candidates.push_back(std::move(c));
+            if (done()) break;
+        }
+    }
+
+    if (log().should_log(spdlog::level::debug)) {
+        for (const auto& c : candidates) {
+            if (!c.accepted) log().debug("selector {}: rejected {}: {}", shapes.str(), c.source, c.reason);
+        }
+        log().debug("selector {}: {}", shapes.str(), decision.plan.str());
+    }
+    return decision;
+}
+
+std::string Decision::str() const {
+    std::string text;
+    if (!profile_sources.empty()) {
+        text += "profiles layered:";
+        for (const auto& s : profile_sources) text += " " + s;
+        text += "\n";
+    }
+    for (const auto& c : candidates) {
+        // A rejected built-in rule proposed nothing; every other candidate names its strategy.
+        const bool proposed = c.accepted || c.source.rfind("built-in", 0) != 0;
+        text += std::string(c.accepted ? "  take   " : "  reject ") + c.source;
+        if (proposed) text += " -> " + to_string(c.plan.kernel);
+        if (c.accepted && c.plan.kernel == Kernel::CONV2D_WINOGRAD) text += " " + c.plan.variant.str();
+        text += ": " + c.reason + "\n";
+    }
+    text += "plan: " + plan.str() + "\n";
+    return text;
+}
+
+}  // namespace netcl

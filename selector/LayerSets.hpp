@@ -1,0 +1,29 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../ops/ConvShapes.hpp"
+
+namespace netcl {
+
+// One convolution layer of a reference network: a plain data row.
+struct NamedLayer {
+    std::string name;   // "conv3.2"
+    ConvShapes shapes;  // N = 1; callers set the batch
+    int depth = 1;      // how many times the layer occurs in the network
+};
+
+// VGG-16 (network E of Lavin & Gray, Table 3): every 3x3 pad-1 layer shape.
+const std::vector<NamedLayer>& vgg16_layers();
+// ResNet-50: its distinct 3x3 and 1x1 convolution shapes (bottleneck blocks,
+// stride-2 downsampling and projection shortcuts), 224x224 input.
+const std::vector<NamedLayer>& resnet50_layers();
+// "vgg16" or "resnet50"; throws netcl::Error listing the names otherwise.
+const std::vector<NamedLayer>& layer_set(const std::string& name);
+std::vector<std::string> layer_set_names();
+
+// "N,C,H,W,K,R,S[,stride,pad]" as netcl-info --explain and netcl-tune --shape
+// take it. Throws netcl::Error saying which field is wrong.
+ConvShapes parse_shape_spec(const std::string& spec);
+
+}  // namespace netcl

@@ -1,0 +1,39 @@
+#pragma once
+#include <map>
+#include <string>
+
+#include "../ops/ConvShapes.hpp"
+#include "../ops/Kernel.hpp"
+#include "../runtime/DeviceProfile.hpp"
+#include "Plan.hpp"
+
+namespace netcl {
+
+// One find-database entry: the measured winner for one shape on one device.
+struct TunedRecord {
+    std::string shape;  // ConvShapes::str() of the layer
+    Kernel kernel = Kernel::CONV2D_NAIVE;
+    Variant variant;
+    double median_ms = 0;  // the winner's median time when it was tuned
+};
+
+// The key records are stored under: ConvShapes::str() (bias does not change the winner).
+std::string record_key(const ConvShapes& shapes);
+
+// One profile file (shipped JSON or user cache), parsed. A profile says which
+// devices it applies to (`match`), optionally the facts of such a device
+// (for loading it without one), tuned values by name and per-shape records.
+struct ProfileData {
+    std::string source;                        // "embedded:nvidia-gpu" or a file path
+    std::map<std::string, std::string> match;  // keys: vendor, platform, type, name, driver
+    DeviceProfile device;                      // facts as the file gives them; tuned = the file's values
+    std::map<std::string, TunedRecord> records;  // by record_key
+
+    // 0: matches every device (default); 1: vendor/platform/type; 2: device
+    // name; 3: device name and driver. Higher layers over lower.
+    int specificity() const;
+    // vendor/platform/name: case-insensitive substring; type: exact; driver: exact.
+    bool matches(const DeviceProfile& device) const;
+};
+
+}  // namespace netcl

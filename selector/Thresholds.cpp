@@ -1,0 +1,35 @@
+#include "selector/Thresholds.hpp"
+
+#include "runtime/Error.hpp"
+#include "selector/ProfileStore.hpp"
+
+namespace netcl {
+
+namespace {
+
+const DeviceProfile& shipped_default() {
+    // Parsed once; the embedded file is part of the library, so failing here is a build defect.
+    static const DeviceProfile profile = load_profile("default");
+    return profile;
+}
+
+}  // namespace
+
+const std::vector<std::string>& threshold_keys() {
+    namespace k = threshold_key;
+    static const std::vector<std::string> keys = {
+        k::naive_max_flops,       k::naive_max_output_pixels, k::grouped_min_channels_per_group,
+        k::winograd_min_channels, k::winograd_min_filters,    k::winograd_tile,
+        k::winograd_f4_min_output, k::winograd_prefer_low_local_memory, k::winograd_constant_weights,
+        k::im2col_min_flops};
+    return keys;
+}
+
+double threshold(const DeviceProfile& profile, const std::string& key) {
+    if (const auto it = profile.tuned.find(key); it != profile.tuned.end()) return it->second;
+    const auto& fallback = shipped_default().tuned;
+    if (const auto it = fallback.find(key); it != fallback.end()) return it->second;
+    throw Error("selector threshold '" + key + "' is in neither the profile nor the shipped default profile");
+}
+
+}  // namespace netcl

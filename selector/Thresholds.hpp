@@ -1,0 +1,32 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../runtime/DeviceProfile.hpp"
+
+namespace netcl {
+
+// The named thresholds the built-in rules read from DeviceProfile::tuned. A
+// key the profile does not hold takes its value from the shipped default
+// profile (selector/profiles/default.json, embedded), so each number lives in
+// one place.
+namespace threshold_key {
+inline constexpr const char* naive_max_flops = "naive_max_flops";                  // below: direct convolution
+inline constexpr const char* naive_max_output_pixels = "naive_max_output_pixels";  // P*Q at most: direct
+inline constexpr const char* grouped_min_channels_per_group = "grouped_min_channels_per_group";
+inline constexpr const char* winograd_min_channels = "winograd_min_channels";  // C to amortise the input transform
+inline constexpr const char* winograd_min_filters = "winograd_min_filters";    // K to amortise it
+inline constexpr const char* winograd_tile = "winograd_tile";                  // preferred m: 2 or 4
+inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
+inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer_low_local_memory";  // 0/1
+inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
+inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
+}  // namespace threshold_key
+
+// The profile's value for `key`, else the shipped default's. Throws
+// netcl::Error for a key the default profile lacks (a programming error).
+double threshold(const DeviceProfile& profile, const std::string& key);
+// Every key the rules read (the tests check default.json holds them all).
+const std::vector<std::string>& threshold_keys();
+
+}  // namespace netcl

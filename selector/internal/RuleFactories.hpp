@@ -1,0 +1,31 @@
+#pragma once
+// Internal: one factory per built-in rule (each rule lives in selector/rules/),
+// assembled in order by BuiltinRules.cpp.
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "selector/BuiltinRules.hpp"
+
+namespace netcl::detail {
+
+std::unique_ptr<const BuiltinRule> make_tiny_layer_rule();
+std::unique_ptr<const BuiltinRule> make_grouped_rule();
+std::unique_ptr<const BuiltinRule> make_winograd_rule();
+std::unique_ptr<const BuiltinRule> make_im2col_rule();
+std::unique_ptr<const BuiltinRule> make_naive_rule();
+
+inline RuleVerdict accept(Kernel kernel, Variant variant, std::string reason) {
+    return {true, Plan{kernel, variant, std::move(reason)}, {}};
+}
+inline RuleVerdict reject(std::string reason) { return {false, {}, std::move(reason)}; }
+
+// Thresholds print as integers when they are ("2e+06" reads badly in a reason).
+inline std::string number(double value) {
+    std::ostringstream text;
+    text.precision(value == static_cast<double>(static_cast<long long>(value)) ? 20 : 4);
+    text << value;
+    return text.str();
+}
+
+}  // namespace netcl::detail
