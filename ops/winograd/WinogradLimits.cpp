@@ -1,5 +1,7 @@
 #include "ops/winograd/WinogradLimits.hpp"
 
+#include <algorithm>
+
 namespace netcl {
 
 namespace {
@@ -7,22 +9,37 @@ std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value
 }  // namespace
 
 WinogradBlocking winograd_blocking(const Variant& variant) {
-    // Provisional: the kernel's real block sizes replace these.
-    if (variant.low_local_memory) return {8, 8, 4};
-    return {16, 16, 8};
+    // Fused: the output staging alpha^2 x BT x BK floats is the largest local
+    // array; 32 KiB (F(2x2)) and 36 KiB (F(4x4)) fit NVIDIA's 48 KiB.
+    // Low-local: under 16 KiB.
+    const bool f4 = variant.winograd_tile == 4;
+    if (variant.low_local_memory) return f4 ? WinogradBlocking{8, 8, 8} : WinogradBlocking{16, 8, 8};
+    return f4 ? WinogradBlocking{32, 8, 8} : WinogradBlocking{64, 8, 8};
+}
+
+int winograd_alpha(const Variant& variant) { return variant.winograd_tile + 2; }
+
+std::size_t winograd_work_group_size(const Variant& variant) {
+    const auto alpha = static_cast<std::size_t>(winograd_alpha(variant));
+    return static_cast<std::size_t>(winograd_blocking(variant).block_k / 8) * alpha * alpha;
 }
 
 std::size_t winograd_local_bytes(const Variant& variant) {
     const auto b = winograd_blocking(variant);
-    const std::size_t alpha = static_cast<std::size_t>(variant.winograd_tile + 2);
-    return alpha * alpha * static_cast<std::size_t>(b.block_c) * (b.block_tiles + b.block_k) * sizeof(float);
+    const auto a2 = static_cast<std::size_t>(winograd_alpha(variant) * winograd_alpha(variant));
+    const std::size_t v = a2 * static_cast<std::size_t>(b.block_c * b.block_tiles + 1);  // V_ESTRIDE padding
+    const std::size_t m = a2 * static_cast<std::size_t>(b.block_tiles * b.block_k);
+    return std::max(v, m) * sizeof(float);
+}
+
+std::int64_t winograd_padded_k(const Variant& variant, const ConvShapes& s) {
+    return round_up(s.K / s.groups, winograd_blocking(variant).block_k);
 }
 
 std::size_t winograd_weight_bytes(const Variant& variant, const ConvShapes& s) {
-    const auto b = winograd_blocking(variant);
-    const std::size_t alpha = static_cast<std::size_t>(variant.winograd_tile + 2);
-    return alpha * alpha * static_cast<std::size_t>(round_up(s.K, b.block_k)) * static_cast<std::size_t>(s.C / s.groups) *
-           sizeof(float);
+    const auto a2 = static_cast<std::size_t>(winograd_alpha(variant) * winograd_alpha(variant));
+    return a2 * static_cast<std::size_t>(s.groups) * static_cast<std::size_t>(s.C / s.groups) *
+           static_cast<std::size_t>(winograd_padded_k(variant, s)) * sizeof(float);
 }
 
 std::size_t winograd_workspace_bytes(const Variant& variant, const ConvShapes& s) {
@@ -39,10 +56,19 @@ std::optional<std::string> winograd_why_not(const Variant& variant, const ConvSh
         return std::string(variant.low_local_memory ? "the low-local-memory" : "the fused") + " Winograd variant needs " +
                std::to_string(local) + " bytes of local memory; the device offers " + std::to_string(profile.local_mem_bytes);
     }
+    const std::size_t group = winograd_work_group_size(variant);
+    if (profile.max_work_group_size != 0 && group > profile.max_work_group_size) {
+        return "the Winograd variant needs work-groups of " + std::to_string(group) + " work-items; the device allows " +
+               std::to_string(profile.max_work_group_size);
+    }
     if (variant.constant_weights && winograd_weight_bytes(variant, s) > profile.max_constant_buffer_bytes) {
         return "the transformed weights (" + std::to_string(winograd_weight_bytes(variant, s)) +
                " bytes) exceed the device's constant buffer (" + std::to_string(profile.max_constant_buffer_bytes) + " bytes)";
     }
+    // 32-bit index arithmetic in the kernel.
+    const double largest = std::max({static_cast<double>(s.input_numel()), static_cast<double>(s.output_numel()),
+                                     static_cast<double>(winograd_weight_bytes(variant, s) / sizeof(float))});
+    if (largest > 2147483647.0) return "the Winograd kernel indexes with 32-bit integers; this layer has more than 2^31 elements in one tensor";
     return std::nullopt;
 }
 

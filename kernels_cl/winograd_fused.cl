@@ -1,0 +1,143 @@
+// Winograd F(m x m, 3 x 3) convolution, stride 1, NCHW, in one kernel of
+// three phases (Lavin & Gray Algorithm 1, fused):
+//   1. input tiles d (alpha x alpha) read, V = B^T d B into local memory;
+//   2. M[e][k][t] += U[e][c][k] * V[e][c][t] summed over C: one small GEMM per
+//      transform element e (eq. 13), accumulators in registers;
+//   3. Y = A^T M A with bias written to global memory.
+// A work-group owns BK output channels x BT tiles (tiles are numbered over
+// N x tiles_h x tiles_w, so small images still fill a block), and walks C in
+// steps of BC. Each transformed input in local memory feeds BK channels.
+//
+// Work-items: (BK/8) x alpha^2. Work-item (kv, e) owns transform element e of
+// output channels kv*8 .. kv*8+7 for all BT tiles: BT float8 accumulators.
+// U is read as float8 along k (consecutive work-items read consecutive
+// 32-byte pieces: coalesced; on PoCL it is the vector across k), V as
+// scalars broadcast over the float8.
+//
+// Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_M, WINO_ALPHA,
+// WINO_BT, WINO_AT) and build options BK (multiple of 8), BT, BC; U_CONSTANT
+// binds U as __constant (it fits the device's constant buffer), else
+// __global const. ops/winograd/WinogradLimits.cpp computes the local memory
+// from the same numbers.
+//
+// Every shape is handled by bounds, not by padded copies: input reads outside
+// the image (padding, the ragged last tile) read 0, channels past C are never
+// read, outputs past P, Q or K are not written. U is padded to Kp (a multiple
+// of BK) with zeros by winograd_weights.
+
+#ifdef U_CONSTANT
+#define U_SPACE __constant
+#else
+#define U_SPACE __global const
+#endif
+
+#define A2 (WINO_ALPHA * WINO_ALPHA)
+#define KV (BK / 8)
+#define LSIZE (KV * A2)
+// Row of V for one e: BC x BT floats, padded by one so that the work-items of
+// different e reading the same (c, t) hit different local-memory banks.
+#define V_ESTRIDE (BC * BT + 1)
+#define V_FLOATS (A2 * V_ESTRIDE)
+#define M_FLOATS (A2 * BT * BK)
+#define LOCAL_FLOATS (V_FLOATS > M_FLOATS ? V_FLOATS : M_FLOATS)
+
+__kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
+    __global const float* restrict x, U_SPACE float* restrict u, __global const float* restrict bias,
+    __global float* restrict y, const int C, const int H, const int W, const int K, const int P, const int Q,
+    const int pad_h, const int pad_w, const int tiles_w, const int tiles_per_image, const int tiles_total,
+    const int x_channels, const int c_base, const int y_channels, const int k_base, const int Kp,
+    const int u_offset, const int has_bias) {
+    // V (phases 1-2) and M (phase 3) are never live at once: one array.
+    __local float lmem[LOCAL_FLOATS];
+
+    const int kv = (int)get_local_id(0);
+    const int e = (int)get_local_id(1);
+    const int lid = e * KV + kv;
+    const int k0 = (int)get_group_id(0) * BK;
+    const int tile0 = (int)get_group_id(2) * BT;
+
+    float8 acc[BT];
+    for (int t = 0; t < BT; ++t) acc[t] = (float8)(0.0f);
+
+    for (int c0 = 0; c0 < C; c0 += BC) {
+        // Phase 1: BT x BC input tiles, each transformed by one work-item.
+        for (int p = lid; p < BT * BC; p += LSIZE) {
+            const int t = p % BT, c = p / BT;
+            const int tile = tile0 + t, ch = c0 + c;
+            float d[WINO_ALPHA][WINO_ALPHA];
+            if (tile < tiles_total && ch < C) {
+                const int n = tile / tiles_per_image;
+                const int rest = tile - n * tiles_per_image;
+                const int ty = rest / tiles_w, tx = rest - (rest / tiles_w) * tiles_w;
+                const int iy0 = ty * WINO_M - pad_h, ix0 = tx * WINO_M - pad_w;
+                __global const float* xp = x + ((size_t)n * x_channels + c_base + ch) * H * W;
+                for (int i = 0; i < WINO_ALPHA; ++i) {
+                    const int iy = iy0 + i;
+                    const bool row_in = iy >= 0 && iy < H;
+                    for (int j = 0; j < WINO_ALPHA; ++j) {
+                        const int ix = ix0 + j;
+                        d[i][j] = (row_in && ix >= 0 && ix < W) ? xp[iy * W + ix] : 0.0f;
+                    }
+                }
+            } else {
+                for (int i = 0; i < WINO_ALPHA; ++i)
+                    for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = 0.0f;
+            }
+            float s[WINO_ALPHA][WINO_ALPHA];
+            // s = B^T d (each column), then V = s B (each row).
+#define DCOL(i) d[i][j]
+#define SCOL(i) s[i][j]
+            for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
+#define SROW(j) s[i][j]
+#define VOUT(j) lmem[(i * WINO_ALPHA + (j)) * V_ESTRIDE + c * BT + t]
+            for (int i = 0; i < WINO_ALPHA; ++i) { WINO_BT(SROW, VOUT) }
+#undef DCOL
+#undef SCOL
+#undef SROW
+#undef VOUT
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t].
+        const int cn = min(BC, C - c0);
+        U_SPACE float* up = u + u_offset + ((size_t)e * C + c0) * Kp + k0 + kv * 8;
+        __local const float* vp = lmem + e * V_ESTRIDE;
+        for (int c = 0; c < cn; ++c) {
+            const float8 uv = vload8(0, up + (size_t)c * Kp);
+            for (int t = 0; t < BT; ++t) acc[t] = mad((float8)(vp[c * BT + t]), uv, acc[t]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    // Phase 3: M to local memory as [e][t][k], then Y = A^T M A per (t, k).
+    for (int t = 0; t < BT; ++t) vstore8(acc[t], 0, lmem + (e * BT + t) * BK + kv * 8);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (int p = lid; p < BT * BK; p += LSIZE) {
+        const int t = p % BT, kk = p / BT;
+        const int tile = tile0 + t, k = k0 + kk;
+        if (tile >= tiles_total || k >= K) continue;
+        float s[WINO_M][WINO_ALPHA];
+        float o[WINO_M][WINO_M];
+#define MCOL(i) lmem[((i) * WINO_ALPHA + j) * BT * BK + t * BK + kk]
+#define SCOL(i) s[i][j]
+        for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+#define SROW(j) s[i][j]
+#define OROW(j) o[i][j]
+        for (int i = 0; i < WINO_M; ++i) { WINO_AT(SROW, OROW) }
+#undef MCOL
+#undef SCOL
+#undef SROW
+#undef OROW
+        const float b = has_bias ? bias[k_base + k] : 0.0f;
+        const int n = tile / tiles_per_image;
+        const int rest = tile - n * tiles_per_image;
+        const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+        __global float* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
+        for (int i = 0; i < WINO_M; ++i) {
+            if (oy0 + i >= P) break;
+            for (int j = 0; j < WINO_M; ++j)
+                if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+        }
+    }
+}

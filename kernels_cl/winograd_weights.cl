@@ -1,0 +1,39 @@
+// Winograd filter transform U = G g G^T, run once per set_weights.
+//
+// Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_ALPHA, WINO_G).
+// Weights: K x Cg x 3 x 3 (K = groups x Kg). U, laid out as the fused kernel
+// reads it: [group][alpha*alpha][Cg][Kp], Kp = Kg rounded up to the fused
+// kernel's K block, the padding channels k >= Kg written as zeros so the fused
+// kernel's K blocks need no bounds checks on U.
+//
+// NDRange: dim0 = Kp (contiguous k: coalesced stores), dim1 = Cg, dim2 = groups.
+
+__kernel void winograd_weights(__global const float* restrict w, __global float* restrict u, const int Cg,
+                               const int Kg, const int Kp) {
+    const int k = (int)get_global_id(0);
+    const int c = (int)get_global_id(1);
+    const int group = (int)get_global_id(2);
+    if (k >= Kp || c >= Cg) return;
+
+    float g[3][3];
+    float t[WINO_ALPHA][3];
+    float v[WINO_ALPHA][WINO_ALPHA];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            g[i][j] = k < Kg ? w[(((size_t)group * Kg + k) * Cg + c) * 9 + i * 3 + j] : 0.0f;
+
+    // t = G g (each column), then v = t G^T (each row).
+#define GCOL(i) g[i][j]
+#define TCOL(i) t[i][j]
+    for (int j = 0; j < 3; ++j) { WINO_G(GCOL, TCOL) }
+#define TROW(j) t[i][j]
+#define VROW(j) v[i][j]
+    for (int i = 0; i < WINO_ALPHA; ++i) { WINO_G(TROW, VROW) }
+
+    __global float* out = u + ((size_t)group * WINO_ALPHA * WINO_ALPHA * Cg + c) * Kp + k;
+    for (int e = 0; e < WINO_ALPHA * WINO_ALPHA; ++e) out[(size_t)e * Cg * Kp] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+#undef GCOL
+#undef TCOL
+#undef TROW
+#undef VROW
+}

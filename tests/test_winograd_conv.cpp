@@ -1,0 +1,192 @@
+// CONV2D_WINOGRAD against the fp64 host reference: both tiles, fused and
+// low-local-memory, constant and global weights, on shapes that hit every
+// edge of the tiling (ragged tiles, padding, small images, K off the block).
+//
+// Tolerance: conv_tolerance(shapes, factor), i.e. factor x 1e-6 per term of
+// the C/groups*9 (+bias) reduction. Factor 4 for F(2x2,3x3) and 16 for
+// F(4x4,3x3): Lavin & Gray Table 4 measures F(2x2) at or below direct
+// convolution's error and F(4x4) at 3-7x direct's on the VGG layers
+// (~1e-3 absolute at C = 512), so these bounds leave room for the
+// transforms' amplification yet stay far below the O(0.1) error of a wrong
+// tap, tile offset or transform coefficient.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ops/ReferenceConv.hpp"
+#include "ops/StrategyLimits.hpp"
+#include "ops/winograd/WinogradConv.hpp"
+#include "ops/winograd/WinogradLimits.hpp"
+#include "ops/winograd/WinogradMatrices.hpp"
+#include "runtime/Error.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl {
+namespace {
+
+double factor_for(const Variant& v) { return v.winograd_tile == 4 ? 16.0 : 4.0; }
+
+ConvShapes conv3x3(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t pad,
+                   bool bias = true, std::int64_t groups = 1) {
+    ConvShapes s;
+    s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = 3, s.S = 3;
+    s.pad_h = s.pad_w = pad;
+    s.bias = bias;
+    s.groups = groups;
+    return s;
+}
+
+// Runs `variant` on `shapes` with random data in [-1, 1] and a NaN-poisoned
+// output; asserts every element within tolerance of the fp64 reference.
+void expect_matches_reference(const std::shared_ptr<Context>& context, const Variant& variant, const ConvShapes& s,
+                              std::uint64_t seed) {
+    SCOPED_TRACE(variant.str() + " " + s.str() + (s.bias ? " bias" : " no-bias"));
+    const auto x_host = test::random_uniform(static_cast<std::size_t>(s.input_numel()), seed);
+    const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1);
+    const auto b_host = test::random_uniform(static_cast<std::size_t>(s.K), seed + 2);
+    const auto expected = reference_conv(s, x_host, w_host, s.bias ? b_host : std::vector<float>{});
+
+    WinogradConv conv(context, variant, s);
+    const Tensor w = Tensor::from_host(context, w_host, {s.K, s.C / s.groups, 3, 3});
+    const Tensor b = Tensor::from_host(context, b_host, {s.K});
+    conv.set_weights(w, s.bias ? &b : nullptr);
+    const Tensor x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
+    Tensor y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    y.fill(std::numeric_limits<float>::quiet_NaN());
+    std::vector<cl::Event> events;
+    conv.enqueue(x, y, events);
+    EXPECT_EQ(events.size(), static_cast<std::size_t>(s.groups));
+    const auto result = test::compare(y.to_host(), expected);
+    EXPECT_EQ(result.non_finite, 0u) << "unwritten or non-finite outputs";
+    EXPECT_LE(result.max_abs_error, conv_tolerance(s, factor_for(variant)))
+        << "worst element " << result.worst_index << " of " << expected.size();
+}
+
+std::vector<Variant> variants(int tile) {
+    std::vector<Variant> all;
+    for (bool low : {false, true})
+        for (bool constant : {false, true}) all.push_back(Variant{tile, low, constant});
+    return all;
+}
+
+// Shapes every variant runs: the edges of the tiling and of the blocks.
+std::vector<ConvShapes> edge_shapes() {
+    return {
+        conv3x3(1, 3, 13, 13, 8, 1),               // odd image, C = 3
+        conv3x3(3, 1, 7, 27, 5, 1, false),         // H != W, C = 1, K off every block, no bias
+        conv3x3(1, 4, 1, 1, 3, 1),                 // 1x1 image: only the centre tap
+        conv3x3(8, 5, 2, 2, 9, 1),                 // 2x2 images, N = 8 in one tile block
+        conv3x3(2, 6, 27, 7, 33, 0),               // pad 0, K one past a 32 block
+        conv3x3(1, 9, 13, 7, 17, 2),               // pad 2 (output larger than the input)
+        conv3x3(3, 8, 9, 11, 12, 1, true, 2),      // groups 2
+        conv3x3(1, 19, 16, 16, 70, 1),             // C off the C block, K past 64
+    };
+}
+
+class WinogradConvTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(WinogradConvTest, EveryVariantMatchesReferenceOnEdgeShapes) {
+    const auto context = test::shared_context();
+    std::uint64_t seed = 100 * static_cast<std::uint64_t>(GetParam());
+    for (const auto& variant : variants(GetParam()))
+        for (const auto& s : edge_shapes()) expect_matches_reference(context, variant, s, seed += 3);
+}
+
+TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
+    // A VGG-like reduction (C*9 = 1152) on a small image, plus a grouped one.
+    const auto context = test::shared_context();
+    const int tile = GetParam();
+    expect_matches_reference(context, Variant{tile, false, false}, conv3x3(1, 128, 14, 14, 64, 1), 7);
+    expect_matches_reference(context, Variant{tile, true, false}, conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),
+                         [](const auto& info) { return "F" + std::to_string(info.param) + "x" + std::to_string(info.param); });
+
+TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
+    const auto context = test::shared_context();
+    const DeviceProfile original = context->profile();
+    DeviceProfile capped = original;
+    capped.local_mem_bytes = 16384;
+    context->set_profile(capped);
+    const ConvShapes s = conv3x3(2, 16, 13, 11, 20, 1);
+    for (int tile : {2, 4}) {
+        const Variant fused{tile, false, false}, low{tile, true, false};
+        EXPECT_LE(winograd_local_bytes(low), 16384u);
+        const auto reason = why_not(Kernel::CONV2D_WINOGRAD, fused, s, capped);
+        ASSERT_TRUE(reason.has_value()) << "the fused variant needs " << winograd_local_bytes(fused) << " bytes";
+        EXPECT_NE(reason->find("local memory"), std::string::npos) << *reason;
+        EXPECT_THROW(WinogradConv(context, fused, s), Error);
+        EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, low, s, capped).has_value());
+        expect_matches_reference(context, low, s, 40 + static_cast<std::uint64_t>(tile));
+    }
+    context->set_profile(original);
+}
+
+TEST(WinogradConv, ConstantWeightsRefusedWhenUExceedsTheConstantBuffer) {
+    const auto context = test::shared_context();
+    DeviceProfile small = context->profile();
+    const ConvShapes s = conv3x3(1, 64, 8, 8, 64, 1);
+    const Variant constant{4, false, true};
+    small.max_constant_buffer_bytes = winograd_weight_bytes(constant, s) - 1;
+    const auto reason = why_not(Kernel::CONV2D_WINOGRAD, constant, s, small);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("constant buffer"), std::string::npos) << *reason;
+    EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, Variant{4, false, false}, s, small).has_value());
+}
+
+TEST(WinogradConv, RefusesWhatItCannotRun) {
+    const auto context = test::shared_context();
+    ConvShapes five = conv3x3(1, 4, 8, 8, 4, 1);
+    five.R = five.S = 5;
+    EXPECT_THROW(WinogradConv(context, Variant{4, false, false}, five), Error);
+    ConvShapes strided = conv3x3(1, 4, 8, 8, 4, 1);
+    strided.stride_h = 2;
+    EXPECT_THROW(WinogradConv(context, Variant{2, false, false}, strided), Error);
+    ConvShapes dilated = conv3x3(1, 4, 8, 8, 4, 1);
+    dilated.dilation_w = 2;
+    EXPECT_THROW(WinogradConv(context, Variant{2, false, false}, dilated), Error);
+    EXPECT_THROW(WinogradConv(context, Variant{3, false, false}, conv3x3(1, 4, 8, 8, 4, 1)), Error);
+
+    const ConvShapes s = conv3x3(1, 4, 8, 8, 4, 1);
+    WinogradConv conv(context, Variant{2, false, false}, s);
+    const Tensor x = Tensor::from_host(context, test::random_uniform(256, 1), {1, 4, 8, 8});
+    Tensor y = Tensor::empty(context, {1, 4, 8, 8});
+    std::vector<cl::Event> events;
+    EXPECT_THROW(conv.enqueue(x, y, events), Error);  // before set_weights
+    const Tensor wrong = Tensor::from_host(context, test::random_uniform(4 * 4 * 9, 2), {4, 4, 9});
+    EXPECT_THROW(conv.set_weights(wrong, nullptr), Error);
+}
+
+TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
+    // U = G g G^T from the device against the generator's G in double.
+    const auto context = test::shared_context();
+    for (int tile : {2, 4}) {
+        const ConvShapes s = conv3x3(1, 3, 8, 8, 5, 1, false, 1);
+        const Variant v{tile, false, false};
+        const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 77);
+        WinogradConv conv(context, v, s);
+        conv.set_weights(Tensor::from_host(context, w_host, {s.K, s.C, 3, 3}), nullptr);
+        const auto u = conv.transformed_weights().to_host();
+        const auto G = winograd_matrices(tile, 3);
+        const int a = G.alpha;
+        const std::int64_t Kp = winograd_padded_k(v, s);
+        ASSERT_EQ(u.size(), static_cast<std::size_t>(a * a * s.C * Kp));
+        for (std::int64_t k = 0; k < Kp; ++k)
+            for (std::int64_t c = 0; c < s.C; ++c)
+                for (int i = 0; i < a; ++i)
+                    for (int j = 0; j < a; ++j) {
+                        double expected = 0;
+                        if (k < s.K)
+                            for (int p = 0; p < 3; ++p)
+                                for (int q = 0; q < 3; ++q)
+                                    expected += G.g(i, p) * w_host[static_cast<std::size_t>(((k * s.C + c) * 3 + p) * 3 + q)] * G.g(j, q);
+                        const float actual = u[static_cast<std::size_t>(((i * a + j) * s.C + c) * Kp + k)];
+                        EXPECT_NEAR(actual, expected, 1e-6) << "F" << tile << " k=" << k << " c=" << c << " e=" << i * a + j;
+                    }
+    }
+}
+
+}  // namespace
+}  // namespace netcl
