@@ -1,0 +1,419 @@
+// KernelSelector: the built-in rules on the shipped profiles (table-driven),
+// framework rules, the default strategy, names, and concurrent use. No OpenCL
+// device is needed: profiles come from the shipped JSON files.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "ops/StrategyLimits.hpp"
+#include "ops/winograd/WinogradLimits.hpp"
+#include "runtime/Error.hpp"
+#include "selector/BuiltinRules.hpp"
+#include "selector/KernelSelector.hpp"
+#include "selector/LayerSets.hpp"
+#include "selector/ProfileStore.hpp"
+#include "selector/Thresholds.hpp"
+#include "tests/selector/SelectorTestSupport.hpp"
+
+namespace netcl::test {
+namespace {
+
+struct RuleCase {
+    const char* what;
+    ConvShapes shapes;
+    const char* profile;      // shipped profile name
+    Kernel kernel;
+    int tile;                 // Winograd m; 0 otherwise
+    const char* reason_part;  // the plan's reason must say this
+};
+
+std::string case_name(const ::testing::TestParamInfo<RuleCase>& info) {
+    std::string name = std::string(info.param.profile) + "_" + info.param.what;
+    for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return name;
+}
+
+class BuiltinRules : public SelectorTest, public ::testing::WithParamInterface<RuleCase> {};
+
+TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
+    const RuleCase& c = GetParam();
+    const DeviceProfile profile = load_profile(c.profile);
+    KernelSelector selector;
+    const Decision d = selector.explain("conv2d", c.shapes, profile);
+    SCOPED_TRACE(c.shapes.str() + " on " + c.profile + "\n" + d.str());
+    EXPECT_EQ(to_string(d.plan.kernel), to_string(c.kernel));
+    EXPECT_NE(d.plan.reason.find(c.reason_part), std::string::npos) << d.plan.reason;
+    EXPECT_NE(d.plan.reason.find("built-in"), std::string::npos);
+    if (c.kernel != Kernel::CONV2D_WINOGRAD) {
+        EXPECT_EQ(d.plan.variant, Variant{});
+        return;
+    }
+    EXPECT_EQ(d.plan.variant.winograd_tile, c.tile);
+    // Fused unless the fused kernel of that tile does not fit the profile's
+    // local memory or work-group size; constant weights exactly when the
+    // profile allows them and they fit the constant buffer.
+    const Variant fused{c.tile, false, false};
+    EXPECT_EQ(d.plan.variant.low_local_memory, why_not(Kernel::CONV2D_WINOGRAD, fused, c.shapes, profile).has_value());
+    Variant constant = d.plan.variant;
+    constant.constant_weights = true;
+    const bool allowed = threshold(profile, threshold_key::winograd_constant_weights) != 0;
+    EXPECT_EQ(d.plan.variant.constant_weights,
+              allowed && winograd_weight_bytes(constant, c.shapes) <= profile.max_constant_buffer_bytes);
+    EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, d.plan.variant, c.shapes, profile).has_value());
+}
+
+constexpr Kernel NAIVE = Kernel::CONV2D_NAIVE, IM2COL = Kernel::IM2COL, WINO = Kernel::CONV2D_WINOGRAD;
+
+std::vector<RuleCase> cases() {
+    std::vector<RuleCase> all;
+    for (const char* p : {"default", "pocl-cpu", "nvidia-gpu"}) {
+        const std::vector<RuleCase> common = {
+            {"vgg_conv3_2_3x3s1", shape(1, 256, 56, 56, 256, 3, 3, 1, 1), p, WINO, 4, "C = 256 >= 16"},
+            {"vgg_conv5_batch8", shape(8, 512, 14, 14, 512, 3, 3, 1, 1), p, WINO, 4, "winograd"},
+            {"resnet_3x3s2", shape(1, 128, 56, 56, 128, 3, 3, 2, 1), p, IM2COL, 0, "im2col"},
+            {"resnet_1x1", shape(1, 256, 56, 56, 64, 1, 1), p, IM2COL, 0, "workspace fits"},
+            {"resnet_1x1s2_projection", shape(1, 512, 28, 28, 1024, 1, 1, 2, 0), p, IM2COL, 0, "im2col"},
+            {"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), p, IM2COL, 0, "im2col"},
+            {"7x7s2_first_layer", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), p, IM2COL, 0, "im2col"},
+            {"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), p, IM2COL, 0, "im2col"},
+            {"depthwise_3x3", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 256), p, NAIVE, 0, "depthwise"},
+            {"grouped_2_per_group", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 128), p, NAIVE, 0, "grouped"},
+            {"grouped_wide_groups", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 8), p, IM2COL, 0, "im2col"},
+            {"tiny_layer", shape(1, 8, 8, 8, 8, 3, 3, 1, 1), p, NAIVE, 0, "tiny layer"},
+            {"1x1_image_3x3", shape(1, 512, 1, 1, 512, 3, 3, 1, 1), p, NAIVE, 0, "tiny image"},
+            {"2x2_image_1x1", shape(4, 1024, 2, 2, 1024, 1, 1), p, NAIVE, 0, "tiny image"},
+            {"dilated_3x3", shape(1, 64, 32, 32, 64, 3, 3, 1, 2, 1, 2), p, IM2COL, 0, "im2col"},
+            {"odd_13x13_3x3s1", shape(3, 64, 13, 13, 96, 3, 3, 1, 1), p, WINO, 4, "winograd"},
+            {"K_below_winograd_min", shape(1, 64, 56, 56, 8, 3, 3, 1, 1), p, IM2COL, 0, "im2col"},
+        };
+        all.insert(all.end(), common.begin(), common.end());
+    }
+    // Where the profiles differ. A 3x3 layer with a 6x6 output: 2.65 MFLOP is
+    // above the default's and NVIDIA's naive_max_flops, below PoCL's; the
+    // output is under winograd_f4_min_output, so F(2x2).
+    all.push_back({"small_output_3x3", shape(1, 64, 6, 6, 64, 3, 3, 1, 1), "default", WINO, 2, "winograd"});
+    all.push_back({"small_output_3x3", shape(1, 64, 6, 6, 64, 3, 3, 1, 1), "nvidia-gpu", WINO, 2, "winograd"});
+    all.push_back({"small_output_3x3", shape(1, 64, 6, 6, 64, 3, 3, 1, 1), "pocl-cpu", NAIVE, 0, "tiny layer"});
+    // A 151 MB im2col workspace: over the default profile's limit (a quarter of
+    // its 128 MiB max allocation), under PoCL's and NVIDIA's.
+    all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "default", NAIVE, 0, "direct convolution"});
+    all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "pocl-cpu", IM2COL, 0, "im2col"});
+    all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "nvidia-gpu", IM2COL, 0, "im2col"});
+    // 3x3 stride 1 with C = 16 = K on NVIDIA: F(2x2)'s U is 64 KiB, F(4x4)'s 72 KiB.
+    all.push_back({"C16_K16_3x3s1", shape(1, 16, 32, 32, 16, 3, 3, 1, 1), "nvidia-gpu", WINO, 4, "winograd"});
+    return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, BuiltinRules, ::testing::ValuesIn(cases()), case_name);
+
+TEST_F(SelectorTest, ProfileDrivesFusedVersusLowLocalMemory) {
+    DeviceProfile profile = load_profile("nvidia-gpu");
+    const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    KernelSelector selector;
+    const Variant fused4{4, false, false};
+    profile.local_mem_bytes = winograd_local_bytes(fused4);
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, fused4);
+    profile.local_mem_bytes = winograd_local_bytes(fused4) - 1;
+    const Plan low = selector.select("conv2d", s, profile);
+    EXPECT_EQ(low.variant, (Variant{4, true, false})) << low.str();
+    // A measured preference for the low-local-memory variant wins even where fused fits.
+    profile.local_mem_bytes = 1 << 20;
+    profile.tuned[threshold_key::winograd_prefer_low_local_memory] = 1;
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, (Variant{4, true, false}));
+    // A measured preference for F(2x2).
+    profile.tuned[threshold_key::winograd_prefer_low_local_memory] = 0;
+    profile.tuned[threshold_key::winograd_tile] = 2;
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, (Variant{2, false, false}));
+}
+
+TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
+    DeviceProfile profile = load_profile("nvidia-gpu");
+    const ConvShapes s = shape(1, 16, 32, 32, 16, 3, 3, 1, 1);
+    const Variant f4c{4, false, true};
+    KernelSelector selector;
+    profile.max_constant_buffer_bytes = winograd_weight_bytes(f4c, s);
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, f4c);
+    profile.max_constant_buffer_bytes -= 1;
+    const Decision d = selector.explain("conv2d", s, profile);
+    EXPECT_EQ(d.plan.variant, (Variant{4, false, false}));
+    EXPECT_NE(d.plan.reason.find("constant buffer"), std::string::npos) << d.plan.reason;
+}
+
+TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
+    DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes s = shape(1, 256, 56, 56, 256, 3, 3, 1, 1);
+    profile.tuned = {{threshold_key::winograd_min_channels, 512}};  // the caller's own override
+    KernelSelector selector;
+    const Plan plan = selector.select("conv2d", s, profile);
+    EXPECT_EQ(plan.kernel, Kernel::IM2COL) << plan.str();
+    // An im2col workspace cap below the 7x7 layer's need sends it to direct convolution.
+    profile.tuned = {{"im2col_workspace_limit_bytes", 1 << 20}};
+    const Decision d = selector.explain("conv2d", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), profile);
+    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE);
+    EXPECT_NE(d.str().find("the limit is 1048576"), std::string::npos) << d.str();
+}
+
+TEST_F(SelectorTest, EveryRejectedCandidateCarriesAReason) {
+    KernelSelector selector;
+    const Decision d = selector.explain("conv2d", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), load_profile("default"));
+    ASSERT_EQ(d.candidates.size(), 4u) << d.str();  // tiny, grouped, winograd rejected; im2col taken
+    for (std::size_t i = 0; i + 1 < d.candidates.size(); ++i) {
+        EXPECT_FALSE(d.candidates[i].accepted);
+        EXPECT_FALSE(d.candidates[i].reason.empty()) << d.candidates[i].source;
+    }
+    EXPECT_NE(d.candidates[2].reason.find("7x7"), std::string::npos) << d.candidates[2].reason;
+    EXPECT_TRUE(d.candidates.back().accepted);
+    EXPECT_EQ(builtin_rules().back()->name(), "naive");
+}
+
+// --- framework rules ------------------------------------------------------------
+
+TEST_F(SelectorTest, WikiExampleRuleWorksAsWritten) {
+    KernelSelector sel;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+    sel.register_rule("conv2d", [](const netcl::ConvShapes& s, const netcl::DeviceProfile& p){ return s.input_numel() % 4 == 0; }, netcl::Kernel::CONV2D_WINOGRAD, 100);
+#pragma GCC diagnostic pop
+    const DeviceProfile profile = load_profile("default");
+    // 1x3x224x224 divides by 4 and is 3x3 stride 1: the rule takes it (the built-in rules would say IM2COL).
+    const Plan taken = sel.select("conv2d", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), profile);
+    EXPECT_EQ(taken.kernel, Kernel::CONV2D_WINOGRAD) << taken.str();
+    EXPECT_NE(taken.reason.find("priority 100"), std::string::npos) << taken.reason;
+    // 1x3x7x7 = 147 does not divide by 4: built-in rules decide.
+    const Plan odd = sel.select("conv2d", shape(1, 3, 7, 7, 64, 3, 3, 1, 1), profile);
+    EXPECT_EQ(odd.kernel, Kernel::CONV2D_NAIVE) << odd.str();
+    // Divisible by 4 but 5x5: Winograd cannot take it, so the rule is passed over with that reason.
+    const Decision d = sel.explain("conv2d", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), profile);
+    EXPECT_EQ(d.plan.kernel, Kernel::IM2COL);
+    ASSERT_FALSE(d.candidates.empty());
+    EXPECT_FALSE(d.candidates[0].accepted);
+    EXPECT_NE(d.candidates[0].reason.find("5x5"), std::string::npos) << d.candidates[0].reason;
+}
+
+TEST_F(SelectorTest, PrioritiesTiesAndRemoval) {
+    KernelSelector sel;
+    const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
+    const DeviceProfile profile = load_profile("default");
+    const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    const auto low = sel.register_rule("conv2d", always, Kernel::CONV2D_NAIVE, 1);
+    const auto high = sel.register_rule("conv2d", always, Kernel::IM2COL, 50);
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::IM2COL);
+    // Same priority, registered later: tried first.
+    const auto tie = sel.register_rule("conv2d", always, Kernel::CONV2D_WINOGRAD, 50);
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(sel.rule_count(), 3u);
+    EXPECT_TRUE(sel.remove_rule(tie));
+    EXPECT_FALSE(sel.remove_rule(tie));
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::IM2COL);
+    EXPECT_TRUE(sel.remove_rule(high));
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::CONV2D_NAIVE);
+    EXPECT_TRUE(sel.remove_rule(low));
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::CONV2D_WINOGRAD);  // built-in again
+    EXPECT_EQ(sel.rule_count(), 0u);
+    // Instances are independent of the global selector.
+    sel.register_rule("conv2d", always, Kernel::CONV2D_NAIVE, 1);
+    EXPECT_EQ(KernelSelector::global().select("conv2d", s, profile).kernel, Kernel::CONV2D_WINOGRAD);
+}
+
+TEST_F(SelectorTest, RuleWithAnExplicitVariant) {
+    KernelSelector sel;
+    const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
+    sel.register_rule("conv2d", always, Kernel::CONV2D_WINOGRAD, 5, Variant{2, true, false});
+    const Plan plan = sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), load_profile("default"));
+    EXPECT_EQ(plan.kernel, Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(plan.variant, (Variant{2, true, false}));
+}
+
+TEST_F(SelectorTest, ThrowingPredicateIsSkippedAndLoggedOnce) {
+    KernelSelector sel;
+    sel.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) -> bool { throw std::runtime_error("boom"); },
+                      Kernel::CONV2D_NAIVE, 100);
+    sel.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) -> bool { throw 42; }, Kernel::CONV2D_NAIVE, 90);
+    const DeviceProfile profile = load_profile("default");
+    const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    Decision d;
+    ASSERT_NO_THROW(d = sel.explain("conv2d", s, profile));
+    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_WINOGRAD);
+    ASSERT_GE(d.candidates.size(), 2u);
+    EXPECT_NE(d.candidates[0].reason.find("boom"), std::string::npos) << d.candidates[0].reason;
+    EXPECT_NE(d.candidates[1].reason.find("not a std::exception"), std::string::npos) << d.candidates[1].reason;
+    sel.select("conv2d", s, profile);
+    EXPECT_EQ(count_logged("boom"), 1u) << logged();
+}
+
+TEST_F(SelectorTest, UnknownOpsAndEmptyPredicatesAreErrors) {
+    KernelSelector sel;
+    const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
+    EXPECT_THROW(sel.register_rule("conv3d", always, Kernel::CONV2D_NAIVE), Error);
+    EXPECT_THROW(sel.register_rule("conv2d", ConvPredicate{}, Kernel::CONV2D_NAIVE), Error);
+    EXPECT_THROW(sel.select("matmul", shape(1, 1, 4, 4, 1, 3, 3), load_profile("default")), Error);
+    // An invalid shape is the caller's error, said as such.
+    try {
+        sel.select("conv2d", shape(1, 3, 4, 4, 8, 3, 3, 1, 0, 2), load_profile("default"));
+        FAIL() << "expected netcl::Error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("groups"), std::string::npos) << e.what();
+    }
+}
+
+// --- the default strategy ------------------------------------------------------
+
+TEST_F(SelectorTest, DefaultStrategySetAndClear) {
+    KernelSelector sel;
+    const DeviceProfile profile = load_profile("default");
+    const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    set_default_conv_strategy(Kernel::IM2COL);
+    EXPECT_EQ(default_conv_strategy(), Kernel::IM2COL);
+    const Plan plan = sel.select("conv2d", s, profile);
+    EXPECT_EQ(plan.kernel, Kernel::IM2COL);
+    EXPECT_NE(plan.reason.find("default strategy"), std::string::npos) << plan.reason;
+    // A framework rule still comes first.
+    sel.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) { return true; }, Kernel::CONV2D_NAIVE);
+    EXPECT_EQ(sel.select("conv2d", s, profile).kernel, Kernel::CONV2D_NAIVE);
+    clear_default_conv_strategy();
+    EXPECT_FALSE(default_conv_strategy().has_value());
+    EXPECT_EQ(KernelSelector::global().select("conv2d", s, profile).kernel, Kernel::CONV2D_WINOGRAD);
+}
+
+TEST_F(SelectorTest, DefaultThatCannotTakeTheShapeFallsBackWithOneWarning) {
+    KernelSelector sel;
+    const DeviceProfile profile = load_profile("default");
+    set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
+    const ConvShapes five = shape(1, 32, 28, 28, 64, 5, 5, 1, 2);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(sel.select("conv2d", five, profile).kernel, Kernel::IM2COL);
+    EXPECT_EQ(count_logged("default strategy CONV2D_WINOGRAD cannot take"), 1u) << logged();
+    // Another shape warns once more.
+    sel.select("conv2d", shape(1, 32, 28, 28, 64, 3, 3, 2, 1), profile);
+    EXPECT_EQ(count_logged("default strategy CONV2D_WINOGRAD cannot take"), 2u) << logged();
+    // A shape it can take runs it, even one the built-in rules give to im2col.
+    const Plan first = sel.select("conv2d", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), profile);
+    EXPECT_EQ(first.kernel, Kernel::CONV2D_WINOGRAD) << first.str();
+}
+
+TEST_F(SelectorTest, DefaultStrategyFromTheEnvironment) {
+    KernelSelector sel;
+    const DeviceProfile profile = load_profile("default");
+    ::setenv("NETCL_CONV_STRATEGY", "CONV2D_NAIVE", 1);
+    reload_default_conv_strategy_from_environment();
+    EXPECT_EQ(default_conv_strategy(), Kernel::CONV2D_NAIVE);
+    EXPECT_EQ(sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), profile).kernel, Kernel::CONV2D_NAIVE);
+    // Code overrides the environment.
+    set_default_conv_strategy(Kernel::IM2COL);
+    EXPECT_EQ(default_conv_strategy(), Kernel::IM2COL);
+    ::setenv("NETCL_CONV_STRATEGY", "CONV2D_WINOGRAD", 1);
+    reload_default_conv_strategy_from_environment();
+    EXPECT_EQ(default_conv_strategy(), Kernel::CONV2D_WINOGRAD);
+    ::unsetenv("NETCL_CONV_STRATEGY");
+    reload_default_conv_strategy_from_environment();
+    EXPECT_FALSE(default_conv_strategy().has_value());
+}
+
+TEST_F(SelectorTest, BadEnvironmentValueIsAnErrorNotIgnored) {
+    KernelSelector sel;
+    const DeviceProfile profile = load_profile("default");
+    ::setenv("NETCL_CONV_STRATEGY", "WINOGRAD", 1);
+    reload_default_conv_strategy_from_environment();
+    try {
+        sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), profile);
+        FAIL() << "expected netcl::Error for NETCL_CONV_STRATEGY=WINOGRAD";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("NETCL_CONV_STRATEGY='WINOGRAD'"), std::string::npos) << what;
+        EXPECT_NE(what.find("CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"), std::string::npos) << what;
+    }
+    EXPECT_THROW(default_conv_strategy(), Error);  // every use, not only the first
+    EXPECT_EQ(count_logged("NETCL_CONV_STRATEGY='WINOGRAD'"), 1u) << logged();
+    // Deciding in code ends it.
+    clear_default_conv_strategy();
+    EXPECT_NO_THROW(sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), profile));
+}
+
+TEST_F(SelectorTest, KernelNamesRoundTripAndUnknownNamesListTheValidOnes) {
+    for (const Kernel k : all_kernels()) EXPECT_EQ(kernel_from_string(to_string(k)), k);
+    EXPECT_EQ(to_string(Kernel::CONV2D_NAIVE), "CONV2D_NAIVE");
+    EXPECT_EQ(to_string(Kernel::IM2COL), "IM2COL");
+    EXPECT_EQ(to_string(Kernel::CONV2D_WINOGRAD), "CONV2D_WINOGRAD");
+    for (const char* bad : {"conv2d_naive", "WINOGRAD", "", "IM2COL "}) {
+        try {
+            kernel_from_string(bad);
+            FAIL() << "expected netcl::Error for '" << bad << "'";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"), std::string::npos) << e.what();
+        }
+    }
+}
+
+// --- layer sets and shape specs ----------------------------------------------------
+
+TEST(LayerSets, VggMatchesLavinTable3AndResnetShapesAreDistinct) {
+    const auto& vgg = vgg16_layers();
+    ASSERT_EQ(vgg.size(), 9u);
+    double gflops = 0;
+    for (const auto& l : vgg) gflops += l.depth * l.shapes.direct_flops() / 1e9;
+    EXPECT_NEAR(gflops, 39.02, 0.05);  // Table 3's total (N = 1)
+    EXPECT_NEAR(vgg[5].shapes.direct_flops() * vgg[5].depth / 1e9, 11.10, 0.01);
+    std::set<std::string> seen;
+    int convolutions = 0;
+    for (const auto& l : resnet50_layers()) {
+        EXPECT_TRUE(seen.insert(l.shapes.str()).second) << "duplicate shape " << l.name;
+        EXPECT_TRUE(l.shapes.R == 1 || l.shapes.R == 3 || l.name == "conv1") << l.name;
+        convolutions += l.depth;
+    }
+    EXPECT_EQ(convolutions, 53);  // 1 stem + 16 blocks x 3 + 4 projections
+    EXPECT_THROW(layer_set("alexnet"), Error);
+}
+
+TEST(ShapeSpec, ParsesAndRejects) {
+    const ConvShapes s = parse_shape_spec("2,64,28,30,128,3,3,2,1");
+    EXPECT_EQ(s, shape(2, 64, 28, 30, 128, 3, 3, 2, 1));
+    EXPECT_EQ(parse_shape_spec("1,3,7,7,8,3,3"), shape(1, 3, 7, 7, 8, 3, 3));
+    for (const char* bad : {"1,3,7,7", "1,3,7,7,8,3,3,1", "1,3,x,7,8,3,3", "1,3,7,7,8,3,3,1,1,1", "", "1,,7,7,8,3,3",
+                            "1,3,2,2,8,3,3"}) {
+        EXPECT_THROW(parse_shape_spec(bad), Error) << bad;
+    }
+}
+
+// --- concurrency ------------------------------------------------------------------
+
+TEST_F(SelectorTest, ConcurrentSelectWhileRulesChange) {
+    KernelSelector sel;
+    const DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes wino = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    const ConvShapes matched = shape(1, 48, 28, 28, 48, 3, 3, 1, 1);  // the churned rule's shape
+    std::atomic<bool> stop{false};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 4; ++t) {
+        readers.emplace_back([&] {
+            for (int i = 0; i < 300; ++i) {
+                const Plan a = sel.select("conv2d", wino, profile);
+                const Plan b = sel.select("conv2d", matched, profile);
+                const Plan c = KernelSelector::global().select("conv2d", wino, profile);
+                // Only the churned rule (IM2COL) or the default strategy (NAIVE) may change these answers.
+                if (a.kernel == Kernel::IM2COL) failures++;
+                if (c.kernel == Kernel::IM2COL) failures++;
+                if (b.kernel == Kernel::IM2COL && b.reason.find("rule #") == std::string::npos) failures++;
+                if (a.kernel == Kernel::CONV2D_NAIVE && a.reason.find("default strategy") == std::string::npos) failures++;
+            }
+        });
+    }
+    std::thread writer([&] {
+        for (int i = 0; !stop; ++i) {
+            const auto h = sel.register_rule(
+                "conv2d", [](const ConvShapes& s, const DeviceProfile&) { return s.C == 48; }, Kernel::IM2COL, i % 7);
+            if (i % 3 == 0) set_default_conv_strategy(Kernel::CONV2D_NAIVE);
+            if (i % 3 == 1) clear_default_conv_strategy();
+            if (i % 5 == 0) ProfileStore::global().invalidate();
+            sel.remove_rule(h);
+        }
+    });
+    for (auto& t : readers) t.join();
+    stop = true;
+    writer.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(sel.rule_count(), 0u);
+}
+
+}  // namespace
+}  // namespace netcl::test
