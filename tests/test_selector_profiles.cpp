@@ -1,0 +1,223 @@
+// Profile store: shipped profiles, the user cache, layering, bad files, the
+// find-database and the order of decision. No OpenCL device is needed.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "runtime/Error.hpp"
+#include "selector/KernelSelector.hpp"
+#include "selector/ProfileStore.hpp"
+#include "selector/Thresholds.hpp"
+#include "tests/selector/SelectorTestSupport.hpp"
+
+namespace netcl::test {
+namespace {
+
+// A device no shipped profile names (so only default.json matches it).
+DeviceProfile test_device() {
+    DeviceProfile d = load_profile("default");
+    d.name = "Test Device 9000";
+    d.vendor = "Nobody";
+    d.platform_name = "Test Platform";
+    d.driver_version = "1.0";
+    d.type = DeviceType::ACCELERATOR;
+    d.tuned.clear();
+    return d;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream file(path);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+const char* const kValidUserProfile = R"({
+  "netcl_profile": 1,
+  "match": { "name": "Test Device 9000" },
+  "tuned": { "winograd_min_channels": 1000, "naive_max_flops": 5 },
+  "records": [
+    { "shape": "N=1 C=64 H=56 W=56 K=64 R=3 S=3 stride=1 pad=1 dil=1 groups=1", "kernel": "IM2COL", "median_ms": 1.5 }
+  ]
+})";
+
+TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
+    const auto names = shipped_profile_names();
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu"}));
+    for (const auto& name : names) EXPECT_NO_THROW(load_profile(name)) << name;
+    const DeviceProfile defaults = load_profile("default");
+    for (const auto& key : threshold_keys()) EXPECT_TRUE(defaults.tuned.count(key)) << "default.json lacks " << key;
+    const DeviceProfile nv = load_profile("nvidia-gpu");
+    EXPECT_EQ(nv.type, DeviceType::GPU);
+    EXPECT_EQ(nv.opencl_c_version, "OpenCL C 1.2");
+    EXPECT_EQ(nv.local_mem_bytes, 48u * 1024);
+    EXPECT_EQ(nv.max_constant_buffer_bytes, 64u * 1024);
+    EXPECT_EQ(nv.max_constant_args, 9u);
+    EXPECT_EQ(load_profile("pocl-cpu").type, DeviceType::CPU);
+    try {
+        load_profile("amd-gpu");
+        FAIL() << "expected netcl::Error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(SelectorTest, LookupLayersDefaultThenVendorThenName) {
+    DeviceProfile nv = load_profile("nvidia-gpu");
+    nv.tuned.clear();
+    const auto stored = ProfileStore::global().lookup(nv);
+    EXPECT_EQ(stored->sources, (std::vector<std::string>{"embedded:default", "embedded:nvidia-gpu"}));
+    EXPECT_EQ(stored->tuned.at(threshold_key::naive_max_flops), 1000000);   // NVIDIA's, over the default's
+    EXPECT_EQ(stored->tuned.at(threshold_key::winograd_f4_min_output), 8);  // only in default.json
+    // A device nothing names gets the default alone.
+    EXPECT_EQ(ProfileStore::global().lookup(test_device())->sources, (std::vector<std::string>{"embedded:default"}));
+    // A user file naming the device layers on top.
+    const auto path = write_user_file("mine.json", kValidUserProfile);
+    const auto mine = ProfileStore::global().lookup(test_device());
+    EXPECT_EQ(mine->sources, (std::vector<std::string>{"embedded:default", path.string()}));
+    EXPECT_EQ(mine->tuned.at(threshold_key::winograd_min_channels), 1000);
+    EXPECT_EQ(mine->tuned.at(threshold_key::im2col_min_flops), load_profile("default").tuned.at("im2col_min_flops"));
+    EXPECT_EQ(mine->records.size(), 1u);
+}
+
+TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {
+    EXPECT_EQ(user_profile_dir(), dir_);
+    ::unsetenv("NETCL_PROFILE_DIR");
+    ::setenv("XDG_CACHE_HOME", "/tmp/netcl-xdg-test", 1);
+    EXPECT_EQ(user_profile_dir(), std::filesystem::path("/tmp/netcl-xdg-test/netcl/profiles"));
+    ::unsetenv("XDG_CACHE_HOME");
+    EXPECT_EQ(user_profile_dir().filename(), "profiles");
+    ::setenv("NETCL_PROFILE_DIR", dir_.c_str(), 1);
+}
+
+struct BadFile {
+    const char* what;
+    std::string text;
+    const char* complaint;  // the warning must say this
+};
+
+class BadProfileFiles : public SelectorTest, public ::testing::WithParamInterface<BadFile> {};
+
+TEST_P(BadProfileFiles, WarnNameTheFileAndFallBackToTheDefault) {
+    const BadFile& bad = GetParam();
+    const auto path = write_user_file("broken.json", bad.text);
+    const DeviceProfile device = test_device();
+    std::shared_ptr<const StoredProfile> stored;
+    ASSERT_NO_THROW(stored = ProfileStore::global().lookup(device));
+    EXPECT_EQ(stored->sources, (std::vector<std::string>{"embedded:default"}));
+    EXPECT_EQ(stored->tuned, load_profile("default").tuned);
+    EXPECT_TRUE(stored->records.empty());
+    const std::string log_text = logged();
+    EXPECT_NE(log_text.find(path.string()), std::string::npos) << log_text;
+    EXPECT_NE(log_text.find(bad.complaint), std::string::npos) << log_text;
+    // The selector still decides, by the built-in default.
+    KernelSelector selector;
+    EXPECT_EQ(selector.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), device).kernel, Kernel::CONV2D_WINOGRAD);
+    // Asked for by path, the same file is an error naming it.
+    try {
+        load_profile(path.string());
+        FAIL() << "expected netcl::Error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(bad.complaint), std::string::npos) << e.what();
+    }
+}
+
+std::vector<BadFile> bad_files() {
+    const std::string valid = kValidUserProfile;
+    return {
+        {"truncated", valid.substr(0, valid.size() / 2), "truncated or malformed"},
+        {"empty", "", "truncated or malformed"},
+        {"not_json", "winograd_min_channels = 1000\n", "truncated or malformed"},
+        {"top_level_array", "[1, 2, 3]", "top level must be an object"},
+        {"no_version", R"({"match": {"name": "Test Device 9000"}})", "no \"netcl_profile\""},
+        {"future_version", R"({"netcl_profile": 7, "match": {}})", "reads format 1"},
+        {"tuned_not_a_number",
+         R"({"netcl_profile": 1, "match": {"name": "Test Device 9000"}, "tuned": {"winograd_min_channels": "lots"}})",
+         "tuned.winograd_min_channels must be a number"},
+        {"unknown_kernel",
+         R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "WINOGRAD"}]})",
+         "CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"},
+        {"bad_tile",
+         R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "CONV2D_WINOGRAD", "variant": {"winograd_tile": 3}}]})",
+         "expected 0, 2 or 4"},
+        {"negative_local_memory", R"({"netcl_profile": 1, "device": {"local_mem_bytes": -5}})",
+         "device.local_mem_bytes must be a non-negative integer"},
+        {"bad_type", R"({"netcl_profile": 1, "match": {"type": "TPU"}})", "expected CPU, GPU, ACCELERATOR or OTHER"},
+        {"unknown_key", R"({"netcl_profile": 1, "tunned": {}})", "unknown top-level key \"tunned\""},
+    };
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, BadProfileFiles, ::testing::ValuesIn(bad_files()),
+                         [](const auto& info) { return std::string(info.param.what); });
+
+TEST_F(SelectorTest, TunedRecordIsConsultedBeforeBuiltInRules) {
+    write_user_file("mine.json", kValidUserProfile);
+    const DeviceProfile device = test_device();
+    KernelSelector selector;
+    const ConvShapes recorded = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    const Plan plan = selector.select("conv2d", recorded, device);
+    EXPECT_EQ(plan.kernel, Kernel::IM2COL) << plan.str();
+    EXPECT_NE(plan.reason.find("tuned record"), std::string::npos) << plan.reason;
+    // Order of decision: default strategy before the record, framework rule before both.
+    set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(selector.select("conv2d", recorded, device).kernel, Kernel::CONV2D_WINOGRAD);
+    selector.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) { return true; }, Kernel::CONV2D_NAIVE);
+    EXPECT_EQ(selector.select("conv2d", recorded, device).kernel, Kernel::CONV2D_NAIVE);
+    // The stored thresholds apply to other shapes (winograd_min_channels 1000 here).
+    clear_default_conv_strategy();
+    KernelSelector fresh;
+    const Plan other = fresh.select("conv2d", shape(1, 256, 28, 28, 256, 3, 3, 1, 1), device);
+    EXPECT_EQ(other.kernel, Kernel::IM2COL) << other.str();
+}
+
+TEST_F(SelectorTest, StaleRecordIsRejectedWithItsReason) {
+    write_user_file("stale.json", R"({"netcl_profile": 1, "match": {"name": "Test Device 9000"}, "records": [
+      {"shape": "N=1 C=32 H=28 W=28 K=64 R=5 S=5 stride=1 pad=2 dil=1 groups=1", "kernel": "CONV2D_WINOGRAD",
+       "variant": {"winograd_tile": 4}}]})");
+    KernelSelector selector;
+    const Decision d = selector.explain("conv2d", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), test_device());
+    ASSERT_FALSE(d.candidates.empty());
+    EXPECT_EQ(d.candidates[0].source, "tuned record");
+    EXPECT_FALSE(d.candidates[0].accepted);
+    EXPECT_NE(d.candidates[0].reason.find("3x3"), std::string::npos) << d.candidates[0].reason;
+    EXPECT_EQ(d.plan.kernel, Kernel::IM2COL);
+}
+
+TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
+    const DeviceProfile device = test_device();
+    const ConvShapes a = shape(1, 64, 56, 56, 64, 3, 3, 1, 1), b = shape(1, 256, 14, 14, 256, 3, 3, 1, 1);
+    const auto path = write_user_profile(device, {{"winograd_tile", 2}},
+                                         {TunedRecord{record_key(a), Kernel::CONV2D_WINOGRAD, Variant{2, true, false}, 3.5}});
+    EXPECT_EQ(path, user_profile_path(device));
+    EXPECT_EQ(path.parent_path(), dir_);
+    write_user_profile(device, {{"naive_max_flops", 123}}, {TunedRecord{record_key(b), Kernel::IM2COL, {}, 2.0}});
+    const ProfileData data = load_profile_data(path.string());
+    EXPECT_EQ(data.match.at("name"), device.name);
+    EXPECT_EQ(data.match.at("driver"), device.driver_version);
+    EXPECT_EQ(data.specificity(), 3);
+    EXPECT_EQ(data.device.tuned.at("winograd_tile"), 2);
+    EXPECT_EQ(data.device.tuned.at("naive_max_flops"), 123);
+    ASSERT_EQ(data.records.size(), 2u);
+    EXPECT_EQ(data.records.at(record_key(a)).variant, (Variant{2, true, false}));
+    EXPECT_DOUBLE_EQ(data.records.at(record_key(a)).median_ms, 3.5);
+    KernelSelector selector;
+    const Plan pa = selector.select("conv2d", a, device);
+    EXPECT_EQ(pa.kernel, Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(pa.variant, (Variant{2, true, false}));
+    EXPECT_EQ(selector.select("conv2d", b, device).kernel, Kernel::IM2COL);
+    // Another device with the same name but another driver does not match it.
+    DeviceProfile other = device;
+    other.driver_version = "2.0";
+    EXPECT_EQ(selector.select("conv2d", b, other).kernel, Kernel::CONV2D_WINOGRAD);
+    // A broken file in its place is replaced, with a warning.
+    std::ofstream(path) << "{\"netcl_profile\": 1, \"tuned\": ";
+    write_user_profile(device, {}, {});
+    EXPECT_NE(logged().find("replacing it"), std::string::npos) << logged();
+    EXPECT_NO_THROW(load_profile_data(path.string()));
+    EXPECT_NE(read_text(path).find("netcl_profile"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace netcl::test
