@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../runtime/Context.hpp"
+#include "../runtime/DeviceProfile.hpp"
 #include "../runtime/Tensor.hpp"
 #include "../selector/Plan.hpp"
 #include "ConvShapes.hpp"
@@ -47,7 +48,8 @@ public:
     ~Conv2d();
 
     // weights: out_channels x in_channels/groups x R x S; bias: out_channels
-    // (empty when the layer has none). Uploaded and transformed once.
+    // (empty when the layer has none). Uploaded once here; each prepared
+    // strategy transforms them once, at its next forward.
     void set_weights(const std::vector<float>& weights, const std::vector<float>& bias = {});
 
     Tensor forward(const Tensor& x);
@@ -57,6 +59,7 @@ public:
 
     // The shape the layer computes for an input of `input_shape` (validated).
     ConvShapes shapes_for(const Tensor::Shape& input_shape) const;
+    // Throws netcl::Error before the first forward.
     const Plan& last_plan() const;
     // The events of the last forward's commands (time them with device_span_ms).
     const std::vector<cl::Event>& last_events() const { return last_events_; }
@@ -67,10 +70,18 @@ private:
     struct Prepared;
     Prepared& prepare(const ConvShapes& shapes);
 
+    // The profile plans are made against: the context's, with this op's
+    // workspace limit applied.
+    DeviceProfile planning_profile() const;
+    Plan make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const;
+
     std::shared_ptr<Context> context_;
     Conv2dOptions options_;
     Tensor weights_;
     Tensor bias_;
+    // Bumped by every set_weights; a Prepared strategy re-takes the weights
+    // when its copy of this differs (0: no weights yet).
+    std::uint64_t weights_version_ = 0;
     std::map<std::string, std::unique_ptr<Prepared>> prepared_;  // by ConvShapes::str()
     Prepared* last_ = nullptr;
     std::vector<cl::Event> last_events_;

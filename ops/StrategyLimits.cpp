@@ -1,5 +1,6 @@
 #include "ops/StrategyLimits.hpp"
 
+#include "ops/im2col/Im2colLayout.hpp"
 #include "ops/winograd/WinogradLimits.hpp"
 
 namespace netcl {
@@ -13,11 +14,16 @@ std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvSha
     switch (kernel) {
         case Kernel::CONV2D_NAIVE: return 0;
         case Kernel::IM2COL:
-            // One image's columns at a time: (C·R·S) x (P·Q) floats for all groups.
-            return static_cast<std::size_t>(s.C) * s.R * s.S * static_cast<std::size_t>(s.P() * s.Q()) * sizeof(float);
+            // Exactly what Im2colConv allocates: the columns of one pass of images.
+            return im2col_layout(s).workspace_bytes;
         case Kernel::CONV2D_WINOGRAD: return winograd_workspace_bytes(variant, s);
     }
     return 0;
+}
+
+std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvShapes& s, const DeviceProfile& profile) {
+    if (kernel == Kernel::IM2COL) return im2col_layout(s, im2col_workspace_limit(profile)).workspace_bytes;
+    return workspace_bytes(kernel, variant, s);
 }
 
 std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const ConvShapes& s,
@@ -25,7 +31,7 @@ std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const 
     switch (kernel) {
         case Kernel::CONV2D_NAIVE: return std::nullopt;  // takes every valid convolution
         case Kernel::IM2COL: {
-            const std::size_t need = workspace_bytes(kernel, variant, s), limit = im2col_workspace_limit(profile);
+            const std::size_t need = workspace_bytes(kernel, variant, s, profile), limit = im2col_workspace_limit(profile);
             if (need > limit) {
                 return "im2col needs a workspace of " + std::to_string(need) + " bytes; the limit is " +
                        std::to_string(limit) + " bytes";

@@ -19,8 +19,13 @@ std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const 
                                    const DeviceProfile& profile);
 
 // Extra device memory the strategy needs for `shapes` (im2col's column buffer,
-// Winograd's padded copies).
+// Winograd's padded copies), with IM2COL under a limit of at least
+// kIm2colPassBytes (ops/im2col/Im2colLayout.hpp).
 std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvShapes& shapes);
+// The same under `profile`'s limits: IM2COL batches fewer images per pass
+// under a small im2col_workspace_limit(). This is what the strategy allocates.
+std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvShapes& shapes,
+                            const DeviceProfile& profile);
 
 // The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else
 // a quarter of the device's largest allocation.

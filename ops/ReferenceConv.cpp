@@ -1,0 +1,106 @@
+#include "ops/ReferenceConv.hpp"
+
+#include <random>
+
+#include "runtime/Error.hpp"
+
+namespace netcl {
+
+namespace {
+
+void check_lengths(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
+                   const std::vector<float>& bias) {
+    s.validate();
+    if (x.size() != static_cast<std::size_t>(s.input_numel())) {
+        throw Error("reference_conv: input has " + std::to_string(x.size()) + " floats; " + s.str() + " expects " +
+                    std::to_string(s.input_numel()));
+    }
+    if (w.size() != static_cast<std::size_t>(s.weight_numel())) {
+        throw Error("reference_conv: weights have " + std::to_string(w.size()) + " floats; " + s.str() +
+                    " expects K x C/groups x R x S = " + std::to_string(s.weight_numel()));
+    }
+    if (s.bias && bias.size() != static_cast<std::size_t>(s.K)) {
+        throw Error("reference_conv: bias has " + std::to_string(bias.size()) + " floats; expected K = " +
+                    std::to_string(s.K));
+    }
+}
+
+// One output element; lengths already checked.
+double output_at(const ConvShapes& s, const float* x, const float* w, const float* bias, std::size_t index) {
+    const std::int64_t P = s.P(), Q = s.Q();
+    const std::int64_t q = static_cast<std::int64_t>(index % Q);
+    const std::int64_t p = static_cast<std::int64_t>(index / Q % P);
+    const std::int64_t k = static_cast<std::int64_t>(index / (Q * P) % s.K);
+    const std::int64_t n = static_cast<std::int64_t>(index / (Q * P * s.K));
+    const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, g = k / Kg;
+    double sum = s.bias ? static_cast<double>(bias[k]) : 0.0;
+    for (std::int64_t c = 0; c < Cg; ++c) {
+        const float* xc = x + ((n * s.C + g * Cg + c) * s.H) * s.W;
+        const float* wc = w + ((k * Cg + c) * s.R) * s.S;
+        for (std::int64_t r = 0; r < s.R; ++r) {
+            const std::int64_t h = p * s.stride_h - s.pad_h + r * s.dilation_h;
+            if (h < 0 || h >= s.H) continue;
+            for (std::int64_t t = 0; t < s.S; ++t) {
+                const std::int64_t col = q * s.stride_w - s.pad_w + t * s.dilation_w;
+                if (col < 0 || col >= s.W) continue;
+                sum += static_cast<double>(xc[h * s.W + col]) * static_cast<double>(wc[r * s.S + t]);
+            }
+        }
+    }
+    return sum;
+}
+
+}  // namespace
+
+std::vector<double> reference_conv(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
+                                   const std::vector<float>& bias) {
+    check_lengths(s, x, w, bias);
+    std::vector<double> y(static_cast<std::size_t>(s.output_numel()));
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = output_at(s, x.data(), w.data(), bias.data(), i);
+    return y;
+}
+
+double reference_conv_at(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
+                         const std::vector<float>& bias, std::size_t index) {
+    return reference_conv_sampled(s, x, w, bias, {index}).front();
+}
+
+std::vector<double> reference_conv_sampled(const ConvShapes& s, const std::vector<float>& x,
+                                           const std::vector<float>& w, const std::vector<float>& bias,
+                                           const std::vector<std::size_t>& indices) {
+    check_lengths(s, x, w, bias);
+    const auto numel = static_cast<std::size_t>(s.output_numel());
+    std::vector<double> y;
+    y.reserve(indices.size());
+    for (const std::size_t i : indices) {
+        if (i >= numel) {
+            throw Error("reference_conv_sampled: output index " + std::to_string(i) + " is outside " + s.str() +
+                        "'s " + std::to_string(numel) + " outputs");
+        }
+        y.push_back(output_at(s, x.data(), w.data(), bias.data(), i));
+    }
+    return y;
+}
+
+std::vector<std::size_t> sample_output_indices(const ConvShapes& s, std::size_t count, std::uint64_t seed) {
+    const auto numel = static_cast<std::size_t>(s.output_numel());
+    if (count >= numel) {
+        std::vector<std::size_t> all(numel);
+        for (std::size_t i = 0; i < numel; ++i) all[i] = i;
+        return all;
+    }
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, numel - 1);
+    if (count == 0) return {};
+    std::vector<std::size_t> indices{0};
+    if (count > 1) indices.push_back(numel - 1);
+    while (indices.size() < count) indices.push_back(pick(rng));
+    return indices;
+}
+
+double conv_tolerance(const ConvShapes& s, double factor) {
+    const double terms = static_cast<double>(s.C / s.groups) * s.R * s.S + (s.bias ? 1.0 : 0.0);
+    return factor * kConvTolerancePerTerm * terms;
+}
+
+}  // namespace netcl

@@ -1,0 +1,49 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ConvShapes.hpp"
+
+namespace netcl {
+
+// The project's one fp64 host reference convolution (tests, netcl-bench's
+// accuracy table). NCHW input, K x C/groups x R x S weights, every parameter of
+// ConvShapes (stride, padding, dilation, groups, bias). Products and sums are
+// taken in double, so its own error is negligible beside any fp32 kernel's.
+//
+// `bias` must hold K values when shapes.bias is set and is ignored otherwise.
+// Throws netcl::Error when a vector's length does not match the shapes.
+std::vector<double> reference_conv(const ConvShapes& shapes, const std::vector<float>& x,
+                                   const std::vector<float>& weights, const std::vector<float>& bias);
+
+// One output element (flat NCHW index into N x K x P x Q).
+double reference_conv_at(const ConvShapes& shapes, const std::vector<float>& x, const std::vector<float>& weights,
+                         const std::vector<float>& bias, std::size_t output_index);
+
+// Only the output elements `indices` names, in that order: for layers whose
+// full reference would take minutes on the host.
+std::vector<double> reference_conv_sampled(const ConvShapes& shapes, const std::vector<float>& x,
+                                           const std::vector<float>& weights, const std::vector<float>& bias,
+                                           const std::vector<std::size_t>& indices);
+
+// `count` distinct-ish output indices drawn with `seed`, always including the
+// first and the last element (the corners most often mis-indexed).
+std::vector<std::size_t> sample_output_indices(const ConvShapes& shapes, std::size_t count, std::uint64_t seed);
+
+// Largest |fp32 result - fp64 reference| accepted for data in [-1, 1].
+//
+// Why it scales with n = C/groups·R·S (+1 for the bias): each output is a sum
+// of n products, each below 1 in magnitude. An fp32 accumulation rounds at
+// every addition with relative error u = 2^-24 ≈ 6e-8 of the running sum; the
+// worst case grows like n²·u, the typical random-walk case like n·u/3. A bound
+// of kConvTolerancePerTerm = 1e-6 (≈ 16u) per term sits well above what any
+// summation order (direct loop, CLBlast's blocked GEMM) produces on random
+// data, yet far below the O(0.1..1) error a wrong index, a missed tap or a
+// missing bias produces. Transform-based algorithms (Winograd) amplify the
+// rounding by their matrices' norms; they pass a `factor` > 1 (F(2x2) about
+// 4, F(4x4) larger) chosen from Lavin & Gray's Table 4.
+inline constexpr double kConvTolerancePerTerm = 1e-6;
+double conv_tolerance(const ConvShapes& shapes, double factor = 1.0);
+
+}  // namespace netcl

@@ -1,0 +1,23 @@
+#include "ops/im2col/Im2colLayout.hpp"
+
+#include <algorithm>
+
+namespace netcl {
+
+Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes) {
+    Im2colLayout layout;
+    layout.direct = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0;
+    if (layout.direct) {
+        layout.images_per_pass = s.N;
+        return layout;
+    }
+    layout.columns_per_image_bytes =
+        static_cast<std::size_t>(s.C) * s.R * s.S * static_cast<std::size_t>(s.P() * s.Q()) * sizeof(float);
+    const std::size_t target = std::min(kIm2colPassBytes, limit_bytes);
+    const auto fit = static_cast<std::int64_t>(target / std::max<std::size_t>(layout.columns_per_image_bytes, 1));
+    layout.images_per_pass = std::clamp<std::int64_t>(fit, 1, s.N);
+    layout.workspace_bytes = layout.columns_per_image_bytes * static_cast<std::size_t>(layout.images_per_pass);
+    return layout;
+}
+
+}  // namespace netcl

@@ -1,0 +1,32 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "../ConvShapes.hpp"
+
+namespace netcl {
+
+// How IM2COL lays out one problem; the one formula both Im2colConv (what it
+// allocates) and StrategyLimits (what it reports and caps) use.
+struct Im2colLayout {
+    // 1x1 filter, stride 1, no padding: the input already is the column matrix
+    // (C x H·W per image), so no im2col pass and no workspace.
+    bool direct = false;
+    // (C·R·S) x (P·Q) floats for one image (0 when direct).
+    std::size_t columns_per_image_bytes = 0;
+    // Images expanded per pass: as many as fit min(kIm2colPassBytes, the
+    // workspace limit), at least one, at most N. Each pass is one im2col launch and one batched GEMM over
+    // images x groups, so small layers pay a launch per pass, not per image.
+    std::int64_t images_per_pass = 1;
+    std::size_t workspace_bytes = 0;  // columns_per_image_bytes x images_per_pass
+};
+
+// The batching target of one pass's column buffer.
+inline constexpr std::size_t kIm2colPassBytes = std::size_t{32} << 20;
+
+// `limit_bytes`: the workspace cap in force (im2col_workspace_limit()). A
+// limit below one image's columns still gives one image per pass; why_not()
+// declines that case.
+Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes);
+
+}  // namespace netcl

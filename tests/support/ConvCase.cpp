@@ -1,0 +1,171 @@
+#include "tests/support/ConvCase.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "ops/Conv2d.hpp"
+#include "ops/ReferenceConv.hpp"
+#include "runtime/Tensor.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+
+ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options) {
+    s.validate();
+    const auto context = shared_context();
+    // Distinct streams for x, w and b so no two tensors share values.
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
+    const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
+
+    Conv2dOptions conv_options;
+    conv_options.in_channels = s.C;
+    conv_options.out_channels = s.K;
+    conv_options.kernel = {s.R, s.S};
+    conv_options.stride = {s.stride_h, s.stride_w};
+    conv_options.padding = {s.pad_h, s.pad_w};
+    conv_options.dilation = {s.dilation_h, s.dilation_w};
+    conv_options.groups = s.groups;
+    conv_options.bias = s.bias;
+    conv_options.strategy = options.strategy;
+    conv_options.variant = options.variant;
+    conv_options.workspace_limit_bytes = options.workspace_limit_bytes;
+    conv_options.selector = options.selector;
+    Conv2d conv(context, conv_options);
+    conv.set_weights(w, b);
+
+    const Tensor input = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
+    Tensor output = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    output.fill(std::numeric_limits<float>::quiet_NaN());
+    conv.forward(input, output);
+    const std::vector<float> actual = output.to_host();
+
+    ConvCaseResult result;
+    result.plan = conv.last_plan();
+    result.workspace_bytes = conv.last_workspace_bytes();
+    result.tolerance = conv_tolerance(s, options.tolerance_factor);
+
+    Comparison comparison;
+    if (options.samples == 0) {
+        comparison = compare(actual, reference_conv(s, x, w, b));
+        result.compared = actual.size();
+    } else {
+        const auto indices = sample_output_indices(s, options.samples, options.seed);
+        std::vector<float> picked;
+        picked.reserve(indices.size());
+        for (const std::size_t i : indices) picked.push_back(actual[i]);
+        comparison = compare(picked, reference_conv_sampled(s, x, w, b, indices));
+        comparison.worst_index = indices.empty() ? 0 : indices[comparison.worst_index];
+        result.compared = indices.size();
+        // Unwritten outputs outside the sample still show as poison.
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+            if (!std::isfinite(actual[i]) && std::find(indices.begin(), indices.end(), i) == indices.end()) {
+                ++comparison.non_finite;
+            }
+        }
+    }
+    result.max_abs_error = comparison.max_abs_error;
+    result.non_finite = comparison.non_finite;
+    result.worst_index = comparison.worst_index;
+    return result;
+}
+
+ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::optional<Variant> variant,
+                             std::uint64_t seed, double tolerance_factor) {
+    ConvCaseOptions options;
+    options.strategy = strategy;
+    options.variant = variant;
+    options.seed = seed;
+    options.tolerance_factor = tolerance_factor;
+    return run_conv_case(shapes, options);
+}
+
+std::string describe(const ConvShapes& s, const ConvCaseResult& r) {
+    const std::size_t Q = static_cast<std::size_t>(s.Q()), P = static_cast<std::size_t>(s.P());
+    const std::size_t K = static_cast<std::size_t>(s.K);
+    std::ostringstream text;
+    text << s.str() << " bias=" << (s.bias ? 1 : 0) << ": " << r.plan.str() << " max error " << r.max_abs_error
+         << " (tolerance " << r.tolerance << "), " << r.non_finite << " non-finite of " << r.compared
+         << " compared, worst output n=" << r.worst_index / (Q * P * K) << " k=" << r.worst_index / (Q * P) % K
+         << " p=" << r.worst_index / Q % P << " q=" << r.worst_index % Q;
+    return text.str();
+}
+
+namespace {
+
+ConvShapes make(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t R,
+                std::int64_t S, std::int64_t stride, std::int64_t pad, std::int64_t dilation, std::int64_t groups,
+                bool bias) {
+    ConvShapes s;
+    s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S;
+    s.stride_h = s.stride_w = stride;
+    s.pad_h = s.pad_w = pad;
+    s.dilation_h = s.dilation_w = dilation;
+    s.groups = groups;
+    s.bias = bias;
+    return s;
+}
+
+}  // namespace
+
+std::vector<ConvShapes> edge_case_shapes() {
+    //        N  C   H   W   K  R  S str pad dil grp bias
+    std::vector<ConvShapes> shapes = {
+        make(1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, false),     // 1x1 image, 1x1 filter
+        make(1, 3, 1, 1, 5, 3, 3, 1, 1, 1, 1, true),      // 1x1 image, all taps but the centre in padding
+        make(3, 1, 7, 7, 5, 3, 3, 1, 1, 1, 1, true),      // C = 1, odd size
+        make(1, 3, 13, 13, 7, 3, 3, 1, 1, 1, 1, false),   // C = 3, K = 7
+        make(8, 3, 27, 27, 13, 3, 3, 1, 1, 1, 1, true),   // N = 8, 27x27
+        make(1, 4, 7, 13, 9, 3, 3, 1, 0, 1, 1, true),     // H != W, no padding
+        make(3, 5, 13, 7, 6, 3, 3, 1, 2, 1, 1, false),    // H != W, pad 2
+        make(1, 6, 13, 13, 10, 5, 5, 1, 2, 1, 1, true),   // 5x5
+        make(3, 4, 13, 27, 11, 3, 3, 2, 1, 1, 1, true),   // stride 2
+        make(1, 3, 27, 13, 8, 5, 5, 2, 2, 1, 1, false),   // stride 2, 5x5
+        make(1, 4, 13, 13, 6, 3, 3, 1, 2, 2, 1, true),    // dilation 2
+        make(3, 3, 27, 27, 5, 3, 3, 2, 0, 2, 1, false),   // stride 2 + dilation 2
+        make(1, 4, 13, 13, 6, 3, 3, 1, 1, 1, 2, true),    // groups 2
+        make(3, 8, 7, 13, 12, 1, 1, 1, 0, 1, 2, false),   // groups 2, 1x1
+        make(1, 8, 13, 13, 8, 3, 3, 1, 1, 1, 8, true),    // depthwise
+        make(3, 6, 27, 13, 12, 3, 3, 2, 1, 1, 6, false),  // depthwise, multiplier 2, stride 2
+        make(8, 7, 7, 7, 7, 5, 5, 1, 2, 2, 7, true),      // depthwise, dilation 2
+        make(1, 16, 7, 7, 17, 1, 1, 1, 0, 1, 1, true),    // 1x1 (IM2COL's direct path), K = 17
+        make(3, 16, 13, 7, 9, 1, 1, 2, 0, 1, 1, false),   // 1x1 stride 2 (needs columns)
+        make(1, 3, 7, 7, 4, 1, 1, 1, 1, 1, 1, true),      // 1x1 with padding
+        make(1, 2, 7, 7, 3, 7, 7, 1, 0, 1, 1, true),      // filter as large as the image
+        make(1, 32, 13, 13, 33, 3, 3, 1, 1, 1, 1, true),  // longer reduction (C·R·S = 288)
+    };
+    ConvShapes rect = make(3, 3, 13, 27, 5, 3, 1, 1, 1, 1, 1, true);  // 3x1 filter, asymmetric stride/pad
+    rect.stride_w = 2;
+    rect.pad_w = 0;
+    shapes.push_back(rect);
+    return shapes;
+}
+
+ConvShapes random_small_shape(std::mt19937_64& rng) {
+    auto draw = [&rng](std::int64_t low, std::int64_t high) {
+        return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+    };
+    ConvShapes s;
+    s.N = draw(1, 3);
+    s.groups = draw(0, 3) == 0 ? draw(2, 4) : 1;
+    const bool depthwise = s.groups > 1 && draw(0, 1) == 0;
+    s.C = depthwise ? s.groups : s.groups * draw(1, 4);
+    s.K = s.groups * draw(1, 5);
+    s.R = draw(1, 5);
+    s.S = draw(0, 2) == 0 ? draw(1, 5) : s.R;
+    s.stride_h = draw(1, 3);
+    s.stride_w = draw(0, 2) == 0 ? draw(1, 3) : s.stride_h;
+    s.dilation_h = draw(0, 3) == 0 ? 2 : 1;
+    s.dilation_w = draw(0, 3) == 0 ? 2 : s.dilation_h;
+    s.pad_h = draw(0, 2);
+    s.pad_w = draw(0, 3) == 0 ? draw(0, 2) : s.pad_h;
+    s.bias = draw(0, 1) == 1;
+    const std::int64_t extent_h = s.dilation_h * (s.R - 1) + 1, extent_w = s.dilation_w * (s.S - 1) + 1;
+    s.H = draw(std::max<std::int64_t>(1, extent_h - 2 * s.pad_h), extent_h + 14);
+    s.W = draw(std::max<std::int64_t>(1, extent_w - 2 * s.pad_w), extent_w + 14);
+    return s;
+}
+
+}  // namespace netcl::test

@@ -1,0 +1,63 @@
+#pragma once
+// Runs one convolution through netcl::Conv2d the way every strategy's suite
+// checks it: random inputs, weights and bias in [-1, 1] from a seed, output
+// poisoned with NaN before the run, compared element by element against the
+// fp64 reference (ops/ReferenceConv) with conv_tolerance().
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/ConvShapes.hpp"
+#include "ops/Kernel.hpp"
+#include "selector/Plan.hpp"
+
+namespace netcl {
+class KernelSelector;
+}
+
+namespace netcl::test {
+
+struct ConvCaseOptions {
+    // Strict override (Conv2dOptions::strategy / variant); unset: ask the selector.
+    std::optional<Kernel> strategy;
+    std::optional<Variant> variant;
+    std::uint64_t seed = 1;
+    double tolerance_factor = 1.0;  // passed to conv_tolerance()
+    std::optional<std::size_t> workspace_limit_bytes;
+    KernelSelector* selector = nullptr;
+    // 0: compare every output; else only this many sampled outputs (large layers).
+    std::size_t samples = 0;
+};
+
+struct ConvCaseResult {
+    double max_abs_error = 0;
+    double tolerance = 0;
+    std::size_t non_finite = 0;  // NaN/Inf outputs (an unwritten element keeps its NaN poison)
+    std::size_t worst_index = 0;  // flat N x K x P x Q index of the largest error
+    std::size_t compared = 0;     // outputs compared
+    Plan plan;                    // what Conv2d ran
+    std::size_t workspace_bytes = 0;
+
+    bool passed() const { return non_finite == 0 && max_abs_error <= tolerance && compared > 0; }
+};
+
+ConvCaseResult run_conv_case(const ConvShapes& shapes, const ConvCaseOptions& options = {});
+// The common case: one strategy (and optionally one variant) by strict override.
+ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::optional<Variant> variant = std::nullopt,
+                             std::uint64_t seed = 1, double tolerance_factor = 1.0);
+
+// "N=1 C=3 ... groups=1 bias=1: CONV2D_NAIVE max error 1.2e-7 (tolerance 2.8e-5), 0 non-finite,
+//  worst output n=0 k=2 p=3 q=4" — for failure messages.
+std::string describe(const ConvShapes& shapes, const ConvCaseResult& result);
+
+// Shapes that hit the edges every strategy must get right: 1x1 images, odd
+// sizes (7, 13, 27), H != W, C = 1 and 3, K not a multiple of 8, N = 1, 3, 8,
+// padding 0/1/2, stride 2, dilation 2, groups 2, depthwise, bias on and off.
+std::vector<ConvShapes> edge_case_shapes();
+// Small random convolutions (every parameter drawn), reproducible from `rng`.
+ConvShapes random_small_shape(std::mt19937_64& rng);
+
+}  // namespace netcl::test

@@ -1,0 +1,211 @@
+// Conv2d's contract: every bad input is a netcl::Error that says what was
+// wrong and what was expected; strict overrides run exactly what they name or
+// say why not; weights are re-applied after set_weights; the output is
+// written into a caller's tensor.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "ops/Conv2d.hpp"
+#include "ops/FirstVariant.hpp"
+#include "ops/ReferenceConv.hpp"
+#include "ops/StrategyFactory.hpp"
+#include "runtime/Error.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+Conv2dOptions layer(std::int64_t C, std::int64_t K, std::int64_t R = 3) {
+    Conv2dOptions o;
+    o.in_channels = C;
+    o.out_channels = K;
+    o.kernel = {R, R};
+    o.padding = {1, 1};
+    o.bias = true;
+    return o;
+}
+
+// Runs `f`, expects a netcl::Error whose message contains every fragment.
+template <typename F>
+void expect_error(F&& f, std::initializer_list<std::string> fragments) {
+    try {
+        f();
+        ADD_FAILURE() << "expected a netcl::Error mentioning '" << *fragments.begin() << "'";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        for (const auto& fragment : fragments) {
+            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
+        }
+    }
+}
+
+std::vector<float> ones(std::size_t n) { return std::vector<float>(n, 1.0f); }
+
+TEST(ConvApi, RejectsInputsOfTheWrongRankOrChannels) {
+    auto ctx = shared_context();
+    Conv2d conv(ctx, layer(3, 4));
+    conv.set_weights(ones(4 * 3 * 9), ones(4));
+    const Tensor rank3 = Tensor::from_host(ctx, ones(3 * 5 * 5), {3, 5, 5});
+    expect_error([&] { conv.forward(rank3); }, {"rank 3", "expected rank 4"});
+    const Tensor wrong_c = Tensor::from_host(ctx, ones(2 * 5 * 5), {1, 2, 5, 5});
+    expect_error([&] { conv.forward(wrong_c); }, {"2 channels", "in_channels = 3"});
+}
+
+TEST(ConvApi, RejectsWeightsAndBiasOfTheWrongLength) {
+    Conv2d conv(shared_context(), layer(3, 4));
+    expect_error([&] { conv.set_weights(ones(4 * 3 * 9 - 1), ones(4)); }, {"weights hold 107", "= 108"});
+    expect_error([&] { conv.set_weights(ones(4 * 3 * 9), ones(3)); }, {"bias holds 3", "out_channels = 4"});
+    Conv2dOptions no_bias = layer(3, 4);
+    no_bias.bias = false;
+    Conv2d plain(shared_context(), no_bias);
+    expect_error([&] { plain.set_weights(ones(4 * 3 * 9), ones(4)); }, {"bias = false"});
+}
+
+TEST(ConvApi, RejectsForwardBeforeSetWeights) {
+    auto ctx = shared_context();
+    Conv2d conv(ctx, layer(3, 4));
+    const Tensor x = Tensor::from_host(ctx, ones(3 * 5 * 5), {1, 3, 5, 5});
+    expect_error([&] { conv.forward(x); }, {"before set_weights"});
+    expect_error([&] { (void)conv.last_plan(); }, {"before any forward"});
+}
+
+TEST(ConvApi, RejectsBadLayerParameters) {
+    auto ctx = shared_context();
+    Conv2dOptions groups = layer(6, 4);
+    groups.groups = 4;
+    expect_error([&] { Conv2d(ctx, groups); }, {"groups = 4", "in_channels = 6"});
+    Conv2dOptions stride = layer(3, 4);
+    stride.stride = {0, 1};
+    expect_error([&] { Conv2d(ctx, stride); }, {"stride (height) = 0", "expected >= 1"});
+    Conv2dOptions dilation = layer(3, 4);
+    dilation.dilation = {1, 0};
+    expect_error([&] { Conv2d(ctx, dilation); }, {"dilation (width) = 0"});
+    Conv2dOptions padding = layer(3, 4);
+    padding.padding = {-1, 0};
+    expect_error([&] { Conv2d(ctx, padding); }, {"padding (height) = -1", "expected >= 0"});
+    Conv2dOptions channels = layer(0, 4);
+    expect_error([&] { Conv2d(ctx, channels); }, {"in_channels = 0"});
+}
+
+TEST(ConvApi, RejectsAKernelLargerThanThePaddedInput) {
+    auto ctx = shared_context();
+    Conv2dOptions o = layer(2, 2, 5);
+    o.padding = {0, 0};
+    Conv2d conv(ctx, o);
+    conv.set_weights(ones(2 * 2 * 25), ones(2));
+    const Tensor x = Tensor::from_host(ctx, ones(2 * 4 * 4), {1, 2, 4, 4});
+    expect_error([&] { conv.forward(x); }, {"larger than the padded input", "(4x4)"});
+}
+
+TEST(ConvApi, RejectsAnOutputOfTheWrongShape) {
+    auto ctx = shared_context();
+    Conv2d conv(ctx, layer(3, 4));
+    conv.set_weights(ones(4 * 3 * 9), ones(4));
+    const Tensor x = Tensor::from_host(ctx, ones(3 * 5 * 5), {1, 3, 5, 5});
+    Tensor y = Tensor::empty(ctx, {1, 4, 5, 4});
+    expect_error([&] { conv.forward(x, y); }, {"[1, 4, 5, 4]", "expected [1, 4, 5, 5]"});
+}
+
+TEST(ConvApi, StrictOverrideThatCannotTakeTheShapeSaysWhy) {
+    auto ctx = shared_context();
+    Conv2dOptions o = layer(3, 4, 5);
+    o.stride = {2, 2};
+    o.padding = {2, 2};
+    o.strategy = Kernel::CONV2D_WINOGRAD;
+    Conv2d conv(ctx, o);
+    conv.set_weights(ones(4 * 3 * 25), ones(4));
+    const Tensor x = Tensor::from_host(ctx, ones(3 * 9 * 9), {1, 3, 9, 9});
+    expect_error([&] { conv.forward(x); }, {"CONV2D_WINOGRAD", "N=1 C=3 H=9 W=9 K=4 R=5 S=5 stride=2", "3x3 filters"});
+    // The same with an explicit variant names the variant too.
+    o.variant = Variant{4, false, false};
+    Conv2d with_variant(ctx, o);
+    with_variant.set_weights(ones(4 * 3 * 25), ones(4));
+    expect_error([&] { with_variant.forward(x); }, {"CONV2D_WINOGRAD F(4x4,3x3)", "R=5 S=5", "3x3 filters"});
+}
+
+TEST(ConvApi, Im2colDeclinesAShapeAboveTheWorkspaceLimit) {
+    auto ctx = shared_context();
+    Conv2dOptions o = layer(3, 4);
+    o.strategy = Kernel::IM2COL;
+    o.workspace_limit_bytes = 1024;  // one image's columns need 3·9·13·13·4 = 18252 bytes
+    Conv2d conv(ctx, o);
+    conv.set_weights(ones(4 * 3 * 9), ones(4));
+    const Tensor x = Tensor::from_host(ctx, ones(2 * 3 * 13 * 13), {2, 3, 13, 13});
+    expect_error([&] { conv.forward(x); }, {"IM2COL", "N=2 C=3 H=13 W=13", "18252 bytes", "limit is 1024"});
+}
+
+TEST(ConvApi, MakeStrategyRefusesWhatWhyNotRefuses) {
+    ConvShapes s;
+    s.C = 3, s.H = 9, s.W = 9, s.K = 4, s.R = 3, s.S = 3, s.stride_h = s.stride_w = 2;
+    expect_error([&] { (void)make_strategy(shared_context(), Plan{Kernel::CONV2D_WINOGRAD, Variant{2, false, false}, ""}, s); },
+                 {"CONV2D_WINOGRAD", s.str(), "stride 1"});
+}
+
+TEST(ConvApi, FirstRunnableVariantFollowsTheFixedOrder) {
+    ConvShapes s;
+    s.C = 8, s.H = 16, s.W = 16, s.K = 8, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;
+    DeviceProfile profile = shared_context()->profile();
+    profile.local_mem_bytes = 1 << 30;
+    const auto first = first_runnable_variant(Kernel::CONV2D_WINOGRAD, s, profile);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(*first, (Variant{4, false, false}));
+    EXPECT_EQ(first_runnable_variant(Kernel::CONV2D_NAIVE, s, profile), Variant{});
+    s.R = s.S = 5;
+    std::string reason;
+    EXPECT_FALSE(first_runnable_variant(Kernel::CONV2D_WINOGRAD, s, profile, &reason).has_value());
+    EXPECT_NE(reason.find("3x3"), std::string::npos) << reason;
+}
+
+TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
+    auto ctx = shared_context();
+    ConvShapes s;
+    s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    for (const Kernel kernel : {Kernel::CONV2D_NAIVE, Kernel::IM2COL}) {
+        Conv2dOptions o = layer(3, 5);
+        o.strategy = kernel;
+        Conv2d conv(ctx, o);
+        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
+        const Tensor input = Tensor::from_host(ctx, x, {2, 3, 7, 13});
+        for (std::uint64_t round = 0; round < 2; ++round) {
+            const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 + round);
+            const auto b = random_uniform(5, 20 + round);
+            conv.set_weights(w, b);
+            Tensor y = Tensor::empty(ctx, {2, 5, 7, 13});
+            y.fill(std::numeric_limits<float>::quiet_NaN());
+            conv.forward(input, y);
+            const Comparison c = compare(y.to_host(), reference_conv(s, x, w, b));
+            EXPECT_EQ(c.non_finite, 0u) << to_string(kernel) << " round " << round;
+            EXPECT_LE(c.max_abs_error, conv_tolerance(s)) << to_string(kernel) << " round " << round;
+            EXPECT_EQ(conv.last_plan().kernel, kernel);
+            EXPECT_EQ(conv.last_plan().reason, "strict override");
+        }
+    }
+}
+
+TEST(ConvApi, ForwardReturnsAFreshOutputPerInputShape) {
+    auto ctx = shared_context();
+    Conv2dOptions o = layer(3, 4);
+    o.strategy = Kernel::CONV2D_NAIVE;
+    Conv2d conv(ctx, o);
+    conv.set_weights(random_uniform(4 * 3 * 9, 3), random_uniform(4, 4));
+    for (const std::int64_t size : {5, 9}) {
+        const Tensor x = Tensor::from_host(ctx, random_uniform(static_cast<std::size_t>(3 * size * size), 5),
+                                           {1, 3, size, size});
+        const Tensor y = conv(x);
+        EXPECT_EQ(y.shape(), (Tensor::Shape{1, 4, size, size}));
+    }
+}
+
+TEST(ConvApi, SelectorPathRunsAndReportsAPlan) {
+    ConvShapes s;
+    s.N = 1, s.C = 4, s.H = 13, s.W = 13, s.K = 6, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    const ConvCaseResult r = run_conv_case(s, ConvCaseOptions{});
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_FALSE(r.plan.reason.empty()) << r.plan.str();
+}
+
+}  // namespace
+}  // namespace netcl::test

@@ -1,0 +1,68 @@
+// IM2COL (im2col kernel + CLBlast GemmBatched) against the fp64 reference:
+// the edge-case table, 200 random small shapes (fixed seed), passes of fewer
+// images under a small workspace limit, and the workspace it reports.
+// Tolerance: conv_tolerance(shapes) = 1e-6 x (C/groups·R·S + bias), see
+// ops/ReferenceConv.hpp; CLBlast's blocked summation order stays well inside it.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "ops/StrategyLimits.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+TEST(ConvIm2col, EdgeCaseShapesMatchReference) {
+    std::uint64_t seed = 200;
+    const DeviceProfile& profile = shared_context()->profile();
+    for (const ConvShapes& s : edge_case_shapes()) {
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.kernel, Kernel::IM2COL) << s.str();
+        EXPECT_EQ(r.workspace_bytes, workspace_bytes(Kernel::IM2COL, Variant{}, s, profile)) << s.str();
+    }
+}
+
+TEST(ConvIm2col, RandomSmallShapesMatchReference) {
+    std::mt19937_64 rng(20261123);
+    for (int i = 0; i < 200; ++i) {
+        const ConvShapes s = random_small_shape(rng);
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, 3000 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+}
+
+TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
+    ConvShapes s;
+    s.N = 3, s.C = 4, s.H = 13, s.W = 7, s.K = 6, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.groups = 2, s.bias = true;
+    const std::size_t per_image = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
+    const Im2colLayout whole = im2col_layout(s);
+    EXPECT_FALSE(whole.direct);
+    EXPECT_EQ(whole.columns_per_image_bytes, per_image);
+    EXPECT_EQ(whole.images_per_pass, 3);
+    EXPECT_EQ(whole.workspace_bytes, 3 * per_image);
+
+    // A limit of 1.5 images' columns: one image per pass, three passes.
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.workspace_limit_bytes = per_image + per_image / 2;
+    options.seed = 11;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_EQ(r.workspace_bytes, per_image);
+}
+
+TEST(ConvIm2col, OneByOneUnpaddedLayersNeedNoWorkspace) {
+    ConvShapes s;
+    s.N = 3, s.C = 12, s.H = 7, s.W = 13, s.K = 10, s.R = 1, s.S = 1, s.groups = 2, s.bias = true;
+    const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, 12);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_EQ(r.workspace_bytes, 0u);
+    EXPECT_TRUE(im2col_layout(s).direct);
+}
+
+}  // namespace
+}  // namespace netcl::test
