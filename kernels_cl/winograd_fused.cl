@@ -23,7 +23,8 @@
 // Every shape is handled by bounds, not by padded copies: input reads outside
 // the image (padding, the ragged last tile) read 0, channels past C are never
 // read, outputs past P, Q or K are not written. U is padded to Kp (a multiple
-// of BK) with zeros by winograd_weights.
+// of BK) with zeros by winograd_weights, laid out [K block][C][e][BK] so a
+// work-group's U for one step of C is one contiguous piece.
 
 #ifdef U_CONSTANT
 #define U_SPACE __constant
@@ -100,11 +101,11 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
 
         // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t].
         const int cn = min(BC, C - c0);
-        U_SPACE float* up = u + u_offset + ((size_t)e * C + c0) * Kp + k0 + kv * 8;
+        U_SPACE float* up = u + u_offset + (((size_t)get_group_id(0) * C + c0) * A2 + e) * BK + kv * 8;
         __local const float* vp = lmem + e * V_ESTRIDE;
         for (int c = 0; c < cn; ++c) {
-            const float8 uv = vload8(0, up + (size_t)c * Kp);
-            for (int t = 0; t < BT; ++t) acc[t] = mad((float8)(vp[c * BT + t]), uv, acc[t]);
+            const float8 uv = vload8(0, up + c * A2 * BK);
+            for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -1,10 +1,12 @@
 // Winograd filter transform U = G g G^T, run once per set_weights.
 //
-// Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_ALPHA, WINO_G).
+// Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_ALPHA, WINO_G)
+// and the fused kernel's K block BK (built into the same program).
 // Weights: K x Cg x 3 x 3 (K = groups x Kg). U, laid out as the fused kernel
-// reads it: [group][alpha*alpha][Cg][Kp], Kp = Kg rounded up to the fused
-// kernel's K block, the padding channels k >= Kg written as zeros so the fused
-// kernel's K blocks need no bounds checks on U.
+// reads it: [group][Kp / BK][Cg][alpha*alpha][BK], Kp = Kg rounded up to the
+// fused kernel's K block BK, the padding channels k >= Kg written as zeros so
+// the fused kernel needs no bounds checks on U. One work-group's U for one
+// step of C is then one contiguous piece of memory, read front to back.
 //
 // NDRange: dim0 = Kp (contiguous k: coalesced stores), dim1 = Cg, dim2 = groups.
 
@@ -30,8 +32,9 @@ __kernel void winograd_weights(__global const float* restrict w, __global float*
 #define VROW(j) v[i][j]
     for (int i = 0; i < WINO_ALPHA; ++i) { WINO_G(TROW, VROW) }
 
-    __global float* out = u + ((size_t)group * WINO_ALPHA * WINO_ALPHA * Cg + c) * Kp + k;
-    for (int e = 0; e < WINO_ALPHA * WINO_ALPHA; ++e) out[(size_t)e * Cg * Kp] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+    const int kblock = k / BK;
+    __global float* out = u + (((size_t)group * (Kp / BK) + kblock) * Cg + c) * WINO_ALPHA * WINO_ALPHA * BK + k % BK;
+    for (int e = 0; e < WINO_ALPHA * WINO_ALPHA; ++e) out[e * BK] = v[e / WINO_ALPHA][e % WINO_ALPHA];
 #undef GCOL
 #undef TCOL
 #undef TROW

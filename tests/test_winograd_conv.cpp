@@ -20,6 +20,7 @@
 #include "ops/winograd/WinogradLimits.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "runtime/Error.hpp"
+#include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl {
@@ -37,30 +38,14 @@ ConvShapes conv3x3(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t 
     return s;
 }
 
-// Runs `variant` on `shapes` with random data in [-1, 1] and a NaN-poisoned
-// output; asserts every element within tolerance of the fp64 reference.
-void expect_matches_reference(const std::shared_ptr<Context>& context, const Variant& variant, const ConvShapes& s,
-                              std::uint64_t seed) {
-    SCOPED_TRACE(variant.str() + " " + s.str() + (s.bias ? " bias" : " no-bias"));
-    const auto x_host = test::random_uniform(static_cast<std::size_t>(s.input_numel()), seed);
-    const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1);
-    const auto b_host = test::random_uniform(static_cast<std::size_t>(s.K), seed + 2);
-    const auto expected = reference_conv(s, x_host, w_host, s.bias ? b_host : std::vector<float>{});
-
-    WinogradConv conv(context, variant, s);
-    const Tensor w = Tensor::from_host(context, w_host, {s.K, s.C / s.groups, 3, 3});
-    const Tensor b = Tensor::from_host(context, b_host, {s.K});
-    conv.set_weights(w, s.bias ? &b : nullptr);
-    const Tensor x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
-    Tensor y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
-    y.fill(std::numeric_limits<float>::quiet_NaN());
-    std::vector<cl::Event> events;
-    conv.enqueue(x, y, events);
-    EXPECT_EQ(events.size(), static_cast<std::size_t>(s.groups));
-    const auto result = test::compare(y.to_host(), expected);
-    EXPECT_EQ(result.non_finite, 0u) << "unwritten or non-finite outputs";
-    EXPECT_LE(result.max_abs_error, conv_tolerance(s, factor_for(variant)))
-        << "worst element " << result.worst_index << " of " << expected.size();
+// Runs `variant` on `shapes` through Conv2d with a strict override
+// (tests/support/ConvCase: random data in [-1, 1], NaN-poisoned output, fp64
+// reference) and asserts every element within tolerance.
+void expect_matches_reference(const Variant& variant, const ConvShapes& s, std::uint64_t seed) {
+    const auto result = test::run_conv_case(s, Kernel::CONV2D_WINOGRAD, variant, seed, factor_for(variant));
+    EXPECT_TRUE(result.passed()) << variant.str() << " " << test::describe(s, result);
+    EXPECT_EQ(result.plan.kernel, Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(result.plan.variant, variant);
 }
 
 std::vector<Variant> variants(int tile) {
@@ -87,18 +72,29 @@ std::vector<ConvShapes> edge_shapes() {
 class WinogradConvTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(WinogradConvTest, EveryVariantMatchesReferenceOnEdgeShapes) {
-    const auto context = test::shared_context();
     std::uint64_t seed = 100 * static_cast<std::uint64_t>(GetParam());
     for (const auto& variant : variants(GetParam()))
-        for (const auto& s : edge_shapes()) expect_matches_reference(context, variant, s, seed += 3);
+        for (const auto& s : edge_shapes()) expect_matches_reference(variant, s, seed += 3);
+}
+
+TEST_P(WinogradConvTest, SharedEdgeCaseShapesItCanTake) {
+    // The project's shared edge shapes, those that are 3x3 stride 1 dilation 1.
+    std::uint64_t seed = 500 + static_cast<std::uint64_t>(GetParam());
+    int ran = 0;
+    for (const auto& s : test::edge_case_shapes()) {
+        const Variant v{GetParam(), false, false};
+        if (winograd_why_not(v, s, test::shared_context()->profile())) continue;
+        expect_matches_reference(v, s, seed += 5);
+        ++ran;
+    }
+    EXPECT_GT(ran, 3);
 }
 
 TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
     // A VGG-like reduction (C*9 = 1152) on a small image, plus a grouped one.
-    const auto context = test::shared_context();
     const int tile = GetParam();
-    expect_matches_reference(context, Variant{tile, false, false}, conv3x3(1, 128, 14, 14, 64, 1), 7);
-    expect_matches_reference(context, Variant{tile, true, false}, conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
+    expect_matches_reference(Variant{tile, false, false}, conv3x3(1, 128, 14, 14, 64, 1), 7);
+    expect_matches_reference(Variant{tile, true, false}, conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),
@@ -119,7 +115,7 @@ TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
         EXPECT_NE(reason->find("local memory"), std::string::npos) << *reason;
         EXPECT_THROW(WinogradConv(context, fused, s), Error);
         EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, low, s, capped).has_value());
-        expect_matches_reference(context, low, s, 40 + static_cast<std::uint64_t>(tile));
+        expect_matches_reference(low, s, 40 + static_cast<std::uint64_t>(tile));
     }
     context->set_profile(original);
 }
@@ -182,7 +178,8 @@ TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
                             for (int p = 0; p < 3; ++p)
                                 for (int q = 0; q < 3; ++q)
                                     expected += G.g(i, p) * w_host[static_cast<std::size_t>(((k * s.C + c) * 3 + p) * 3 + q)] * G.g(j, q);
-                        const float actual = u[static_cast<std::size_t>(((i * a + j) * s.C + c) * Kp + k)];
+                        const std::int64_t bk = winograd_blocking(v).block_k;  // layout [K block][C][e][BK]
+                        const float actual = u[static_cast<std::size_t>((((k / bk) * s.C + c) * a * a + i * a + j) * bk + k % bk)];
                         EXPECT_NEAR(actual, expected, 1e-6) << "F" << tile << " k=" << k << " c=" << c << " e=" << i * a + j;
                     }
     }

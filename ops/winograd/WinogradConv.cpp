@@ -50,7 +50,7 @@ void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias) {
     const ConvShapes& s = shapes_;
     const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, Kp = winograd_padded_k(variant_, s);
     const std::int64_t a2 = winograd_alpha(variant_) * winograd_alpha(variant_);
-    if (!u_.defined()) u_ = Tensor::empty(context_, {s.groups, a2, Cg, Kp});
+    if (!u_.defined()) u_ = Tensor::empty(context_, {s.groups, Kp, Cg, a2});  // [g][Kp/BK][Cg][a2][BK]
     internal::set_args(weights_kernel_, "winograd_weights", weights.buffer(), u_.buffer(), static_cast<int>(Cg),
                        static_cast<int>(Kg), static_cast<int>(Kp));
     NETCL_CL_CHECK(context_->queue().enqueueNDRangeKernel(
