@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On a Linux machine with an NVIDIA GPU and driver (an OpenCL loader and ICD
+# file optional): makes NVIDIA's OpenCL platform visible, runs the test suite
+# and `netcl-bench --net vgg16 --batch 1,8,32` on the GPU, then times cuDNN on
+# the same layers in the same session and prints the ratio.
+#
+#   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--cpu-dry-run]
+#
+# --bundle: what tools/gpu/bundle.sh made (default .dev/gpu-bundle)
+# --out:    where logs, JSON and CSV go (default $OUT, else .dev/gpu-results)
+# --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
+#           OpenCL device there is (to check this script on a CPU machine).
+set -uo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+bundle="$repo/.dev/gpu-bundle"
+out="${OUT:-$repo/.dev/gpu-results}"
+dry_run=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) bundle="$(cd "$2" && pwd)"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --cpu-dry-run) dry_run=1; shift ;;
+    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--cpu-dry-run]" >&2; exit 2 ;;
+  esac
+done
+[ -f "$bundle/BUILD_DIR" ] || { echo "check.sh: no bundle at $bundle; run tools/gpu/bundle.sh on the build machine" >&2; exit 2; }
+mkdir -p "$out"
+log() { echo "== $*" | tee -a "$out/check.log"; }
+
+# 1. The build tree where it was built: CTest files and test programs name those paths.
+built_at="$(cat "$bundle/BUILD_DIR")"
+source_at="$(dirname "$built_at")"
+if [ ! -e "$built_at/CTestTestfile.cmake" ]; then
+  [ -e "$source_at" ] || { mkdir -p "$(dirname "$source_at")" && ln -s "$repo" "$source_at"; }
+  [ -e "$built_at" ] || ln -s "$bundle/build" "$built_at"
+fi
+[ -e "$built_at/CTestTestfile.cmake" ] || { echo "check.sh: cannot place the build tree at $built_at" >&2; exit 1; }
+bin="$built_at"
+
+# 2. Shared libraries carried in the bundle; libstdc++ only where the host's is older.
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+host_cxx="$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')"
+needed_cxx="$(strings "$bundle/lib/cxx/libstdc++.so.6" 2>/dev/null | grep -o '^GLIBCXX_3\.4\.[0-9]*$' | sort -V | tail -1)"
+if [ -z "$host_cxx" ] || { [ -n "$needed_cxx" ] && ! strings "$host_cxx" | grep -qx "$needed_cxx"; }; then
+  export LD_LIBRARY_PATH="$bundle/lib/cxx:$LD_LIBRARY_PATH"
+  log "host libstdc++ lacks $needed_cxx: using the bundled one"
+fi
+
+# 3. An ICD entry for NVIDIA's OpenCL driver where the machine has none.
+find_nvidia_opencl() {
+  local p
+  p="$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')"
+  [ -n "$p" ] && { echo "$p"; return; }
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+    [ -e "$d/libnvidia-opencl.so.1" ] && { echo "$d/libnvidia-opencl.so.1"; return; }
+  done
+  find / -xdev -name 'libnvidia-opencl.so*' -not -path '/proc/*' 2>/dev/null | sort | head -1
+}
+if [ "$dry_run" -eq 0 ]; then
+  if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+    driver_lib="$(find_nvidia_opencl)"
+    [ -n "$driver_lib" ] || { echo "check.sh: no libnvidia-opencl.so found: is the NVIDIA driver installed?" >&2; exit 3; }
+    mkdir -p "$out/icd"
+    echo "$driver_lib" > "$out/icd/nvidia.icd"
+    export OCL_ICD_VENDORS="$out/icd"
+    log "ICD entry $out/icd/nvidia.icd -> $driver_lib"
+  fi
+  export NETCL_DEVICE="${NETCL_DEVICE:-NVIDIA}"
+fi
+
+status=0
+log "device"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
+"$bin/netcl-info" | tee "$out/netcl-info.txt" || { echo "check.sh: netcl-info found no usable device" >&2; exit 1; }
+
+log "test suite on ${NETCL_DEVICE:-the default device}"
+# install_consumer needs the full build tree, oclgrind and the sanitizer builds run on the CPU in CI.
+ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+log "netcl-bench --net vgg16 --batch 1,8,32"
+"$bin/netcl-bench" --net vgg16 --batch 1,8,32 --json "$out/vgg16.json" --csv "$out/vgg16.csv" 2>&1 | tee "$out/bench.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  python3 "$repo/tools/gpu/cudnn_anchor.py" --netcl-json "$out/vgg16.json" --json "$out/cudnn.json" 2>&1 | tee "$out/cudnn.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+else
+  log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
+  [ "$dry_run" -eq 1 ] || status=1
+fi
+log "done (status $status); results in $out"
+exit $status
