@@ -182,6 +182,9 @@ void Conv2d::forward(const Tensor& x, Tensor& y) {
         throw Error("Conv2d::forward: output tensor is " + (y.defined() ? shape_string(y.shape()) : "undefined") +
                     "; expected " + shape_string(out) + " for input " + shape_string(x.shape()));
     }
+    if (y.buffer()() == x.buffer()()) {
+        throw Error("Conv2d::forward: the output tensor shares the input's buffer; expected a separate output tensor");
+    }
     if (y.context() != context_) {
         throw Error("Conv2d::forward: the output tensor lives on another Context; expected this layer's Context");
     }

@@ -107,6 +107,13 @@ TEST(ConvApi, RejectsAnOutputOfTheWrongShape) {
     const Tensor x = Tensor::from_host(ctx, ones(3 * 5 * 5), {1, 3, 5, 5});
     Tensor y = Tensor::empty(ctx, {1, 4, 5, 4});
     expect_error([&] { conv.forward(x, y); }, {"[1, 4, 5, 4]", "expected [1, 4, 5, 5]"});
+    // A 1x1 layer with C = K could take its input as output: refused, it would read what it overwrites.
+    Conv2dOptions square = layer(3, 3, 1);
+    square.padding = {0, 0};
+    Conv2d same(ctx, square);
+    same.set_weights(ones(9), ones(3));
+    Tensor inout = Tensor::from_host(ctx, ones(3 * 5 * 5), {1, 3, 5, 5});
+    expect_error([&] { same.forward(inout, inout); }, {"shares the input's buffer"});
 }
 
 TEST(ConvApi, StrictOverrideThatCannotTakeTheShapeSaysWhy) {

@@ -9,6 +9,8 @@
 
 #include "ops/StrategyLimits.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/internal/ClblastStatus.hpp"
+#include "runtime/Error.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -62,6 +64,20 @@ TEST(ConvIm2col, OneByOneUnpaddedLayersNeedNoWorkspace) {
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_EQ(r.workspace_bytes, 0u);
     EXPECT_TRUE(im2col_layout(s).direct);
+}
+
+TEST(ConvIm2col, ClblastFailuresNameTheStatus) {
+    try {
+        internal::check_clblast(clblast::StatusCode::kInvalidLeadDimB, "a GEMM");
+        ADD_FAILURE() << "expected a netcl::Error";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("a GEMM failed"), std::string::npos) << message;
+        EXPECT_NE(message.find("kInvalidLeadDimB (-1015)"), std::string::npos) << message;
+    }
+    EXPECT_NE(internal::clblast_status_name(clblast::StatusCode::kOpenCLOutOfResources).find("CL_OUT_OF_RESOURCES"),
+              std::string::npos);
+    EXPECT_NO_THROW(internal::check_clblast(clblast::StatusCode::kSuccess, "a GEMM"));
 }
 
 }  // namespace

@@ -66,6 +66,16 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
             }
         }
     }
+    // Point the report at the first poisoned output when there is one: an
+    // unwritten element says more than the largest finite error.
+    if (comparison.non_finite != 0) {
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+            if (!std::isfinite(actual[i])) {
+                comparison.worst_index = i;
+                break;
+            }
+        }
+    }
     result.max_abs_error = comparison.max_abs_error;
     result.non_finite = comparison.non_finite;
     result.worst_index = comparison.worst_index;

@@ -36,7 +36,7 @@ struct ConvCaseResult {
     double max_abs_error = 0;
     double tolerance = 0;
     std::size_t non_finite = 0;  // NaN/Inf outputs (an unwritten element keeps its NaN poison)
-    std::size_t worst_index = 0;  // flat N x K x P x Q index of the largest error
+    std::size_t worst_index = 0;  // flat N x K x P x Q index of the first non-finite output, else the largest error
     std::size_t compared = 0;     // outputs compared
     Plan plan;                    // what Conv2d ran
     std::size_t workspace_bytes = 0;
