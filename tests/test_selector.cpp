@@ -13,6 +13,7 @@
 #include "selector/KernelSelector.hpp"
 #include "selector/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
+#include "selector/ThresholdFit.hpp"
 #include "selector/Thresholds.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
@@ -372,6 +373,50 @@ TEST(ShapeSpec, ParsesAndRejects) {
                             "1,3,2,2,8,3,3"}) {
         EXPECT_THROW(parse_shape_spec(bad), Error) << bad;
     }
+}
+
+// --- fitting thresholds from netcl-tune's measurements ------------------------------
+
+TEST(ThresholdFit, CutsBetweenWinnersAndLosers) {
+    EXPECT_NEAR(*fit_cut({{1, false}, {10, false}, {100, true}, {1000, true}}), std::sqrt(10.0 * 100.0), 1e-9);
+    EXPECT_NEAR(*fit_cut({{1000, true}, {1, false}, {100, true}, {10, false}, {20, true}, {30, false}}),
+                std::sqrt(10.0 * 20.0), 1e-9);  // 10|20 and 30|100 both misplace one point: ties take the lower cut
+    EXPECT_FALSE(fit_cut({{1, true}, {2, true}}).has_value());
+    EXPECT_FALSE(fit_cut({}).has_value());
+}
+
+TEST(ThresholdFit, FitsFromWinnersAndLeavesOutWhatHasNoEvidence) {
+    const Variant f2{2, false, false}, f4{4, false, false}, f4low{4, true, false}, f4c{4, false, true};
+    std::vector<ShapeTiming> t = {
+        // A tiny layer direct convolution wins.
+        {shape(1, 4, 6, 6, 4, 3, 3, 1, 1), {{Kernel::CONV2D_NAIVE, {}, 0.01}, {Kernel::IM2COL, {}, 0.05}}},
+        // 3x3 layers: Winograd wins from C = 64 on; at C = 8 im2col does.
+        {shape(1, 8, 56, 56, 32, 3, 3, 1, 1),
+         {{Kernel::CONV2D_NAIVE, {}, 9}, {Kernel::IM2COL, {}, 1}, {Kernel::CONV2D_WINOGRAD, f4, 2}}},
+        {shape(1, 64, 56, 56, 64, 3, 3, 1, 1),
+         {{Kernel::CONV2D_NAIVE, {}, 90}, {Kernel::IM2COL, {}, 10}, {Kernel::CONV2D_WINOGRAD, f4, 4},
+          {Kernel::CONV2D_WINOGRAD, f2, 6}, {Kernel::CONV2D_WINOGRAD, f4low, 5}, {Kernel::CONV2D_WINOGRAD, f4c, 4.5}}},
+        {shape(1, 128, 28, 28, 128, 3, 3, 1, 1),
+         {{Kernel::IM2COL, {}, 10}, {Kernel::CONV2D_WINOGRAD, f4, 3}, {Kernel::CONV2D_WINOGRAD, f2, 5}}},
+        // No correct candidate: ignored.
+        {shape(1, 32, 28, 28, 32, 5, 5, 1, 2), {}},
+    };
+    EXPECT_EQ(fastest(t[2])->variant, f4);
+    EXPECT_FALSE(fastest(t[4]).has_value());
+    std::vector<std::string> notes;
+    const auto fitted = fit_thresholds(t, &notes);
+    EXPECT_EQ(fitted.at(threshold_key::winograd_min_channels), std::ceil(std::sqrt(8.0 * 64.0)));
+    EXPECT_EQ(fitted.at(threshold_key::winograd_tile), 4);
+    EXPECT_EQ(fitted.at(threshold_key::winograd_prefer_low_local_memory), 0);
+    EXPECT_EQ(fitted.at(threshold_key::winograd_constant_weights), 0);
+    const double tiny = shape(1, 4, 6, 6, 4, 3, 3, 1, 1).direct_flops(), next = shape(1, 8, 56, 56, 32, 3, 3, 1, 1).direct_flops();
+    EXPECT_NEAR(fitted.at(threshold_key::naive_max_flops), std::sqrt(tiny * next), 1e-6 * next);
+    // im2col vs direct: im2col won every layer where neither lost to Winograd... except the tiny one.
+    EXPECT_TRUE(fitted.count(threshold_key::im2col_min_flops));
+    EXPECT_EQ(notes.size(), 6u);
+    // Without any Winograd measurement, no Winograd key is written.
+    const auto none = fit_thresholds({t[0], t[1]});
+    EXPECT_FALSE(none.count(threshold_key::winograd_tile));
 }
 
 // --- concurrency ------------------------------------------------------------------

@@ -1,0 +1,88 @@
+// The netcl-tune round trip: tune a small layer set on the test device into an
+// empty user profile directory, then read the records back through the
+// selector. Needs an OpenCL device (the default one, NETCL_DEVICE honoured)
+// and the netcl-tune executable of this build.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "selector/KernelSelector.hpp"
+#include "selector/LayerSets.hpp"
+#include "selector/ProfileStore.hpp"
+#include "selector/Thresholds.hpp"
+#include "tests/selector/SelectorTestSupport.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+const std::filesystem::path kTune = std::filesystem::path(NETCL_BINARY_DIR) / "netcl-tune";
+
+// Runs a command; returns its exit status and what it printed.
+std::pair<int, std::string> run(const std::string& command) {
+    std::string output;
+    FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) return {-1, "popen failed"};
+    std::array<char, 4096> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST_F(SelectorTest, TunedRecordsAreReadBackAfterNetclTune) {
+    ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built; build the netcl-tune target";
+    const auto context = shared_context();
+    const DeviceProfile& device = context->profile();
+    const std::vector<std::string> specs = {"1,16,12,12,16,3,3,1,1", "2,8,9,9,8,1,1", "1,3,13,7,5,3,3,2,0"};
+    std::string command = kTune.string() + " --repeats 2 --warmup 1";
+    for (const auto& s : specs) command += " --shape " + s;
+    const auto [status, output] = run(command);
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_NE(output.find("[3/3"), std::string::npos) << output;  // progress
+    EXPECT_EQ(output.find("WRONG"), std::string::npos) << output;
+    EXPECT_EQ(output.find("FAILED"), std::string::npos) << output;
+
+    const auto path = user_profile_path(device);
+    ASSERT_TRUE(std::filesystem::exists(path)) << output;
+    const ProfileData data = load_profile_data(path.string());
+    EXPECT_EQ(data.match.at("name"), device.name);
+    ASSERT_EQ(data.records.size(), specs.size()) << output;
+
+    ProfileStore::global().invalidate();
+    KernelSelector selector;
+    for (const auto& spec : specs) {
+        const ConvShapes s = parse_shape_spec(spec);
+        const TunedRecord& record = data.records.at(record_key(s));
+        EXPECT_GT(record.median_ms, 0.0);
+        const Plan plan = selector.select("conv2d", s, device);
+        EXPECT_EQ(plan.kernel, record.kernel) << spec << ": " << plan.str();
+        EXPECT_EQ(plan.variant, record.variant) << spec;
+        EXPECT_NE(plan.reason.find("tuned record"), std::string::npos) << plan.reason;
+        // The winner printed is the one recorded.
+        EXPECT_NE(output.find("winner " + to_string(record.kernel)), std::string::npos) << output;
+    }
+    // The 3x3 layer ran both tiles: a preferred tile was fitted and is read back.
+    const auto stored = ProfileStore::global().lookup(device);
+    ASSERT_TRUE(stored->tuned.count(threshold_key::winograd_tile)) << output;
+    EXPECT_EQ(stored->tuned.at(threshold_key::winograd_tile), data.device.tuned.at(threshold_key::winograd_tile));
+    EXPECT_EQ(stored->sources.back(), path.string());
+}
+
+TEST_F(SelectorTest, NetclTuneRejectsBadArguments) {
+    ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built";
+    const auto [status, output] = run(kTune.string() + " --shape 1,3,8,8,4,3,3 --strategy WINOGRAD --dry-run");
+    EXPECT_EQ(status, 1) << output;
+    EXPECT_NE(output.find("CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"), std::string::npos) << output;
+    const auto [status2, output2] = run(kTune.string() + " --shape 1,3,8 --dry-run");
+    EXPECT_EQ(status2, 1) << output2;
+    EXPECT_NE(output2.find("expected"), std::string::npos) << output2;
+    const auto [status3, output3] = run(kTune.string());
+    EXPECT_EQ(status3, 1) << output3;
+    EXPECT_NE(output3.find("nothing to tune"), std::string::npos) << output3;
+    EXPECT_TRUE(std::filesystem::is_empty(dir_));  // nothing written
+}
+
+}  // namespace
+}  // namespace netcl::test

@@ -1,0 +1,142 @@
+#include "Tuner.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+#include "ops/Conv2d.hpp"
+#include "ops/ReferenceConv.hpp"
+#include "ops/StrategyLimits.hpp"
+#include "runtime/Error.hpp"
+#include "runtime/EventTiming.hpp"
+
+namespace netcl::tune {
+
+namespace {
+
+std::vector<float> random_data(std::size_t count, std::uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> data(count);
+    for (auto& v : data) v = uniform(engine);
+    return data;
+}
+
+// The Winograd transforms amplify fp32 rounding by their matrices' norms; the
+// factors are those the Winograd tests use (Lavin & Gray Table 4 ordering).
+double tolerance_factor(Kernel kernel, const Variant& v) {
+    if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
+    return v.winograd_tile == 4 ? 16.0 : 4.0;
+}
+
+std::string label(Kernel kernel, const Variant& v) {
+    return kernel == Kernel::CONV2D_WINOGRAD ? to_string(kernel) + " " + v.str() : to_string(kernel);
+}
+
+struct Reference {
+    std::vector<std::size_t> indices;  // empty: every element
+    std::vector<double> values;
+};
+
+// Nothing when the output matches; otherwise what is wrong.
+std::optional<std::string> check(const std::vector<float>& y, const Reference& ref, double tolerance) {
+    std::size_t non_finite = 0;
+    for (const float v : y) non_finite += !std::isfinite(v);
+    if (non_finite) return std::to_string(non_finite) + " output elements are NaN/Inf (unwritten or overflowed)";
+    double worst = 0;
+    std::size_t worst_index = 0;
+    for (std::size_t i = 0; i < ref.values.size(); ++i) {
+        const std::size_t index = ref.indices.empty() ? i : ref.indices[i];
+        const double error = std::abs(static_cast<double>(y[index]) - ref.values[i]);
+        if (error > worst) worst = error, worst_index = index;
+    }
+    if (worst > tolerance) {
+        return "max error " + std::to_string(worst) + " at element " + std::to_string(worst_index) + " exceeds " +
+               std::to_string(tolerance);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>& strategies) {
+    std::vector<std::pair<Kernel, Variant>> out;
+    for (const Kernel k : strategies) {
+        if (k != Kernel::CONV2D_WINOGRAD) {
+            out.emplace_back(k, Variant{});
+            continue;
+        }
+        for (const int tile : {2, 4})
+            for (const bool low : {false, true})
+                for (const bool constant : {false, true}) out.emplace_back(k, Variant{tile, low, constant});
+    }
+    return out;
+}
+
+ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes& s, const TuneOptions& options,
+                       const std::function<void(const std::string&)>& progress) {
+    s.validate();
+    ShapeTiming result{s, {}};
+    const auto x_host = random_data(static_cast<std::size_t>(s.input_numel()), options.seed);
+    const auto w_host = random_data(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
+    const auto b_host = s.bias ? random_data(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
+
+    Reference ref;
+    if (s.direct_flops() <= options.full_reference_flops) {
+        ref.values = reference_conv(s, x_host, w_host, b_host);
+    } else {
+        ref.indices = sample_output_indices(s, options.samples, options.seed + 3);
+        ref.values = reference_conv_sampled(s, x_host, w_host, b_host, ref.indices);
+    }
+
+    const Tensor x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
+    Tensor y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    for (const auto& [kernel, variant] : all_candidates(options.strategies)) {
+        const std::string name = label(kernel, variant);
+        if (const auto reason = why_not(kernel, variant, s, context->profile())) {
+            progress("  skip   " + name + ": " + *reason);
+            continue;
+        }
+        try {
+            Conv2dOptions o;
+            o.in_channels = s.C;
+            o.out_channels = s.K;
+            o.kernel = {s.R, s.S};
+            o.stride = {s.stride_h, s.stride_w};
+            o.padding = {s.pad_h, s.pad_w};
+            o.dilation = {s.dilation_h, s.dilation_w};
+            o.groups = s.groups;
+            o.bias = s.bias;
+            o.strategy = kernel;
+            o.variant = variant;
+            Conv2d conv(context, o);
+            conv.set_weights(w_host, b_host);
+            // Correct first: a poisoned output, one run, compared before any timing.
+            y.fill(std::nanf(""));
+            conv.forward(x, y);
+            if (const auto wrong = check(y.to_host(), ref, conv_tolerance(s, tolerance_factor(kernel, variant)))) {
+                progress("  WRONG  " + name + ": " + *wrong + " (not recorded)");
+                continue;
+            }
+            for (int i = 0; i < options.warmup; ++i) conv.forward(x, y);
+            context->finish();
+            std::vector<double> samples;
+            for (int i = 0; i < options.repeats; ++i) {
+                conv.forward(x, y);
+                samples.push_back(device_span_ms(conv.last_events()));
+            }
+            const TimingSummary t = summarize(samples);
+            result.correct.push_back({kernel, variant, t.median_ms});
+            char line[256];
+            std::snprintf(line, sizeof line, "  ok     %-60s %10.3f ms  (min %.3f, max %.3f)", name.c_str(), t.median_ms,
+                          t.min_ms, t.max_ms);
+            progress(line);
+        } catch (const Error& e) {
+            progress("  FAILED " + name + ": " + e.what() + " (not recorded)");
+        }
+    }
+    return result;
+}
+
+}  // namespace netcl::tune

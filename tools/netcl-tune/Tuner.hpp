@@ -1,0 +1,34 @@
+#pragma once
+// netcl-tune's measuring step for one layer: every strategy and variant the
+// device can take, each checked against the fp64 reference before it is timed.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/ConvShapes.hpp"
+#include "ops/Kernel.hpp"
+#include "runtime/Context.hpp"
+#include "selector/ThresholdFit.hpp"
+
+namespace netcl::tune {
+
+struct TuneOptions {
+    int warmup = 1;
+    int repeats = 5;
+    std::size_t samples = 4096;          // reference elements checked on large layers
+    double full_reference_flops = 2e8;  // below this the whole output is checked
+    std::uint64_t seed = 1;
+    std::vector<Kernel> strategies = all_kernels();
+};
+
+// Every variant of every requested strategy, in a fixed order.
+std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>& strategies);
+
+// Runs the candidates on `shapes`; only those that match the reference are in
+// the result. `progress` gets one line per candidate as it finishes.
+ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes& shapes, const TuneOptions& options,
+                       const std::function<void(const std::string&)>& progress);
+
+}  // namespace netcl::tune

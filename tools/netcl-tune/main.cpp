@@ -1,0 +1,102 @@
+// netcl-tune: times every strategy and variant on a set of layers on this
+// device, after checking each against the fp64 reference, and writes the
+// per-shape winners (the find-database) and fitted thresholds into the user
+// profile of this device, which the selector reads before its built-in rules.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "runtime/Context.hpp"
+#include "runtime/Error.hpp"
+#include "selector/LayerSets.hpp"
+#include "selector/ProfileStore.hpp"
+#include "Tuner.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"netcl-tune: measure every convolution strategy on this device and store the winners"};
+    std::vector<std::string> nets, shape_specs, strategy_names;
+    std::int64_t batch = 0;
+    bool dry_run = false, records_only = false;
+    netcl::tune::TuneOptions options;
+    app.add_option("--net", nets, "layer set(s) to tune: " + [] {
+        std::string names;
+        for (const auto& n : netcl::layer_set_names()) names += (names.empty() ? "" : ", ") + n;
+        return names;
+    }());
+    app.add_option("--shape", shape_specs, "a layer N,C,H,W,K,R,S[,stride,pad] (repeatable)");
+    app.add_option("--batch", batch, "batch N for the --net layers (default 1)")->check(CLI::PositiveNumber);
+    app.add_option("--strategy", strategy_names, "only these strategies (CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD)");
+    app.add_option("--warmup", options.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber);
+    app.add_option("--repeats", options.repeats, "timed runs; the median is recorded")->check(CLI::PositiveNumber);
+    app.add_option("--samples", options.samples, "reference elements checked on layers too large for a full check")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--dry-run", dry_run, "measure and report, but write nothing");
+    app.add_flag("--records-only", records_only,
+                 "write the per-shape winners but not the fitted thresholds (a small layer set says little about others)");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        std::vector<netcl::NamedLayer> layers;
+        for (const auto& net : nets) {
+            for (auto layer : netcl::layer_set(net)) {
+                if (batch > 0) layer.shapes.N = batch;
+                layer.name = net + "/" + layer.name;
+                layers.push_back(layer);
+            }
+        }
+        for (const auto& spec : shape_specs) layers.push_back({spec, netcl::parse_shape_spec(spec), 1});
+        if (layers.empty()) throw netcl::Error("nothing to tune; give --net vgg16|resnet50 and/or --shape N,C,H,W,K,R,S");
+        if (!strategy_names.empty()) {
+            options.strategies.clear();
+            for (const auto& name : strategy_names) options.strategies.push_back(netcl::kernel_from_string(name));
+        }
+
+        const auto context = netcl::Context::create();
+        const auto& device = context->profile();
+        std::printf("netcl-tune on %s (%s, driver %s): %zu layer(s), %d warm-up + %d timed run(s) each\n",
+                    device.name.c_str(), netcl::to_string(device.type).c_str(), device.driver_version.c_str(),
+                    layers.size(), options.warmup, options.repeats);
+        std::vector<netcl::ShapeTiming> timings;
+        std::vector<netcl::TunedRecord> records;
+        const auto start = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const auto& layer = layers[i];
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::printf("[%zu/%zu, %.0f s] %s: %s\n", i + 1, layers.size(), elapsed, layer.name.c_str(),
+                        layer.shapes.str().c_str());
+            std::fflush(stdout);
+            auto timing = netcl::tune::tune_shape(context, layer.shapes, options, [](const std::string& line) {
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+            });
+            if (const auto best = netcl::fastest(timing)) {
+                records.push_back({netcl::record_key(layer.shapes), best->kernel, best->variant, best->median_ms});
+                std::printf("  winner %s%s %.3f ms\n", netcl::to_string(best->kernel).c_str(),
+                            best->kernel == netcl::Kernel::CONV2D_WINOGRAD ? (" " + best->variant.str()).c_str() : "",
+                            best->median_ms);
+            } else {
+                std::printf("  no correct candidate: nothing recorded for this layer\n");
+            }
+            timings.push_back(std::move(timing));
+        }
+        std::vector<std::string> notes;
+        auto fitted = netcl::fit_thresholds(timings, &notes);
+        if (records_only) fitted.clear();
+        std::printf("thresholds%s:\n", records_only ? " (--records-only: not written)" : "");
+        for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+        if (dry_run) {
+            std::printf("--dry-run: nothing written\n");
+        } else {
+            const auto path = netcl::write_user_profile(device, fitted, records);
+            std::printf("wrote %zu record(s) and %zu threshold(s) to %s\n", records.size(), fitted.size(),
+                        path.string().c_str());
+        }
+    } catch (const netcl::Error& e) {
+        std::cerr << "netcl-tune: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
