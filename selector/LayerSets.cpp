@@ -69,36 +69,52 @@ const std::vector<NamedLayer>& resnet50_layers() {
     return layers;
 }
 
-std::vector<std::string> layer_set_names() { return {"vgg16", "resnet50"}; }
+const std::vector<NamedLayer>& alexnet5x5_layers() {
+    // Vincent et al. Section 4 (their batch: 32): H/W 27, pad 2, C 48, K 128.
+    static const std::vector<NamedLayer> layers = {{"alexnet.5x5", conv(48, 27, 128, 5, 1, 2), 1}};
+    return layers;
+}
+
+const std::vector<NamedLayer>& inception5x5_layers() {
+    // Vincent et al. Section 4 (their batch: 32): H/W 35, pad 2, C 48, K 64.
+    static const std::vector<NamedLayer> layers = {{"inception.5x5", conv(48, 35, 64, 5, 1, 2), 1}};
+    return layers;
+}
+
+std::vector<std::string> layer_set_names() { return {"vgg16", "resnet50", "alexnet5x5", "inception5x5"}; }
 
 const std::vector<NamedLayer>& layer_set(const std::string& name) {
     if (name == "vgg16") return vgg16_layers();
     if (name == "resnet50") return resnet50_layers();
-    throw Error("unknown layer set '" + name + "'; expected vgg16 or resnet50");
+    if (name == "alexnet5x5") return alexnet5x5_layers();
+    if (name == "inception5x5") return inception5x5_layers();
+    throw Error("unknown layer set '" + name + "'; expected vgg16, resnet50, alexnet5x5 or inception5x5");
 }
 
 ConvShapes parse_shape_spec(const std::string& spec) {
-    static const char* const names[] = {"N", "C", "H", "W", "K", "R", "S", "stride", "pad"};
+    static const char* const names[] = {"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation", "groups"};
     std::vector<std::int64_t> values;
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = spec.find(',', start);
         const std::string field = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const std::size_t index = values.size();
-        if (index >= 9) throw Error("shape '" + spec + "' has more than 9 fields; expected N,C,H,W,K,R,S[,stride,pad]");
+        if (index >= 11) {
+            throw Error("shape '" + spec + "' has more than 11 fields; expected N,C,H,W,K,R,S[,stride,pad[,dilation,groups]]");
+        }
         std::int64_t value = 0;
         const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
         if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
             throw Error("shape '" + spec + "': field " + names[index] + " is '" + field +
-                        "', not an integer; expected N,C,H,W,K,R,S[,stride,pad]");
+                        "', not an integer; expected N,C,H,W,K,R,S[,stride,pad[,dilation,groups]]");
         }
         values.push_back(value);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    if (values.size() != 7 && values.size() != 9) {
+    if (values.size() != 7 && values.size() != 9 && values.size() != 11) {
         throw Error("shape '" + spec + "' has " + std::to_string(values.size()) +
-                    " fields; expected 7 (N,C,H,W,K,R,S) or 9 (N,C,H,W,K,R,S,stride,pad)");
+                    " fields; expected 7 (N,C,H,W,K,R,S), 9 (+stride,pad) or 11 (+stride,pad,dilation,groups)");
     }
     ConvShapes s;
     s.N = values[0];
@@ -108,9 +124,13 @@ ConvShapes parse_shape_spec(const std::string& spec) {
     s.K = values[4];
     s.R = values[5];
     s.S = values[6];
-    if (values.size() == 9) {
+    if (values.size() >= 9) {
         s.stride_h = s.stride_w = values[7];
         s.pad_h = s.pad_w = values[8];
+    }
+    if (values.size() == 11) {
+        s.dilation_h = s.dilation_w = values[9];
+        s.groups = values[10];
     }
     s.validate();
     return s;

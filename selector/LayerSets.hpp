@@ -18,12 +18,17 @@ const std::vector<NamedLayer>& vgg16_layers();
 // ResNet-50: its distinct 3x3 and 1x1 convolution shapes (bottleneck blocks,
 // stride-2 downsampling and projection shortcuts), 224x224 input.
 const std::vector<NamedLayer>& resnet50_layers();
-// "vgg16" or "resnet50"; throws netcl::Error listing the names otherwise.
+// The 5x5 layers of Vincent et al.'s tables (AlexNet; Inception v3).
+const std::vector<NamedLayer>& alexnet5x5_layers();
+const std::vector<NamedLayer>& inception5x5_layers();
+// "vgg16", "resnet50", "alexnet5x5" or "inception5x5"; throws netcl::Error
+// listing the names otherwise.
 const std::vector<NamedLayer>& layer_set(const std::string& name);
 std::vector<std::string> layer_set_names();
 
-// "N,C,H,W,K,R,S[,stride,pad]" as netcl-info --explain and netcl-tune --shape
-// take it. Throws netcl::Error saying which field is wrong.
+// "N,C,H,W,K,R,S[,stride,pad[,dilation,groups]]" as netcl-info --explain,
+// netcl-tune --shape and netcl-bench --shape take it. Throws netcl::Error
+// saying which field is wrong.
 ConvShapes parse_shape_spec(const std::string& spec);
 
 }  // namespace netcl

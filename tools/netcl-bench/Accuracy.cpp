@@ -1,0 +1,153 @@
+#include "Accuracy.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include "Candidates.hpp"
+#include "Layers.hpp"
+#include "Measure.hpp"
+#include "Progress.hpp"
+#include "runtime/Error.hpp"
+
+namespace netcl::bench {
+
+namespace {
+
+// Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", Table 4:
+// maximum element error, fp32 data, for the layer of Table 3 with this
+// C x H x W and K (figures transcribed from the paper).
+struct PaperRow {
+    const char* layer;
+    std::int64_t C, HW, K;
+    double direct, f2, f4;
+};
+constexpr PaperRow kTable4[] = {
+    {"conv1.2", 64, 224, 64, 4.01e-05, 1.53e-05, 2.84e-04},   {"conv2.2", 128, 112, 128, 8.01e-05, 2.86e-05, 5.41e-04},
+    {"conv3.2", 256, 56, 256, 1.53e-04, 5.34e-05, 9.06e-04},  {"conv4.2", 512, 28, 512, 3.20e-04, 5.34e-05, 1.04e-03},
+    {"conv5", 512, 14, 512, 3.43e-04, 4.20e-05, 1.08e-03}};
+
+// The first candidate id starting with `prefix` that can take `shapes` here.
+std::optional<Candidate> first_runnable(const std::string& prefix, const ConvShapes& shapes,
+                                        const DeviceProfile& profile) {
+    for (const auto& c : all_candidates()) {
+        if (c.id.rfind(prefix, 0) == 0 && !candidate_why_not(c, shapes, profile)) return c;
+    }
+    return std::nullopt;
+}
+
+std::string sci(double value) {
+    if (!std::isfinite(value)) return "inf";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", value);
+    return text;
+}
+
+}  // namespace
+
+int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, const ReferencePolicy& policy,
+                 const std::string& json_path, std::ostream& out) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto vgg = net_layers("vgg16");
+    const char* const algorithms[] = {"naive", "wino-f2", "wino-f4"};
+
+    out << "netcl-bench --accuracy " << info.netcl_version << " (git " << info.git_revision << ")  device "
+        << info.device.name << " | " << info.device.platform_name << " | driver " << info.device.driver_version
+        << "\n";
+    out << "Max element error |y - fp64 reference| on the VGG layers of Lavin & Gray Table 3, N = 1, data and\n"
+           "filters uniform in [-1,1], fp32 storage and arithmetic, no bias; the paper's fp32 figures (Table 4,\n"
+           "NVIDIA GPU, their kernels) beside netcl's. Winograd runs the first variant of each tile that this\n"
+           "device can take (the arithmetic is the same in every variant).\n\n";
+    char header[256];
+    std::snprintf(header, sizeof header, "%-8s %-14s %-31s %9s %9s   %9s %9s   %9s %9s %8s\n", "layer", "CxHxW,K",
+                  "reference", "direct", "paper", "F(2x2)", "paper", "F(4x4)", "paper", "time s");
+    out << header;
+
+    nlohmann::json rows = nlohmann::json::array();
+    int exit_code = 0;
+    Progress progress(std::size(kTable4));
+    std::size_t done = 0;
+    for (const PaperRow& paper : kTable4) {
+        const auto layer_start = std::chrono::steady_clock::now();
+        const BenchLayer* found = nullptr;
+        for (const auto& layer : vgg) {
+            const auto& s = layer.shapes;
+            if (s.C == paper.C && s.H == paper.HW && s.W == paper.HW && s.K == paper.K) found = &layer;
+        }
+        if (!found) throw Error(std::string("the vgg16 layer set has no layer like Lavin & Gray's ") + paper.layer);
+        ConvShapes shapes = found->shapes;
+        shapes.N = 1;
+        progress.update(done, std::string(paper.layer) + " reference");
+        const LayerData data(context, shapes, /*seed=*/0xacc0 + done);
+        const ReferenceCheck reference(shapes, data.x, data.weights, policy);
+
+        double errors[3];
+        std::string plans[3];
+        for (int a = 0; a < 3; ++a) {
+            progress.update(done, std::string(paper.layer) + " " + algorithms[a]);
+            const auto candidate = first_runnable(algorithms[a], shapes, context->profile());
+            errors[a] = NAN;
+            if (!candidate) {
+                plans[a] = "no variant can take this layer here";
+                exit_code = 1;
+                continue;
+            }
+            const Measurement m = measure(context, *candidate, data, reference, RunSettings{0, 1});
+            if (!m.ran) {
+                plans[a] = m.skipped;
+                exit_code = 1;
+                continue;
+            }
+            errors[a] = m.max_error;
+            plans[a] = m.choice;
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - layer_start).count();
+        char line[320];
+        const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
+                                std::to_string(shapes.W) + "," + std::to_string(shapes.K);
+        std::snprintf(line, sizeof line, "%-8s %-14s %-31s %9s %9s   %9s %9s   %9s %9s %8.1f\n", paper.layer,
+                      chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(), sci(paper.direct).c_str(),
+                      sci(errors[1]).c_str(), sci(paper.f2).c_str(), sci(errors[2]).c_str(), sci(paper.f4).c_str(),
+                      seconds);
+        progress.finish();
+        out << line << std::flush;
+        nlohmann::json row = {{"layer", paper.layer},       {"shapes", shapes.str()},
+                              {"reference", reference.describe()}, {"reference_sampled", reference.sampled()},
+                              {"seconds", seconds},         {"paper", {{"direct", paper.direct}, {"f2", paper.f2}, {"f4", paper.f4}}}};
+        for (int a = 0; a < 3; ++a) {
+            row[algorithms[a]] = {{"max_abs_error", std::isfinite(errors[a]) ? nlohmann::json(errors[a]) : nlohmann::json(nullptr)},
+                                  {"plan", plans[a]}};
+        }
+        rows.push_back(row);
+        ++done;
+    }
+    progress.finish();
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out << "\nvariants run:\n";
+    for (const auto& row : rows) {
+        out << "  " << row["layer"].get<std::string>() << ": F(2x2) " << row["wino-f2"]["plan"].get<std::string>()
+            << "; F(4x4) " << row["wino-f4"]["plan"].get<std::string>() << "\n";
+    }
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "accuracy table took %.1f s\n", total);
+    out << tail;
+
+    if (!json_path.empty()) {
+        const nlohmann::json document = {{"tool", "netcl-bench --accuracy"}, {"netcl_version", info.netcl_version},
+                                         {"git_revision", info.git_revision}, {"device", info.device.name},
+                                         {"platform", info.device.platform_name}, {"driver", info.device.driver_version},
+                                         {"started_utc", info.started_utc},   {"rows", rows},
+                                         {"seconds", total}};
+        std::ofstream file(json_path);
+        if (!file) throw Error("cannot write the JSON report to '" + json_path + "'");
+        file << document.dump(2) << "\n";
+    }
+    return exit_code;
+}
+
+}  // namespace netcl::bench

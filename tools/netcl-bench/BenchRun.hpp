@@ -1,0 +1,19 @@
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "Candidates.hpp"
+#include "Layers.hpp"
+#include "ReferenceCheck.hpp"
+#include "Report.hpp"
+#include "runtime/Context.hpp"
+
+namespace netcl::bench {
+
+// Runs every candidate on every layer (fresh random data per layer, one fp64
+// reference per layer) and appends the results to `report`, with a progress
+// bar on stderr. report.settings says how often to run.
+void bench_layers(const std::shared_ptr<Context>& context, const std::vector<BenchLayer>& layers,
+                  const std::vector<Candidate>& candidates, const ReferencePolicy& policy, BenchReport& report);
+
+}  // namespace netcl::bench

@@ -1,0 +1,45 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/ConvShapes.hpp"
+
+namespace netcl::bench {
+
+// How much of a layer's output is checked against the fp64 reference: all of
+// it when the reference costs at most `full_limit_macs` multiply-adds, else
+// `samples` outputs drawn by ops/ReferenceConv's sampler (corners included).
+struct ReferencePolicy {
+    double full_limit_macs = 2e9;
+    std::size_t samples = 20000;
+};
+
+// The fp64 reference of one layer's output (or a sample of it), computed once
+// on the host across the CPU's cores, and the error of any fp32 result.
+class ReferenceCheck {
+public:
+    ReferenceCheck(const ConvShapes& shapes, const std::vector<float>& x, const std::vector<float>& weights,
+                   const ReferencePolicy& policy);
+
+    bool sampled() const { return sampled_; }
+    std::size_t checked() const { return expected_.size(); }
+    std::size_t total() const { return total_; }
+    double seconds() const { return seconds_; }
+    // "full (802816 outputs)" or "sampled 20000 of 3211264 outputs"
+    std::string describe() const;
+
+    // Largest |output - reference| over the checked elements; infinity when
+    // any of them is NaN or Inf (an unwritten, NaN-poisoned element).
+    double max_error(const std::vector<float>& output) const;
+
+private:
+    bool sampled_ = false;
+    std::size_t total_ = 0;
+    std::vector<std::size_t> indices_;  // empty: every output, in order
+    std::vector<double> expected_;
+    double seconds_ = 0;
+};
+
+}  // namespace netcl::bench

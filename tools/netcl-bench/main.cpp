@@ -1,0 +1,146 @@
+// netcl-bench: times every convolution strategy netcl has (and the selector's
+// choice, and CLBlast's Convgemm) on network layer sets or any shape, checks
+// each result against the fp64 reference, and reports a table, JSON, CSV and
+// a plot. --accuracy prints Lavin & Gray's Table 4 for netcl instead.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "Accuracy.hpp"
+#include "BenchRun.hpp"
+#include "Candidates.hpp"
+#include "Layers.hpp"
+#include "Plot.hpp"
+#include "Report.hpp"
+#include "RunInfo.hpp"
+#include "ShapeArgs.hpp"
+#include "UsageError.hpp"
+#include "runtime/Context.hpp"
+#include "runtime/Error.hpp"
+
+namespace {
+
+using namespace netcl::bench;
+
+struct Arguments {
+    std::string net;
+    std::vector<std::string> shapes;
+    std::string batch;
+    std::string strategies = "all";
+    int repeat = 5;
+    int warmup = 1;
+    std::string json, csv, plot;
+    bool accuracy = false;
+    std::string device;
+    std::size_t samples = ReferencePolicy{}.samples;
+    double full_reference_macs = ReferencePolicy{}.full_limit_macs;
+};
+
+std::vector<BenchLayer> chosen_layers(const Arguments& a) {
+    if (a.net.empty() && a.shapes.empty()) {
+        throw UsageError("nothing to bench: give --net (one of " + [] {
+            std::string names;
+            for (const auto& n : net_names()) names += (names.empty() ? "" : ", ") + n;
+            return names;
+        }() + ") and/or --shape N,C,H,W,K,R,S[,stride,pad,dilation,groups]");
+    }
+    std::vector<BenchLayer> layers;
+    if (!a.net.empty()) layers = net_layers(a.net);
+    for (std::size_t i = 0; i < a.shapes.size(); ++i) {
+        layers.push_back({"shape" + std::to_string(i + 1), 1, parse_shape(a.shapes[i])});
+    }
+    return with_batches(layers, a.batch.empty() ? std::vector<std::int64_t>{} : parse_batches(a.batch));
+}
+
+int run(const Arguments& a, int argc, char** argv) {
+    const std::vector<Candidate> candidates = parse_strategies(a.strategies);
+    const ReferencePolicy policy{a.full_reference_macs, a.samples};
+    // Usage errors first: nothing touches the device before the arguments are good.
+    const std::vector<BenchLayer> layers = a.accuracy ? std::vector<BenchLayer>{} : chosen_layers(a);
+
+    const auto context = netcl::Context::create(a.device);
+    const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
+    if (a.accuracy) return run_accuracy(context, info, policy, a.json, std::cout);
+
+    BenchReport report;
+    report.info = info;
+    report.layer_set = a.net.empty() ? "--shape" : a.net;
+    if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
+    report.settings = RunSettings{a.warmup, a.repeat};
+    for (const auto& c : candidates) report.candidates.push_back(c.id);
+
+    bench_layers(context, layers, candidates, policy, report);
+    print_table(std::cout, report);
+    std::cout.flush();
+
+    std::string json_path = a.json;
+    if (json_path.empty() && !a.plot.empty()) {
+        json_path = (std::filesystem::temp_directory_path() / ("netcl-bench-" + std::to_string(getpid()) + ".json"))
+                        .string();
+    }
+    if (!json_path.empty()) write_json(json_path, report);
+    if (!a.csv.empty()) write_csv(a.csv, report);
+    if (!a.plot.empty()) {
+        plot_report(json_path, a.plot);
+        if (a.json.empty()) std::filesystem::remove(json_path);
+        std::cout << "plot written to " << a.plot << "\n";
+    }
+    for (const auto& layer : report.layers) {
+        for (const auto& m : layer.results) {
+            if (m.ran && !m.within_tolerance) return 3;  // a wrong result is not a benchmark
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"netcl-bench: times netcl's convolution strategies, the selector's choice and CLBlast's Convgemm"};
+    Arguments a;
+    app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
+    app.add_option("--shape", a.shapes, "a layer N,C,H,W,K,R,S[,stride,pad,dilation,groups] (repeatable)");
+    app.add_option("--batch", a.batch, "batch sizes replacing N, e.g. 1,8,32");
+    app.add_option("--strategies", a.strategies,
+                   "comma list: all, selector, naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., "
+                   "clblast, or CONV2D_NAIVE/IM2COL/CONV2D_WINOGRAD")
+        ->capture_default_str();
+    app.add_option("--repeat", a.repeat, "timed runs per candidate (median, min, max)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--warmup", a.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--json", a.json, "write every figure as JSON");
+    app.add_option("--csv", a.csv, "write every figure as CSV");
+    app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");
+    app.add_flag("--accuracy", a.accuracy, "Lavin & Gray Table 4: max element error on the VGG layers, N = 1");
+    app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
+    app.add_option("--samples", a.samples, "outputs checked when the full fp64 reference is too costly")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--full-reference-macs", a.full_reference_macs,
+                   "largest reference (multiply-adds) computed in full; larger layers are sampled")
+        ->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);  // prints the message
+        return kUsageExitCode;
+    }
+    try {
+        return run(a, argc, argv);
+    } catch (const UsageError& error) {
+        std::cerr << "netcl-bench: " << error.what() << "\n";
+        return kUsageExitCode;
+    } catch (const std::exception& error) {
+        std::cerr << "netcl-bench: " << error.what() << "\n";
+        return 1;
+    }
+}
