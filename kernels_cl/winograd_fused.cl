@@ -23,8 +23,9 @@
 // Every shape is handled by bounds, not by padded copies: input reads outside
 // the image (padding, the ragged last tile) read 0, channels past C are never
 // read, outputs past P, Q or K are not written. U is padded to Kp (a multiple
-// of BK) with zeros by winograd_weights, laid out [K block][C][e][BK] so a
-// work-group's U for one step of C is one contiguous piece.
+// of BK) and Cp (a multiple of BC) with zeros by winograd_weights, laid out
+// [K block][Cp][e][BK] so a work-group's U for one step of C is one
+// contiguous piece.
 
 #ifdef U_CONSTANT
 #define U_SPACE __constant
@@ -39,14 +40,18 @@
 // different e reading the same (c, t) hit different local-memory banks.
 #define V_ESTRIDE (BC * BT + 1)
 #define V_FLOATS (A2 * V_ESTRIDE)
-#define M_FLOATS (A2 * BT * BK)
+// Phase 3 stages M through local memory SK output channels at a time, so
+// the staging stays at alpha^2 x BT x 32 floats however large BK is.
+#define SK (BK < 32 ? BK : 32)
+#define KVS (SK / 8)
+#define M_FLOATS (A2 * BT * SK)
 #define LOCAL_FLOATS (V_FLOATS > M_FLOATS ? V_FLOATS : M_FLOATS)
 
 __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     __global const float* restrict x, U_SPACE float* restrict u, __global const float* restrict bias,
     __global float* restrict y, const int C, const int H, const int W, const int K, const int P, const int Q,
     const int pad_h, const int pad_w, const int tiles_w, const int tiles_per_image, const int tiles_total,
-    const int x_channels, const int c_base, const int y_channels, const int k_base, const int Kp,
+    const int x_channels, const int c_base, const int y_channels, const int k_base, const int Cp,
     const int u_offset, const int has_bias) {
     // V (phases 1-2) and M (phase 3) are never live at once: one array.
     __local float lmem[LOCAL_FLOATS];
@@ -61,28 +66,35 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     for (int t = 0; t < BT; ++t) acc[t] = (float8)(0.0f);
 
     for (int c0 = 0; c0 < C; c0 += BC) {
-        // Phase 1: BT x BC input tiles, each transformed by one work-item.
-        for (int p = lid; p < BT * BC; p += LSIZE) {
+        // Phase 1: BT x BC input tiles, each transformed by one work-item, a
+        // fixed number per work-item (no divergent loop; PoCL vectorises it
+        // across work-items). Loads are branch-free: the address is clamped
+        // into the tensor (never out of bounds) and the value zeroed where the
+        // element lies outside the image, past the last tile or past C.
+        for (int r = 0; r < (BT * BC + LSIZE - 1) / LSIZE; ++r) {
+            const int p = lid + r * LSIZE;
+#if (BT * BC) % LSIZE != 0
+            if (p >= BT * BC) break;
+#endif
             const int t = p % BT, c = p / BT;
             const int tile = tile0 + t, ch = c0 + c;
+            const bool live = tile < tiles_total && ch < C;
+            const int tile_c = min(tile, tiles_total - 1);
+            const int n = tile_c / tiles_per_image;
+            const int rest = tile_c - n * tiles_per_image;
+            const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
+            const int iy0 = ty * WINO_M - pad_h, ix0 = tx * WINO_M - pad_w;
+            __global const float* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
             float d[WINO_ALPHA][WINO_ALPHA];
-            if (tile < tiles_total && ch < C) {
-                const int n = tile / tiles_per_image;
-                const int rest = tile - n * tiles_per_image;
-                const int ty = rest / tiles_w, tx = rest - (rest / tiles_w) * tiles_w;
-                const int iy0 = ty * WINO_M - pad_h, ix0 = tx * WINO_M - pad_w;
-                __global const float* xp = x + ((size_t)n * x_channels + c_base + ch) * H * W;
-                for (int i = 0; i < WINO_ALPHA; ++i) {
-                    const int iy = iy0 + i;
-                    const bool row_in = iy >= 0 && iy < H;
-                    for (int j = 0; j < WINO_ALPHA; ++j) {
-                        const int ix = ix0 + j;
-                        d[i][j] = (row_in && ix >= 0 && ix < W) ? xp[iy * W + ix] : 0.0f;
-                    }
+            for (int i = 0; i < WINO_ALPHA; ++i) {
+                const int iy = iy0 + i;
+                const bool row_in = live && iy >= 0 && iy < H;
+                const int row = clamp(iy, 0, H - 1) * W;
+                for (int j = 0; j < WINO_ALPHA; ++j) {
+                    const int ix = ix0 + j;
+                    const float value = xp[row + clamp(ix, 0, W - 1)];
+                    d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
                 }
-            } else {
-                for (int i = 0; i < WINO_ALPHA; ++i)
-                    for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = 0.0f;
             }
             float s[WINO_ALPHA][WINO_ALPHA];
             // s = B^T d (each column), then V = s B (each row).
@@ -99,46 +111,51 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t].
-        const int cn = min(BC, C - c0);
-        U_SPACE float* up = u + u_offset + (((size_t)get_group_id(0) * C + c0) * A2 + e) * BK + kv * 8;
+        // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t]. U is
+        // padded to Cp (a multiple of BC) with zeros: a fixed trip count.
+        U_SPACE float* up = u + u_offset + (((size_t)get_group_id(0) * Cp + c0) * A2 + e) * BK + kv * 8;
         __local const float* vp = lmem + e * V_ESTRIDE;
-        for (int c = 0; c < cn; ++c) {
+        for (int c = 0; c < BC; ++c) {
             const float8 uv = vload8(0, up + c * A2 * BK);
             for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    // Phase 3: M to local memory as [e][t][k], then Y = A^T M A per (t, k).
-    for (int t = 0; t < BT; ++t) vstore8(acc[t], 0, lmem + (e * BT + t) * BK + kv * 8);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    // Phase 3: M to local memory as [e][t][k] in stages of SK channels, then
+    // Y = A^T M A per (t, k).
+    for (int kc = 0; kc < KV; kc += KVS) {
+        if (kc > 0) barrier(CLK_LOCAL_MEM_FENCE);  // the previous stage is read
+        if (kv >= kc && kv < kc + KVS)
+            for (int t = 0; t < BT; ++t) vstore8(acc[t], 0, lmem + (e * BT + t) * SK + (kv - kc) * 8);
+        barrier(CLK_LOCAL_MEM_FENCE);
 
-    for (int p = lid; p < BT * BK; p += LSIZE) {
-        const int t = p % BT, kk = p / BT;
-        const int tile = tile0 + t, k = k0 + kk;
-        if (tile >= tiles_total || k >= K) continue;
-        float s[WINO_M][WINO_ALPHA];
-        float o[WINO_M][WINO_M];
-#define MCOL(i) lmem[((i) * WINO_ALPHA + j) * BT * BK + t * BK + kk]
+        for (int p = lid; p < BT * SK; p += LSIZE) {
+            const int t = p % BT, kk = p / BT;
+            const int tile = tile0 + t, k = k0 + kc * 8 + kk;
+            if (tile >= tiles_total || k >= K) continue;
+            float s[WINO_M][WINO_ALPHA];
+            float o[WINO_M][WINO_M];
+#define MCOL(i) lmem[((i) * WINO_ALPHA + j) * BT * SK + t * SK + kk]
 #define SCOL(i) s[i][j]
-        for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+            for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
 #define SROW(j) s[i][j]
 #define OROW(j) o[i][j]
-        for (int i = 0; i < WINO_M; ++i) { WINO_AT(SROW, OROW) }
+            for (int i = 0; i < WINO_M; ++i) { WINO_AT(SROW, OROW) }
 #undef MCOL
 #undef SCOL
 #undef SROW
 #undef OROW
-        const float b = has_bias ? bias[k_base + k] : 0.0f;
-        const int n = tile / tiles_per_image;
-        const int rest = tile - n * tiles_per_image;
-        const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
-        __global float* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
-        for (int i = 0; i < WINO_M; ++i) {
-            if (oy0 + i >= P) break;
-            for (int j = 0; j < WINO_M; ++j)
-                if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+            const float b = has_bias ? bias[k_base + k] : 0.0f;
+            const int n = tile / tiles_per_image;
+            const int rest = tile - n * tiles_per_image;
+            const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+            __global float* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
+            for (int i = 0; i < WINO_M; ++i) {
+                if (oy0 + i >= P) break;
+                for (int j = 0; j < WINO_M; ++j)
+                    if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+            }
         }
     }
 }

@@ -66,6 +66,7 @@ std::vector<ConvShapes> edge_shapes() {
         conv3x3(1, 9, 13, 7, 17, 2),               // pad 2 (output larger than the input)
         conv3x3(3, 8, 9, 11, 12, 1, true, 2),      // groups 2
         conv3x3(1, 19, 16, 16, 70, 1),             // C off the C block, K past 64
+        conv3x3(2, 40, 9, 9, 137, 1, false),       // several C steps, K blocks and output stages
     };
 }
 
@@ -102,8 +103,13 @@ INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),
 
 TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
     const auto context = test::shared_context();
-    const DeviceProfile original = context->profile();
-    DeviceProfile capped = original;
+    // Restores the shared context's profile however the test ends.
+    struct Restore {
+        std::shared_ptr<Context> context;
+        DeviceProfile profile;
+        ~Restore() { context->set_profile(profile); }
+    } restore{context, context->profile()};
+    DeviceProfile capped = restore.profile;
     capped.local_mem_bytes = 16384;
     context->set_profile(capped);
     const ConvShapes s = conv3x3(2, 16, 13, 11, 20, 1);
@@ -117,7 +123,6 @@ TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
         EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, low, s, capped).has_value());
         expect_matches_reference(low, s, 40 + static_cast<std::uint64_t>(tile));
     }
-    context->set_profile(original);
 }
 
 TEST(WinogradConv, ConstantWeightsRefusedWhenUExceedsTheConstantBuffer) {
@@ -168,18 +173,19 @@ TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
         const auto G = winograd_matrices(tile, 3);
         const int a = G.alpha;
         const std::int64_t Kp = winograd_padded_k(v, s);
-        ASSERT_EQ(u.size(), static_cast<std::size_t>(a * a * s.C * Kp));
+        const std::int64_t Cp = winograd_padded_c(v, s);
+        ASSERT_EQ(u.size(), static_cast<std::size_t>(a * a * Cp * Kp));
         for (std::int64_t k = 0; k < Kp; ++k)
-            for (std::int64_t c = 0; c < s.C; ++c)
+            for (std::int64_t c = 0; c < Cp; ++c)
                 for (int i = 0; i < a; ++i)
                     for (int j = 0; j < a; ++j) {
                         double expected = 0;
-                        if (k < s.K)
+                        if (k < s.K && c < s.C)
                             for (int p = 0; p < 3; ++p)
                                 for (int q = 0; q < 3; ++q)
                                     expected += G.g(i, p) * w_host[static_cast<std::size_t>(((k * s.C + c) * 3 + p) * 3 + q)] * G.g(j, q);
-                        const std::int64_t bk = winograd_blocking(v).block_k;  // layout [K block][C][e][BK]
-                        const float actual = u[static_cast<std::size_t>((((k / bk) * s.C + c) * a * a + i * a + j) * bk + k % bk)];
+                        const std::int64_t bk = winograd_blocking(v).block_k;  // layout [K block][Cp][e][BK]
+                        const float actual = u[static_cast<std::size_t>((((k / bk) * Cp + c) * a * a + i * a + j) * bk + k % bk)];
                         EXPECT_NEAR(actual, expected, 1e-6) << "F" << tile << " k=" << k << " c=" << c << " e=" << i * a + j;
                     }
     }

@@ -48,14 +48,15 @@ std::size_t WinogradConv::workspace_bytes() const { return winograd_workspace_by
 void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias) {
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
-    const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, Kp = winograd_padded_k(variant_, s);
+    const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups;
+    const std::int64_t Cp = winograd_padded_c(variant_, s), Kp = winograd_padded_k(variant_, s);
     const std::int64_t a2 = winograd_alpha(variant_) * winograd_alpha(variant_);
-    if (!u_.defined()) u_ = Tensor::empty(context_, {s.groups, Kp, Cg, a2});  // [g][Kp/BK][Cg][a2][BK]
+    if (!u_.defined()) u_ = Tensor::empty(context_, {s.groups, Kp, Cp, a2});  // [g][Kp/BK][Cp][a2][BK]
     internal::set_args(weights_kernel_, "winograd_weights", weights.buffer(), u_.buffer(), static_cast<int>(Cg),
-                       static_cast<int>(Kg), static_cast<int>(Kp));
+                       static_cast<int>(Cp), static_cast<int>(Kg), static_cast<int>(Kp));
     NETCL_CL_CHECK(context_->queue().enqueueNDRangeKernel(
                        weights_kernel_, cl::NullRange,
-                       cl::NDRange(static_cast<std::size_t>(Kp), static_cast<std::size_t>(Cg),
+                       cl::NDRange(static_cast<std::size_t>(Kp), static_cast<std::size_t>(Cp),
                                    static_cast<std::size_t>(s.groups))),
                    "enqueueing kernel winograd_weights");
     bias_ = s.bias ? *bias : Tensor{};
@@ -69,7 +70,7 @@ void WinogradConv::enqueue(const Tensor& x, Tensor& y, std::vector<cl::Event>& e
     const auto blocking = winograd_blocking(variant_);
     const int m = variant_.winograd_tile, alpha = winograd_alpha(variant_);
     const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
-    const std::int64_t Kp = winograd_padded_k(variant_, s);
+    const std::int64_t Cp = winograd_padded_c(variant_, s), Kp = winograd_padded_k(variant_, s);
     const std::int64_t tiles_h = (P + m - 1) / m, tiles_w = (Q + m - 1) / m;
     const std::int64_t tiles_total = s.N * tiles_h * tiles_w;
     const std::int64_t tile_blocks = (tiles_total + blocking.block_tiles - 1) / blocking.block_tiles;
@@ -80,11 +81,11 @@ void WinogradConv::enqueue(const Tensor& x, Tensor& y, std::vector<cl::Event>& e
     // Without a bias the kernel never reads its bias argument; bind U there.
     const cl::Buffer& bias = s.bias ? bias_.buffer() : u_.buffer();
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
-    const std::int64_t u_group = static_cast<std::int64_t>(alpha) * alpha * Cg * Kp;
+    const std::int64_t u_group = static_cast<std::int64_t>(alpha) * alpha * Cp * Kp;
     for (std::int64_t g = 0; g < s.groups; ++g) {
         internal::set_args(fused_kernel_, "winograd_fused", x.buffer(), u_.buffer(), bias, y.buffer(), i(Cg), i(s.H),
                            i(s.W), i(Kg), i(P), i(Q), i(s.pad_h), i(s.pad_w), i(tiles_w), i(tiles_h * tiles_w),
-                           i(tiles_total), i(s.C), i(g * Cg), i(s.K), i(g * Kg), i(Kp), i(g * u_group),
+                           i(tiles_total), i(s.C), i(g * Cg), i(s.K), i(g * Kg), i(Cp), i(g * u_group),
                            i(s.bias ? 1 : 0));
         cl::Event event;
         NETCL_CL_CHECK(context_->queue().enqueueNDRangeKernel(fused_kernel_, cl::NullRange, global, local, nullptr, &event),

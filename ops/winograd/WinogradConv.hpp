@@ -27,7 +27,7 @@ public:
     void enqueue(const Tensor& x, Tensor& y, std::vector<cl::Event>& events) override;
     std::size_t workspace_bytes() const override;
 
-    // The transformed weights U ([group][Kp / BK][C/groups][alpha^2][BK]); tests read it.
+    // The transformed weights U ([group][Kp / BK][Cp][alpha^2][BK]); tests read it.
     const Tensor& transformed_weights() const { return u_; }
 
 private:

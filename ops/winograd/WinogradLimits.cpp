@@ -9,12 +9,20 @@ std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value
 }  // namespace
 
 WinogradBlocking winograd_blocking(const Variant& variant) {
-    // Fused: the output staging alpha^2 x BT x BK floats is the largest local
-    // array; 32 KiB (F(2x2)) and 36 KiB (F(4x4)) fit NVIDIA's 48 KiB.
-    // Low-local: under 16 KiB.
+    // BT x BC is a multiple of the work-group size (block_k / 8) x alpha^2, so
+    // the input transform gives every work-item the same number of tiles.
+    // Exactly: PoCL runs a phase where some work-items skip their tile
+    // several times slower (measured: F(4x4) BK=128 BC=36, half the
+    // work-items idle, 2.4x slower than BK=64 BC=36).
+    // Fused: V (alpha^2 x (BT x BC + 1) floats) or the output staging
+    // (alpha^2 x BT x min(BK, 32)) is the largest local array: 16.1 KiB
+    // (F(2x2)) and 40.6 KiB (F(4x4)) fit NVIDIA's 48 KiB. Low-local: 8 KiB
+    // (F(2x2)) and 10.3 KiB (F(4x4)), under 16 KiB. A larger BK means fewer
+    // work-groups transforming the same input tiles (measured on PoCL:
+    // F(2x2) BK 64 -> 128 and F(4x4) BK 32 -> 64 each cut 15-20%).
     const bool f4 = variant.winograd_tile == 4;
-    if (variant.low_local_memory) return f4 ? WinogradBlocking{8, 8, 8} : WinogradBlocking{16, 8, 8};
-    return f4 ? WinogradBlocking{32, 8, 8} : WinogradBlocking{64, 8, 8};
+    if (variant.low_local_memory) return f4 ? WinogradBlocking{8, 8, 9} : WinogradBlocking{16, 8, 8};
+    return f4 ? WinogradBlocking{64, 8, 36} : WinogradBlocking{128, 8, 32};
 }
 
 int winograd_alpha(const Variant& variant) { return variant.winograd_tile + 2; }
@@ -28,7 +36,7 @@ std::size_t winograd_local_bytes(const Variant& variant) {
     const auto b = winograd_blocking(variant);
     const auto a2 = static_cast<std::size_t>(winograd_alpha(variant) * winograd_alpha(variant));
     const std::size_t v = a2 * static_cast<std::size_t>(b.block_c * b.block_tiles + 1);  // V_ESTRIDE padding
-    const std::size_t m = a2 * static_cast<std::size_t>(b.block_tiles * b.block_k);
+    const std::size_t m = a2 * static_cast<std::size_t>(b.block_tiles * std::min(b.block_k, 32));  // SK staging
     return std::max(v, m) * sizeof(float);
 }
 
@@ -36,9 +44,13 @@ std::int64_t winograd_padded_k(const Variant& variant, const ConvShapes& s) {
     return round_up(s.K / s.groups, winograd_blocking(variant).block_k);
 }
 
+std::int64_t winograd_padded_c(const Variant& variant, const ConvShapes& s) {
+    return round_up(s.C / s.groups, winograd_blocking(variant).block_c);
+}
+
 std::size_t winograd_weight_bytes(const Variant& variant, const ConvShapes& s) {
     const auto a2 = static_cast<std::size_t>(winograd_alpha(variant) * winograd_alpha(variant));
-    return a2 * static_cast<std::size_t>(s.groups) * static_cast<std::size_t>(s.C / s.groups) *
+    return a2 * static_cast<std::size_t>(s.groups) * static_cast<std::size_t>(winograd_padded_c(variant, s)) *
            static_cast<std::size_t>(winograd_padded_k(variant, s)) * sizeof(float);
 }
 

@@ -27,9 +27,11 @@ std::size_t winograd_work_group_size(const Variant& variant);
 // Local memory one work-group of the variant needs (the larger of the
 // transformed-input block and the output-transform staging).
 std::size_t winograd_local_bytes(const Variant& variant);
-// Channels of one group's U rounded up to the K block.
+// Output channels of one group's U rounded up to the K block (Kp), and input
+// channels rounded up to the C step (Cp).
 std::int64_t winograd_padded_k(const Variant& variant, const ConvShapes& shapes);
-// Bytes of the transformed weights U: groups x alpha^2 x C/groups x Kp floats.
+std::int64_t winograd_padded_c(const Variant& variant, const ConvShapes& shapes);
+// Bytes of the transformed weights U: groups x alpha^2 x Cp x Kp floats.
 std::size_t winograd_weight_bytes(const Variant& variant, const ConvShapes& shapes);
 std::size_t winograd_workspace_bytes(const Variant& variant, const ConvShapes& shapes);
 std::optional<std::string> winograd_why_not(const Variant& variant, const ConvShapes& shapes,
