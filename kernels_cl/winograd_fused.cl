@@ -59,10 +59,18 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     const int kv = (int)get_local_id(0);
     const int e = (int)get_local_id(1);
     const int lid = e * KV + kv;
-    const int k0 = (int)get_group_id(0) * BK;
-    const int tile0 = (int)get_group_id(2) * BT;
+    // Work-groups taken in launch order share a K block and step through the
+    // tile blocks: groups running at the same time stream the same slice of U,
+    // which then comes from the shared cache instead of memory (U is the
+    // largest operand: alpha^2 x C x K floats).
+    const int tile_blocks = (int)get_num_groups(2);
+    const int linear = (int)get_group_id(0) + (int)get_group_id(2) * (int)get_num_groups(0);
+    const int kblock = linear / tile_blocks;
+    const int k0 = kblock * BK;
+    const int tile0 = (linear - kblock * tile_blocks) * BT;
 
     float8 acc[BT];
+#pragma unroll
     for (int t = 0; t < BT; ++t) acc[t] = (float8)(0.0f);
 
     for (int c0 = 0; c0 < C; c0 += BC) {
@@ -113,10 +121,14 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
 
         // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t]. U is
         // padded to Cp (a multiple of BC) with zeros: a fixed trip count.
-        U_SPACE float* up = u + u_offset + (((size_t)get_group_id(0) * Cp + c0) * A2 + e) * BK + kv * 8;
+        U_SPACE float* up = u + u_offset + (((size_t)kblock * Cp + c0) * A2 + e) * BK + kv * 8;
         __local const float* vp = lmem + e * V_ESTRIDE;
+        // The t loop must unroll: then the compiler keeps the BT accumulators
+        // in registers across the c loop (rolled, PoCL left them in memory:
+        // a load and a store per multiply-add).
         for (int c = 0; c < BC; ++c) {
             const float8 uv = vload8(0, up + c * A2 * BK);
+#pragma unroll
             for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
