@@ -84,5 +84,25 @@ TEST_F(SelectorTest, NetclTuneRejectsBadArguments) {
     EXPECT_TRUE(std::filesystem::is_empty(dir_));  // nothing written
 }
 
+TEST_F(SelectorTest, NetclInfoExplainsOneShapeAndLogsRejectionsAtDebug) {
+    const auto info = std::filesystem::path(NETCL_BINARY_DIR) / "netcl-info";
+    ASSERT_TRUE(std::filesystem::exists(info)) << info << " is not built";
+    // A stored profile instead of a device: no OpenCL needed for this one.
+    const auto [status, output] =
+        run("NETCL_LOG_LEVEL=debug " + info.string() + " --explain 1,3,224,224,64,7,7,2,3 --profile nvidia-gpu");
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_NE(output.find("N=1 C=3 H=224 W=224 K=64 R=7 S=7 stride=2 pad=3"), std::string::npos) << output;
+    EXPECT_NE(output.find("reject built-in winograd: Winograd takes 3x3"), std::string::npos) << output;
+    EXPECT_NE(output.find("plan: IM2COL"), std::string::npos) << output;
+    // The same rejections, logged at debug level by select() itself.
+    EXPECT_NE(output.find("[netcl debug] selector N=1 C=3 H=224 W=224 K=64 R=7 S=7 stride=2 pad=3 dil=1 groups=1: "
+                          "rejected built-in winograd"),
+              std::string::npos)
+        << output;
+    const auto [bad, bad_output] = run(info.string() + " --explain 1,3,224 --profile nvidia-gpu");
+    EXPECT_EQ(bad, 1) << bad_output;
+    EXPECT_NE(bad_output.find("expected"), std::string::npos) << bad_output;
+}
+
 }  // namespace
 }  // namespace netcl::test
