@@ -63,7 +63,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
            "NVIDIA GPU, their kernels) beside netcl's. Winograd runs the first variant of each tile that this\n"
            "device can take (the arithmetic is the same in every variant).\n\n";
     char header[256];
-    std::snprintf(header, sizeof header, "%-8s %-14s %-31s %9s %9s   %9s %9s   %9s %9s %8s\n", "layer", "CxHxW,K",
+    std::snprintf(header, sizeof header, "%-8s %-16s %-31s %9s %9s   %9s %9s   %9s %9s %8s\n", "layer", "CxHxW,K",
                   "reference", "direct", "paper", "F(2x2)", "paper", "F(4x4)", "paper", "time s");
     out << header;
 
@@ -110,7 +110,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         char line[320];
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
-        std::snprintf(line, sizeof line, "%-8s %-14s %-31s %9s %9s   %9s %9s   %9s %9s %8.1f\n", paper.layer,
+        std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s   %9s %9s %8.1f\n", paper.layer,
                       chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(), sci(paper.direct).c_str(),
                       sci(errors[1]).c_str(), sci(paper.f2).c_str(), sci(errors[2]).c_str(), sci(paper.f4).c_str(),
                       seconds);

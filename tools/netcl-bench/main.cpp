@@ -113,8 +113,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--repeat", a.repeat, "timed runs per candidate (median, min, max)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    app.add_option("--warmup", a.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--warmup", a.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 1000000));
     app.add_option("--json", a.json, "write every figure as JSON");
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
     app.add_option("--samples", a.samples, "outputs checked when the full fp64 reference is too costly")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, 1000000));
     app.add_option("--full-reference-macs", a.full_reference_macs,
                    "largest reference (multiply-adds) computed in full; larger layers are sampled")
         ->capture_default_str();
