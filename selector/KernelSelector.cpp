@@ -113,6 +113,8 @@ Plan KernelSelector::select(const std::string& op, const ConvShapes& shapes, con
 Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& device) const {
     require_known_op(op);
     shapes.validate();
+    // Read first, so a bad NETCL_CONV_STRATEGY is an error even where a framework rule decides.
+    const std::optional<Kernel> default_kernel = default_conv_strategy();
     const auto stored = ProfileStore::global().lookup(device);
     const DeviceProfile profile = with_stored_tuned(device, *stored);
     Decision decision;
@@ -163,7 +165,7 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
 
     // 2. The global default strategy.
     if (!done()) {
-        if (const auto kernel = default_conv_strategy()) {
+        if (const auto& kernel = default_kernel) {
             candidates.push_back(plan_for("default strategy", *kernel, std::nullopt, shapes, profile,
                                           "set by set_default_conv_strategy or NETCL_CONV_STRATEGY"));
             if (!candidates.back().accepted) {

@@ -324,6 +324,9 @@ TEST_F(SelectorTest, BadEnvironmentValueIsAnErrorNotIgnored) {
         EXPECT_NE(what.find("CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"), std::string::npos) << what;
     }
     EXPECT_THROW(default_conv_strategy(), Error);  // every use, not only the first
+    // Also where a framework rule would decide.
+    sel.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) { return true; }, Kernel::CONV2D_NAIVE);
+    EXPECT_THROW(sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), profile), Error);
     EXPECT_EQ(count_logged("NETCL_CONV_STRATEGY='WINOGRAD'"), 1u) << logged();
     // Deciding in code ends it.
     clear_default_conv_strategy();
