@@ -17,12 +17,16 @@
 // Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_M, WINO_ALPHA,
 // WINO_BT, WINO_AT) and build options BK (multiple of 8), BT, BC; U_CONSTANT
 // binds U as __constant (it fits the device's constant buffer), else
-// __global const. ops/winograd/WinogradLimits.cpp computes the local memory
+// __global const. (The work-items of one NVIDIA warp read different U
+// elements, which __constant serialises; with these blocks U is at least
+// 256 KiB for the fused variants anyway, so there only the low-local ones can
+// take __constant.) ops/winograd/WinogradLimits.cpp computes the local memory
 // from the same numbers.
 //
-// Every shape is handled by bounds, not by padded copies: input reads outside
-// the image (padding, the ragged last tile) read 0, channels past C are never
-// read, outputs past P, Q or K are not written. U is padded to Kp (a multiple
+// Every shape is handled by bounds, not by padded copies: input elements
+// outside the image (padding, the ragged last tile) or past C count as 0 (the
+// load address is clamped into the tensor, the value zeroed), outputs past P,
+// Q or K are not written. U is padded to Kp (a multiple
 // of BK) and Cp (a multiple of BC) with zeros by winograd_weights, laid out
 // [K block][Cp][e][BK] so a work-group's U for one step of C is one
 // contiguous piece.
