@@ -1,0 +1,119 @@
+// Shape fuzzing: kCases random valid (shape, parameters, strategy, variant)
+// combinations from a fixed seed, each run through Conv2d's strict override
+// on random data with a NaN-poisoned output and checked element by element
+// against the fp64 reference (tests/support/ConvCase). Every failure prints
+// the case number, the exact shape and the plan, so that one case can be
+// re-run alone: NETCL_FUZZ_CASE=<n> runs only case n (same draw sequence).
+//
+// Tolerance: conv_tolerance(shapes, factor) = factor x 1e-6 per term of the
+// C/groups·R·S (+bias) reduction; factor 1 for NAIVE and IM2COL, 4 for
+// Winograd F(2x2,3x3) and 16 for F(4x4,3x3), as in tests/test_winograd_conv.cpp.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+
+#include "ops/StrategyLimits.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl {
+namespace {
+
+constexpr int kCases = 2000;
+constexpr std::uint64_t kSeed = 20261122;
+
+struct Draw {
+    ConvShapes shapes;
+    Kernel kernel = Kernel::CONV2D_NAIVE;
+    std::optional<Variant> variant;
+};
+
+std::int64_t uniform(std::mt19937_64& rng, std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+}
+
+// A shape Winograd can take: 3x3, stride 1, dilation 1; everything else drawn
+// (ragged tiles, 1x1 and 2x2 images, padding 0..2, groups, K off the blocks).
+ConvShapes winograd_shape(std::mt19937_64& rng) {
+    ConvShapes s;
+    s.R = s.S = 3;
+    s.N = uniform(rng, 1, 3);
+    s.groups = uniform(rng, 0, 4) == 0 ? 2 : 1;
+    s.C = s.groups * uniform(rng, 1, 6);
+    s.K = s.groups * uniform(rng, 1, 9);
+    s.pad_h = uniform(rng, 0, 2);
+    s.pad_w = uniform(rng, 0, 3) == 0 ? uniform(rng, 0, 2) : s.pad_h;
+    s.H = uniform(rng, std::max<std::int64_t>(1, 3 - 2 * s.pad_h), 13);
+    s.W = uniform(rng, std::max<std::int64_t>(1, 3 - 2 * s.pad_w), 13);
+    s.bias = uniform(rng, 0, 1) == 1;
+    return s;
+}
+
+// One combination that the strategy can take on this device (why_not() is
+// asked; a refused draw is drawn again, so every case runs).
+Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused) {
+    for (;;) {
+        Draw d;
+        const auto pick = uniform(rng, 0, 9);
+        if (pick < 4) {
+            d.kernel = Kernel::CONV2D_NAIVE;
+            d.shapes = test::random_small_shape(rng);
+        } else if (pick < 6) {
+            d.kernel = Kernel::IM2COL;
+            d.shapes = test::random_small_shape(rng);
+        } else {
+            d.kernel = Kernel::CONV2D_WINOGRAD;
+            d.shapes = winograd_shape(rng);
+            d.variant = Variant{uniform(rng, 0, 1) ? 4 : 2, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
+        }
+        if (!why_not(d.kernel, d.variant.value_or(Variant{}), d.shapes, profile)) return d;
+        ++refused;
+    }
+}
+
+TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
+    const auto& profile = test::shared_context()->profile();
+    const char* only = std::getenv("NETCL_FUZZ_CASE");
+    const int only_case = only ? std::atoi(only) : -1;
+    std::mt19937_64 rng(kSeed);
+    int refused = 0, failures = 0, ran = 0;
+    std::map<std::string, int> per_plan;
+    double worst_ratio = 0;
+    std::string worst;
+    for (int i = 0; i < kCases; ++i) {
+        const Draw d = draw_case(rng, profile, refused);
+        if (only_case >= 0 && i != only_case) continue;
+        test::ConvCaseOptions options;
+        options.strategy = d.kernel;
+        options.variant = d.variant;
+        options.seed = kSeed + static_cast<std::uint64_t>(i);
+        options.tolerance_factor = d.variant ? (d.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        const auto result = test::run_conv_case(d.shapes, options);
+        ++ran;
+        ++per_plan[to_string(d.kernel) + (d.variant ? " " + d.variant->str() : "")];
+        const double ratio = result.max_abs_error / result.tolerance;
+        if (ratio > worst_ratio) {
+            worst_ratio = ratio;
+            worst = "case " + std::to_string(i) + ": " + test::describe(d.shapes, result);
+        }
+        if (!result.passed()) {
+            ++failures;
+            ADD_FAILURE() << "fuzz case " << i << " (re-run alone with NETCL_FUZZ_CASE=" << i
+                          << "): " << test::describe(d.shapes, result)
+                          << (d.variant ? " variant " + d.variant->str() : std::string());
+            if (failures >= 20) break;  // enough to act on; keep the log readable
+        }
+    }
+    std::printf("fuzz: %d cases run (seed %llu), %d failed, %d draws refused by why_not and redrawn\n", ran,
+                static_cast<unsigned long long>(kSeed), failures, refused);
+    for (const auto& [plan, count] : per_plan) std::printf("  %5d  %s\n", count, plan.c_str());
+    std::printf("fuzz: largest error / tolerance %.3f at %s\n", worst_ratio, worst.c_str());
+    EXPECT_EQ(ran, only_case >= 0 ? 1 : kCases);
+}
+
+}  // namespace
+}  // namespace netcl

@@ -1,0 +1,160 @@
+// NaN and ±Inf in the input: no strategy may turn a non-finite value into a
+// finite one. For every output the fp64 reference makes non-finite, every
+// strategy and variant must give a non-finite output too; and where the
+// reference is finite and a strategy's output is finite as well, it must
+// still be right (within conv_tolerance). Strategies may make MORE outputs
+// non-finite than the reference: Winograd's input transform B^T d B mixes a
+// whole alpha x alpha input tile into every transform element, so one Inf
+// reaches outputs of its tile whose 3x3 window never touches it, and an
+// Inf·0 or Inf - Inf inside the transforms becomes NaN. Those counts are
+// printed (not asserted) for the README: "extra" = reference finite, output
+// not; "Inf->NaN" = reference ±Inf, output NaN.
+//
+// Finite inputs never give a non-finite output: asserted here for each
+// strategy on the same data without the specials, and on 2000 random shapes
+// by tests/test_fuzz_shapes.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+
+#include "ops/Conv2d.hpp"
+#include "ops/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl {
+namespace {
+
+struct Strategy {
+    Kernel kernel;
+    std::optional<Variant> variant;
+    std::string name() const { return to_string(kernel) + (variant ? " " + variant->str() : ""); }
+};
+
+std::vector<Strategy> every_strategy() {
+    std::vector<Strategy> all{{Kernel::CONV2D_NAIVE, std::nullopt}, {Kernel::IM2COL, std::nullopt}};
+    for (int tile : {2, 4})
+        for (bool low : {false, true})
+            for (bool constant : {false, true}) all.push_back({Kernel::CONV2D_WINOGRAD, Variant{tile, low, constant}});
+    return all;
+}
+
+// 3x3 stride 1 (every strategy takes it), odd sizes, padding 1, bias, N = 2.
+ConvShapes layer_shape() {
+    ConvShapes s;
+    s.N = 2, s.C = 3, s.H = 11, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    return s;
+}
+
+// Sets about `fraction` of x (at seeded positions) to NaN, +Inf or -Inf.
+std::vector<float> with_specials(std::vector<float> x, double fraction, bool nan, bool inf, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    const float specials[3] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity()};
+    for (auto& v : x) {
+        if (u(rng) >= fraction) continue;
+        const int which = nan && inf ? static_cast<int>(u(rng) * 3) : (nan ? 0 : 1 + static_cast<int>(u(rng) * 2));
+        v = specials[which];
+    }
+    return x;
+}
+
+std::vector<float> run(const Strategy& strategy, const ConvShapes& s, const std::vector<float>& x,
+                       const std::vector<float>& w, const std::vector<float>& b) {
+    auto ctx = test::shared_context();
+    Conv2dOptions o;
+    o.in_channels = s.C;
+    o.out_channels = s.K;
+    o.kernel = {s.R, s.S};
+    o.padding = {s.pad_h, s.pad_w};
+    o.bias = s.bias;
+    o.strategy = strategy.kernel;
+    o.variant = strategy.variant;
+    Conv2d conv(ctx, o);
+    conv.set_weights(w, b);
+    const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+    Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+    y.fill(0.0f);  // not NaN: an unwritten output must not pass as "non-finite as expected"
+    conv.forward(xt, y);
+    return y.to_host();
+}
+
+struct Counts {
+    std::size_t reference_non_finite = 0, output_non_finite = 0;
+    std::size_t finitised = 0;  // reference non-finite, output finite: the defect
+    std::size_t extra = 0;      // reference finite, output non-finite
+    std::size_t inf_to_nan = 0; // reference ±Inf, output NaN
+    std::size_t wrong_finite = 0;
+    std::size_t first_finitised = 0;
+};
+
+Counts classify(const std::vector<float>& out, const std::vector<double>& ref, double tolerance) {
+    Counts c;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const bool ref_finite = std::isfinite(ref[i]), out_finite = std::isfinite(out[i]);
+        c.reference_non_finite += !ref_finite;
+        c.output_non_finite += !out_finite;
+        if (!ref_finite && out_finite && c.finitised++ == 0) c.first_finitised = i;
+        if (ref_finite && !out_finite) ++c.extra;
+        if (std::isinf(ref[i]) && std::isnan(out[i])) ++c.inf_to_nan;
+        if (ref_finite && out_finite && std::abs(out[i] - ref[i]) > tolerance) ++c.wrong_finite;
+    }
+    return c;
+}
+
+void check_specials(bool nan, bool inf, double fraction, std::uint64_t seed) {
+    const ConvShapes s = layer_shape();
+    const auto clean = test::random_uniform(static_cast<std::size_t>(s.input_numel()), seed);
+    const auto x = with_specials(clean, fraction, nan, inf, seed + 100);
+    const auto w = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1);
+    const auto b = test::random_uniform(static_cast<std::size_t>(s.K), seed + 2);
+    const auto ref = reference_conv(s, x, w, b);
+    const auto clean_ref = reference_conv(s, clean, w, b);
+    for (const auto& strategy : every_strategy()) {
+        SCOPED_TRACE(strategy.name());
+        const double factor = strategy.variant ? (strategy.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        const double tolerance = conv_tolerance(s, factor);
+        const Counts c = classify(run(strategy, s, x, w, b), ref, tolerance);
+        std::printf("%-55s %s: reference non-finite %zu of %zu; output non-finite %zu; extra %zu; Inf->NaN %zu\n",
+                    strategy.name().c_str(), nan && inf ? "NaN+Inf" : (nan ? "NaN" : "Inf"), c.reference_non_finite,
+                    ref.size(), c.output_non_finite, c.extra, c.inf_to_nan);
+        ASSERT_GT(c.reference_non_finite, 0u) << "the specials reached no output: the test checks nothing";
+        EXPECT_EQ(c.finitised, 0u) << "non-finite reference output " << c.first_finitised << " came out finite";
+        EXPECT_EQ(c.wrong_finite, 0u) << "finite outputs beyond tolerance " << tolerance;
+        // The same layer on the data without specials: all finite, all right.
+        const Counts f = classify(run(strategy, s, clean, w, b), clean_ref, tolerance);
+        EXPECT_EQ(f.output_non_finite, 0u) << "finite input gave non-finite output";
+        EXPECT_EQ(f.wrong_finite, 0u);
+    }
+}
+
+TEST(ReliabilityNonFinite, NaNInInputsStaysNaN) { check_specials(true, false, 0.01, 31); }
+TEST(ReliabilityNonFinite, InfInInputsStaysNonFinite) { check_specials(false, true, 0.01, 41); }
+TEST(ReliabilityNonFinite, MixedNaNAndInf) { check_specials(true, true, 0.03, 51); }
+
+// One NaN weight: every output of that filter whose window covers the tap
+// inside the image is NaN in the reference and must be NaN from every strategy.
+TEST(ReliabilityNonFinite, NaNWeightStaysNaN) {
+    const ConvShapes s = layer_shape();
+    const auto x = test::random_uniform(static_cast<std::size_t>(s.input_numel()), 61);
+    auto w = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 62);
+    w[1 * 27 + 4] = std::numeric_limits<float>::quiet_NaN();  // filter k=1, c=0, centre tap
+    const auto b = test::random_uniform(static_cast<std::size_t>(s.K), 63);
+    const auto ref = reference_conv(s, x, w, b);
+    for (const auto& strategy : every_strategy()) {
+        SCOPED_TRACE(strategy.name());
+        const double factor = strategy.variant ? (strategy.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        const Counts c = classify(run(strategy, s, x, w, b), ref, conv_tolerance(s, factor));
+        std::printf("%-55s NaN weight: reference non-finite %zu of %zu; output non-finite %zu; extra %zu\n",
+                    strategy.name().c_str(), c.reference_non_finite, ref.size(), c.output_non_finite, c.extra);
+        ASSERT_GT(c.reference_non_finite, 0u);
+        EXPECT_EQ(c.finitised, 0u) << "non-finite reference output " << c.first_finitised << " came out finite";
+        EXPECT_EQ(c.wrong_finite, 0u);
+    }
+}
+
+}  // namespace
+}  // namespace netcl
