@@ -35,7 +35,7 @@ def main(argv):
         return 1
 
     width = 0.8 / len(ids)
-    fig, ax = plt.subplots(figsize=(max(9.0, 2.5 + 0.9 * len(layers) * max(1.0, len(ids) / 5)), 6.0))
+    fig, ax = plt.subplots(figsize=(min(18.0, max(9.0, 3.0 + 1.4 * len(layers))), 6.5))
     cmap = plt.get_cmap("tab20")
     for j, cid in enumerate(ids):
         xs = [i - 0.4 + width * (j + 0.5) for i in range(len(layers))]

@@ -37,7 +37,8 @@ struct Measurement {
     std::string choice;        // the candidate id of what ran: "wino-f4-fused-global", "clblast"
     std::vector<double> samples_ms;
     TimingSummary timing;      // of samples_ms: device time from OpenCL events
-    double build_ms = 0;       // program builds/loads during the first run (excluded from timing)
+    double build_ms = 0;       // program builds/loads during the first run (excluded from timing);
+                               // CLBlast: its first call's wall time minus the median (it compiles inside)
     double first_run_ms = 0;   // wall time of the first run, builds included
     double gflops = 0;         // direct_flops / median
     double max_error = 0;      // against the fp64 reference

@@ -34,7 +34,7 @@ struct Column {
     const char* title;
     int width;
 };
-constexpr Column kColumns[] = {{"layer", 10}, {"N", 3},         {"shape", 24},     {"candidate", 31},
+constexpr Column kColumns[] = {{"layer", 10}, {"N", 3},         {"shape", 27},     {"candidate", 31},
                                {"ms", 10},    {"min", 10},      {"max", 10},       {"GFLOPS", 8},
                                {"vs naive", 9}, {"vs clblast", 10}, {"max err", 9}, {"ok", 3},
                                {"workspace", 9},  {"build ms", 9}};
@@ -131,7 +131,8 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "layers: " << r.layer_set << " | inputs and weights uniform in [-1,1], no bias\n";
     out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
         << " runs after 1 checked run + " << r.settings.warmup
-        << " warm-up; min/max of the same runs; program builds excluded (\"build ms\")\n";
+        << " warm-up; min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds and\n"
+           "   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
     out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)\n";
     out << "max err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
