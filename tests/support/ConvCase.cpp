@@ -96,7 +96,7 @@ std::string describe(const ConvShapes& s, const ConvCaseResult& r) {
     const std::size_t Q = static_cast<std::size_t>(s.Q()), P = static_cast<std::size_t>(s.P());
     const std::size_t K = static_cast<std::size_t>(s.K);
     std::ostringstream text;
-    text << s.str() << " bias=" << (s.bias ? 1 : 0) << ": " << r.plan.str() << " max error " << r.max_abs_error
+    text << s.str() << " bias=" << (s.bias ? 1 : 0) << " [" << r.plan.str() << "]: max error " << r.max_abs_error
          << " (tolerance " << r.tolerance << "), " << r.non_finite << " non-finite of " << r.compared
          << " compared, worst output n=" << r.worst_index / (Q * P * K) << " k=" << r.worst_index / (Q * P) % K
          << " p=" << r.worst_index / Q % P << " q=" << r.worst_index % Q;

@@ -49,7 +49,7 @@ ConvCaseResult run_conv_case(const ConvShapes& shapes, const ConvCaseOptions& op
 ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::optional<Variant> variant = std::nullopt,
                              std::uint64_t seed = 1, double tolerance_factor = 1.0);
 
-// "N=1 C=3 ... groups=1 bias=1: CONV2D_NAIVE max error 1.2e-7 (tolerance 2.8e-5), 0 non-finite,
+// "N=1 C=3 ... groups=1 bias=1 [CONV2D_NAIVE: strict override]: max error 1.2e-7 (tolerance 2.8e-5), 0 non-finite,
 //  worst output n=0 k=2 p=3 q=4" — for failure messages.
 std::string describe(const ConvShapes& shapes, const ConvCaseResult& result);
 
