@@ -34,19 +34,20 @@ struct Column {
     const char* title;
     int width;
 };
-constexpr Column kColumns[] = {{"layer", 10}, {"N", 3},         {"shape", 27},     {"candidate", 31},
+constexpr Column kColumns[] = {{"layer", 7}, {"N", 3},         {"shape", 14},     {"candidate", 9},
                                {"ms", 10},    {"min", 10},      {"max", 10},       {"GFLOPS", 8},
                                {"vs naive", 9}, {"vs clblast", 10}, {"max err", 9}, {"ok", 3},
                                {"workspace", 9},  {"build ms", 9}};
 constexpr std::size_t kLeftAligned = 4;
 
-void print_row(std::ostream& out, const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size() && i < std::size(kColumns); ++i) {
+// `widths`: kColumns' widths, the text columns widened to their longest cell.
+void print_row(std::ostream& out, const std::vector<int>& widths, const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
         if (i) out << ' ';
         if (i < kLeftAligned) {
-            out << std::left << std::setw(kColumns[i].width) << cells[i];
+            out << std::left << std::setw(widths[i]) << cells[i];
         } else {
-            out << std::right << std::setw(kColumns[i].width) << cells[i];
+            out << std::right << std::setw(widths[i]) << cells[i];
         }
     }
     out << std::left << '\n';
@@ -137,8 +138,19 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "max err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
     std::vector<std::string> titles;
-    for (const auto& c : kColumns) titles.emplace_back(c.title);
-    print_row(out, titles);
+    std::vector<int> widths;
+    for (const auto& c : kColumns) {
+        titles.emplace_back(c.title);
+        widths.push_back(c.width);
+    }
+    for (const auto& layer : r.layers) {
+        widths[0] = std::max<int>(widths[0], static_cast<int>(layer.name.size()));
+        widths[2] = std::max<int>(widths[2], static_cast<int>(compact_shape(layer.shapes).size()));
+        for (const auto& m : layer.results) {
+            widths[3] = std::max<int>(widths[3], static_cast<int>(candidate_cell(m).size()));
+        }
+    }
+    print_row(out, widths, titles);
     std::vector<std::string> notes;
     for (const auto& layer : r.layers) {
         for (const auto& m : layer.results) {
@@ -155,19 +167,19 @@ void print_table(std::ostream& out, const BenchReport& r) {
                               speedup_text(layer.speedup(m, "clblast")), scientific(m.max_error),
                               m.within_tolerance ? "yes" : "NO", human_bytes(m.workspace_bytes), fixed(m.build_ms, 0)});
             }
-            print_row(out, cells);
+            print_row(out, widths, cells);
         }
     }
     out << "\n";
     std::vector<std::string> total_titles{"Total", "N", "depth-weighted", "candidate", "ms", "", "", "GFLOPS",
                                           "vs naive", "vs clblast"};
-    print_row(out, total_titles);
+    print_row(out, widths, total_titles);
     for (const auto& t : r.totals()) {
         if (t.layers_run == 0) continue;
         const std::string coverage = t.complete() ? "all " + std::to_string(t.layers) + " layers"
                                                   : std::to_string(t.layers_run) + " of " + std::to_string(t.layers) +
                                                         " layers";
-        print_row(out, {"Total", std::to_string(t.N), coverage, t.candidate, fixed(t.weighted_ms, 3), "", "", fixed(t.gflops, 2),
+        print_row(out, widths, {"Total", std::to_string(t.N), coverage, t.candidate, fixed(t.weighted_ms, 3), "", "", fixed(t.gflops, 2),
                         speedup_text(t.speedup_vs_naive), speedup_text(t.speedup_vs_clblast)});
     }
 
