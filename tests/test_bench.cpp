@@ -158,6 +158,26 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
     EXPECT_GT(ran, 6u);
 }
 
+// A layer whose full reference is "too costly" (limit forced down) is checked on
+// a sample; the header says so and the sampled error is still within tolerance.
+TEST(Bench, SampledReferenceIsReportedAndStillChecks) {
+    const auto json_path = scratch("sampled.json");
+    const Outcome run = run_bench("--shape 3,5,13,7,6,3,3,2,1 --strategies naive,im2col,clblast --repeat 2 "
+                                  "--full-reference-macs 100 --samples 40 --json '" + json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("sampled 40 of"), std::string::npos) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    const auto& layer = report.at("layers").at(0);
+    EXPECT_TRUE(layer.at("reference_sampled").get<bool>());
+    ASSERT_EQ(layer.at("results").size(), 3u);
+    for (const auto& r : layer.at("results")) {
+        ASSERT_TRUE(r.at("ran").get<bool>()) << r.dump();
+        EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << r.dump();
+        EXPECT_GT(r.at("max_abs_error").get<double>(), 0) << "an fp32 sum of 45 products is never exact everywhere";
+    }
+}
+
 // Usage errors exit with code 2 and a message naming the problem; nothing runs.
 TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
     const std::pair<const char*, const char*> cases[] = {
