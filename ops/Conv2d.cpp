@@ -86,8 +86,7 @@ ConvShapes Conv2d::shapes_for(const Tensor::Shape& in) const {
 
 void Conv2d::set_weights(const std::vector<float>& weights, const std::vector<float>& bias) {
     const auto& o = options_;
-    const std::int64_t per_filter = o.in_channels / o.groups * o.kernel[0] * o.kernel[1];
-    const auto expected = static_cast<std::size_t>(o.out_channels * per_filter);
+    const std::size_t expected = checked_numel({o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
     if (weights.size() != expected) {
         throw Error("Conv2d::set_weights: weights hold " + std::to_string(weights.size()) +
                     " floats; expected out_channels x in_channels/groups x R x S = " + std::to_string(o.out_channels) +

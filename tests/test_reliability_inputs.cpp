@@ -93,8 +93,7 @@ TEST(ReliabilityInputs, WeightCountOverflowIsRefusedBeforeAllocating) {
     Conv2dOptions o = layer(std::int64_t{1} << 32, std::int64_t{1} << 32);
     o.kernel = {std::int64_t{1} << 20, std::int64_t{1} << 20};
     Conv2d conv(test::shared_context(), o);
-    const std::string message = error_of([&] { conv.set_weights(ones(9), {}); });
-    EXPECT_FALSE(message.empty());
+    expect_mentions(error_of([&] { conv.set_weights(ones(9), {}); }), {"size_t", "expected a smaller tensor"});
 }
 
 TEST(ReliabilityInputs, HugePaddingOrDilationIsRefusedWithoutOverflow) {
