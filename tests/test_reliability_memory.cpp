@@ -118,6 +118,14 @@ constexpr int kCalls = 1000;
 // per call, far below what one leaked output (here 2x8x12x12 floats = 9 KiB
 // plus its driver bookkeeping) per call would add (> 9 MiB).
 constexpr std::size_t kHostMarginBytes = 4u << 20;
+// Under AddressSanitizer freed blocks wait in its quarantine (256 MiB by
+// default), so the resident set grows by design and says nothing; there
+// LeakSanitizer checks host leaks instead, and the device counts still hold.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kResidentSetIsMeaningful = false;
+#else
+constexpr bool kResidentSetIsMeaningful = true;
+#endif
 
 void expect_flat(Kernel kernel, std::optional<Variant> variant) {
     auto ctx = test::shared_context();
@@ -162,7 +170,7 @@ void expect_flat(Kernel kernel, std::optional<Variant> variant) {
     EXPECT_GT(device_before.objects, 0u) << "the cl_mem interposer saw no buffers: it is not in effect";
     EXPECT_EQ(device_after.objects, device_before.objects) << name;
     EXPECT_EQ(device_after.bytes, device_before.bytes) << name;
-    EXPECT_LE(host_after, host_before + kHostMarginBytes) << name;
+    if (kResidentSetIsMeaningful) EXPECT_LE(host_after, host_before + kHostMarginBytes) << name;
     EXPECT_EQ(result.non_finite, 0u) << name;
     EXPECT_LE(result.max_abs_error, conv_tolerance(s, 16.0)) << name;
 }

@@ -37,10 +37,13 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-configure_and_build() {  # build dir, extra cmake args...
+configure_and_build() {  # build dir, extra cmake args... [-- extra build args...]
   local dir="$1"; shift
-  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  local configure=() build_args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do configure+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && build_args=("$@")
+  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${configure[@]}" >/dev/null
+  cmake --build "$dir" -j "$jobs" "${build_args[@]}"
 }
 
 # PoCL keeps compiled kernels here; netcl keeps its own binaries in $XDG_CACHE_HOME/netcl.
@@ -58,9 +61,42 @@ case "${1:-}" in
     fi
     ;;
   test)
+    # 1. Release build, every CTest entry (the oclgrind label included).
+    # 2. AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer with it)
+    #    build, every entry but the oclgrind ones (oclgrind preloads its own
+    #    runtime) and the install check (it builds an unsanitized consumer).
+    #    3. ThreadSanitizer build of the selector and runtime (program cache)
+    #    suites. Suppressions cover the OpenCL driver only, each with its
+    #    reason: tests/sanitizers/*.supp. NETCL_TEST_SANITIZERS=0 skips 2 and 3.
     install_missing
-    configure_and_build "$build"
-    ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    san="$here/tests/sanitizers"
+    timings=()
+    timed() {  # label, command...
+      local label="$1" start=$SECONDS; shift
+      "$@"
+      timings+=("$(printf '%-34s %4ds' "$label" $((SECONDS - start)))")
+    }
+    report() { echo "netcl test: time per step"; printf '  %s\n' "${timings[@]}"; }
+    trap report EXIT
+
+    timed "build (Release)" configure_and_build "$build"
+    timed "ctest (Release, all labels)" ctest --test-dir "$build" --output-on-failure -j "$jobs"
+
+    if [ "${NETCL_TEST_SANITIZERS:-1}" != 0 ]; then
+      timed "build (ASan+UBSan)" configure_and_build "$build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DNETCL_SANITIZE=address,undefined
+      timed "ctest (ASan+UBSan+LSan)" env \
+        ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
+        LSAN_OPTIONS="suppressions=$san/lsan.supp:print_suppressions=0" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+        ctest --test-dir "$build-asan" --output-on-failure -j "$jobs" -LE "^(oclgrind|install)$"
+
+      timed "build (TSan, selector+runtime)" configure_and_build "$build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DNETCL_SANITIZE=thread -- --target netcl_tsan_suites
+      timed "ctest (TSan)" env \
+        TSAN_OPTIONS="suppressions=$san/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
+        ctest --test-dir "$build-tsan" --output-on-failure -j "$jobs" -L "^(selector|runtime)$"
+    fi
     ;;
   *)
     echo "usage: bash tools/netcl.sh run [netcl-bench args] | bash tools/netcl.sh test" >&2
