@@ -103,6 +103,8 @@ int run(const Arguments& a, int argc, char** argv) {
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-bench: times netcl's convolution strategies, the selector's choice and CLBlast's Convgemm"};
+    app.footer("Exit codes: 0 done, 1 a run-time error, 2 a bad command line, 3 a result outside its tolerance.\n"
+               "Timing: OpenCL event device time, median of --repeat runs after one checked run and --warmup runs.");
     Arguments a;
     app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
     app.add_option("--shape", a.shapes, "a layer N,C,H,W,K,R,S[,stride,pad,dilation,groups] (repeatable)");
