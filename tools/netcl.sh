@@ -65,8 +65,8 @@ case "${1:-}" in
     # 2. AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer with it)
     #    build, every entry but the oclgrind ones (oclgrind preloads its own
     #    runtime) and the install check (it builds an unsanitized consumer).
-    #    3. ThreadSanitizer build of the selector and runtime (program cache)
-    #    suites. Suppressions cover the OpenCL driver only, each with its
+    #    3. ThreadSanitizer build of the selector, runtime (program cache) and
+    #    threads suites. Suppressions cover the OpenCL driver only, each with its
     #    reason: tests/sanitizers/*.supp. NETCL_TEST_SANITIZERS=0 skips 2 and 3.
     install_missing
     san="$here/tests/sanitizers"
@@ -95,7 +95,8 @@ case "${1:-}" in
         -DNETCL_SANITIZE=thread -- --target netcl_tsan_suites
       timed "ctest (TSan)" env \
         TSAN_OPTIONS="suppressions=$san/tsan.supp:halt_on_error=1:second_deadlock_stack=1" \
-        ctest --test-dir "$build-tsan" --output-on-failure -j "$jobs" -L "^(selector|runtime)$"
+        ctest --test-dir "$build-tsan" --output-on-failure -j "$jobs" \
+          -R "^(test_selector|test_runtime|test_reliability_threads|no_opencl_platform)"
     fi
     ;;
   *)

@@ -1,0 +1,103 @@
+// Threads sharing one Context: the program cache (documented thread-safe) is
+// hit by several threads at once for the same and for different build
+// options, and several Conv2d layers (one per thread) enqueue on the shared
+// queue at once. Run by the ThreadSanitizer build of tools/netcl.sh test
+// (target netcl_tsan_suites), where a data race in netcl fails it; in the
+// other builds it checks that the results stay right.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "ops/Conv2d.hpp"
+#include "ops/ReferenceConv.hpp"
+#include "runtime/ProgramCache.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl {
+namespace {
+
+constexpr int kThreads = 4;
+
+TEST(ReliabilityThreads, ProgramCacheBuildsEachOptionSetOnceUnderContention) {
+    auto ctx = Context::create();  // a fresh cache: nothing built yet
+    // Unique source text: neither this process nor the disk cache has seen it.
+    const std::string source = "// threads " + std::to_string(::getpid()) + "-" +
+                               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) +
+                               "\n__kernel void add(__global float* x) { x[get_global_id(0)] += (float)VALUE; }\n";
+    const auto before = ctx->programs().stats();
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round) {
+                // Two option sets shared by all threads, so both same-key and
+                // different-key requests overlap.
+                const int value = (t + round) % 2 + 1;
+                try {
+                    const cl::Program program = ctx->programs().get_source("add", source, "-DVALUE=" + std::to_string(value));
+                    cl::Kernel kernel(program, "add");
+                    Tensor x = Tensor::from_host(ctx, std::vector<float>{1, 2, 3}, {3});
+                    kernel.setArg(0, x.buffer());
+                    if (ctx->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(3)) != CL_SUCCESS) ++failures;
+                    const auto host = x.to_host();
+                    if (host != std::vector<float>{1.0f + value, 2.0f + value, 3.0f + value}) ++failures;
+                } catch (const std::exception&) {
+                    ++failures;
+                }
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    const auto after = ctx->programs().stats();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(after.builds + after.disk_hits - before.builds - before.disk_hits, 2u)
+        << "each of the 2 option sets must be built (or loaded) exactly once";
+    EXPECT_EQ(after.memory_hits - before.memory_hits, static_cast<std::uint64_t>(kThreads * 3 - 2));
+}
+
+TEST(ReliabilityThreads, LayersOnOneContextEnqueueConcurrently) {
+    auto ctx = test::shared_context();
+    ConvShapes s;
+    s.N = 1, s.C = 3, s.H = 9, s.W = 7, s.K = 4, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    const Kernel kernels[kThreads] = {Kernel::CONV2D_NAIVE, Kernel::IM2COL, Kernel::CONV2D_WINOGRAD,
+                                      Kernel::CONV2D_NAIVE};
+    std::atomic<int> wrong{0};
+    std::vector<std::string> errors(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                const auto x_host = test::random_uniform(static_cast<std::size_t>(s.input_numel()), 70 + t);
+                const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 80 + t);
+                const auto b_host = test::random_uniform(static_cast<std::size_t>(s.K), 90 + t);
+                const auto expected = reference_conv(s, x_host, w_host, b_host);
+                Conv2dOptions o;
+                o.in_channels = s.C;
+                o.out_channels = s.K;
+                o.padding = {1, 1};
+                o.strategy = kernels[t];
+                Conv2d conv(ctx, o);
+                conv.set_weights(w_host, b_host);
+                const Tensor x = Tensor::from_host(ctx, x_host, {s.N, s.C, s.H, s.W});
+                for (int i = 0; i < 10; ++i) {
+                    const auto result = test::compare(conv(x).to_host(), expected);
+                    if (result.non_finite != 0 || result.max_abs_error > conv_tolerance(s, 16.0)) ++wrong;
+                }
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace netcl
