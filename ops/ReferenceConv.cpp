@@ -98,6 +98,11 @@ std::vector<std::size_t> sample_output_indices(const ConvShapes& s, std::size_t 
     return indices;
 }
 
+double tolerance_factor(Kernel kernel, const Variant& variant) {
+    if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
+    return variant.winograd_tile == 4 ? 16.0 : 4.0;
+}
+
 double conv_tolerance(const ConvShapes& s, double factor) {
     const double terms = static_cast<double>(s.C / s.groups) * s.R * s.S + (s.bias ? 1.0 : 0.0);
     return factor * kConvTolerancePerTerm * terms;

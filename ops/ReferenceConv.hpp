@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "../selector/Plan.hpp"
 #include "ConvShapes.hpp"
+#include "Kernel.hpp"
 
 namespace netcl {
 
@@ -45,5 +47,11 @@ std::vector<std::size_t> sample_output_indices(const ConvShapes& shapes, std::si
 // 4, F(4x4) larger) chosen from Lavin & Gray's Table 4.
 inline constexpr double kConvTolerancePerTerm = 1e-6;
 double conv_tolerance(const ConvShapes& shapes, double factor = 1.0);
+
+// The `factor` for a strategy and variant: 1 for direct sums (naive, im2col,
+// CLBlast); 4 for F(2x2,3x3) and 16 for F(4x4,3x3), whose transforms amplify
+// rounding (Lavin & Gray Table 4: F(2x2) at most direct's error, F(4x4) up to
+// about 7x it, so 16 leaves room for unlucky draws without hiding a bug).
+double tolerance_factor(Kernel kernel, const Variant& variant);
 
 }  // namespace netcl

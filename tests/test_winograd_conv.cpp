@@ -26,7 +26,7 @@
 namespace netcl {
 namespace {
 
-double factor_for(const Variant& v) { return v.winograd_tile == 4 ? 16.0 : 4.0; }
+double factor_for(const Variant& v) { return tolerance_factor(Kernel::CONV2D_WINOGRAD, v); }
 
 ConvShapes conv3x3(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t pad,
                    bool bias = true, std::int64_t groups = 1) {

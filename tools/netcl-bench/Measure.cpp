@@ -66,11 +66,6 @@ LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& 
       x_device(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W})),
       weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})) {}
 
-double tolerance_factor(Kernel kernel, const Variant& variant) {
-    if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
-    return variant.winograd_tile <= 2 ? 4.0 : 16.0;
-}
-
 Measurement measure(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
                     const ReferenceCheck& reference, const RunSettings& settings) {
     Measurement m;

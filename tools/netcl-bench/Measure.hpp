@@ -54,9 +54,4 @@ struct Measurement {
 Measurement measure(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
                     const ReferenceCheck& reference, const RunSettings& settings);
 
-// The tolerance factor of an algorithm: 1 for direct sums (naive, im2col,
-// CLBlast), larger for Winograd, whose transforms amplify rounding (Lavin &
-// Gray Table 4: F(2x2,3x3) at most direct's error, F(4x4,3x3) up to ~7x it).
-double tolerance_factor(Kernel kernel, const Variant& variant);
-
 }  // namespace netcl::bench

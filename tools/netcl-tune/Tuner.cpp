@@ -23,13 +23,6 @@ std::vector<float> random_data(std::size_t count, std::uint64_t seed) {
     return data;
 }
 
-// The Winograd transforms amplify fp32 rounding by their matrices' norms; the
-// factors are those the Winograd tests use (Lavin & Gray Table 4 ordering).
-double tolerance_factor(Kernel kernel, const Variant& v) {
-    if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
-    return v.winograd_tile == 4 ? 16.0 : 4.0;
-}
-
 std::string label(Kernel kernel, const Variant& v) {
     return kernel == Kernel::CONV2D_WINOGRAD ? to_string(kernel) + " " + v.str() : to_string(kernel);
 }
