@@ -21,7 +21,6 @@ inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output"; 
 inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer_low_local_memory";  // 0/1
 inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
 inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
-inline constexpr const char* im2col_min_reduction = "im2col_min_reduction";  // C/groups*R*S: GEMM depth worth a column pass
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

@@ -77,6 +77,7 @@ std::vector<RuleCase> cases() {
             {"resnet_1x1s2_projection", shape(1, 512, 28, 28, 1024, 1, 1, 2, 0), p, IM2COL, 0, "im2col"},
             {"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), p, IM2COL, 0, "im2col"},
             {"7x7s2_first_layer", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), p, IM2COL, 0, "im2col"},
+            {"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), p, IM2COL, 0, "im2col"},
             {"depthwise_3x3", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 256), p, NAIVE, 0, "depthwise"},
             {"grouped_2_per_group", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 128), p, NAIVE, 0, "grouped"},
             {"grouped_wide_groups", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 8), p, IM2COL, 0, "im2col"},
@@ -100,11 +101,6 @@ std::vector<RuleCase> cases() {
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "default", NAIVE, 0, "direct convolution"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "pocl-cpu", IM2COL, 0, "im2col"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "nvidia-gpu", IM2COL, 0, "im2col"});
-    // C = 3 first layer, 3x3: a 27-deep GEMM. PoCL measured direct faster
-    // (netcl-bench VGG-16 conv1.1), so its im2col_min_reduction is 32.
-    all.push_back({"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), "default", IM2COL, 0, "im2col"});
-    all.push_back({"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), "nvidia-gpu", IM2COL, 0, "im2col"});
-    all.push_back({"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), "pocl-cpu", NAIVE, 0, "direct"});
     // 3x3 stride 1 with C = 16 = K on NVIDIA: F(2x2)'s U is 64 KiB, F(4x4)'s 72 KiB.
     all.push_back({"C16_K16_3x3s1", shape(1, 16, 32, 32, 16, 3, 3, 1, 1), "nvidia-gpu", WINO, 4, "winograd"});
     return all;

@@ -16,14 +16,6 @@ public:
         if (s.direct_flops() < min_flops) {
             return reject("GEMM too small: " + number(s.direct_flops()) + " flops < im2col_min_flops " + number(min_flops));
         }
-        // A shallow GEMM (C = 3 first layers) streams the column buffer for
-        // little arithmetic: the direct loop wins it on CPUs.
-        const double reduction = static_cast<double>(s.C / s.groups) * s.R * s.S;
-        const double min_reduction = threshold(profile, threshold_key::im2col_min_reduction);
-        if (reduction < min_reduction) {
-            return reject("GEMM too shallow: C/groups*R*S = " + number(reduction) + " < im2col_min_reduction " +
-                          number(min_reduction));
-        }
         if (const auto reason = why_not(Kernel::IM2COL, {}, s, profile)) return reject(*reason);
         return accept(Kernel::IM2COL, {},
                       "GEMM of " + number(s.direct_flops()) + " flops >= im2col_min_flops " + number(min_flops) +
