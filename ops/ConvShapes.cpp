@@ -1,5 +1,7 @@
 #include "ops/ConvShapes.hpp"
 
+#include <utility>
+
 #include "runtime/Error.hpp"
 
 namespace netcl {
@@ -41,6 +43,18 @@ void ConvShapes::validate() const {
     positive(dilation_w, "dilation (width)");
     positive(groups, "groups");
     if (pad_h < 0 || pad_w < 0) throw Error("convolution padding is negative in " + str() + "; expected >= 0");
+    // Kernels index with 32-bit ints, and the extent arithmetic below must not
+    // overflow: every field stays below 2^31.
+    constexpr std::int64_t kMaxField = (std::int64_t{1} << 31) - 1;
+    for (const auto& [value, name] : {std::pair{N, "N"}, {C, "C"}, {H, "H"}, {W, "W"}, {K, "K"}, {R, "R"}, {S, "S"},
+                                      {stride_h, "stride"}, {stride_w, "stride"}, {pad_h, "padding"},
+                                      {pad_w, "padding"}, {dilation_h, "dilation"}, {dilation_w, "dilation"},
+                                      {groups, "groups"}}) {
+        if (value > kMaxField) {
+            throw Error(std::string("convolution ") + name + " = " + std::to_string(value) + " in " + str() +
+                        "; expected at most " + std::to_string(kMaxField));
+        }
+    }
     if (C % groups != 0 || K % groups != 0) {
         throw Error("groups = " + std::to_string(groups) + " must divide both input channels C = " +
                     std::to_string(C) + " and output channels K = " + std::to_string(K) + " (" + str() + ")");

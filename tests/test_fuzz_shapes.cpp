@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 
+#include "ops/ReferenceConv.hpp"
 #include "ops/StrategyLimits.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
@@ -91,7 +92,7 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
         options.strategy = d.kernel;
         options.variant = d.variant;
         options.seed = kSeed + static_cast<std::uint64_t>(i);
-        options.tolerance_factor = d.variant ? (d.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        options.tolerance_factor = tolerance_factor(d.kernel, d.variant.value_or(Variant{}));
         const auto result = test::run_conv_case(d.shapes, options);
         ++ran;
         ++per_plan[to_string(d.kernel) + (d.variant ? " " + d.variant->str() : "")];

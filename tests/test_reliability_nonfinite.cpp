@@ -115,7 +115,7 @@ void check_specials(bool nan, bool inf, double fraction, std::uint64_t seed) {
     const auto clean_ref = reference_conv(s, clean, w, b);
     for (const auto& strategy : every_strategy()) {
         SCOPED_TRACE(strategy.name());
-        const double factor = strategy.variant ? (strategy.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        const double factor = tolerance_factor(strategy.kernel, strategy.variant.value_or(Variant{}));
         const double tolerance = conv_tolerance(s, factor);
         const Counts c = classify(run(strategy, s, x, w, b), ref, tolerance);
         std::printf("%-55s %s: reference non-finite %zu of %zu; output non-finite %zu; extra %zu; Inf->NaN %zu\n",
@@ -146,7 +146,7 @@ TEST(ReliabilityNonFinite, NaNWeightStaysNaN) {
     const auto ref = reference_conv(s, x, w, b);
     for (const auto& strategy : every_strategy()) {
         SCOPED_TRACE(strategy.name());
-        const double factor = strategy.variant ? (strategy.variant->winograd_tile == 4 ? 16.0 : 4.0) : 1.0;
+        const double factor = tolerance_factor(strategy.kernel, strategy.variant.value_or(Variant{}));
         const Counts c = classify(run(strategy, s, x, w, b), ref, conv_tolerance(s, factor));
         std::printf("%-55s NaN weight: reference non-finite %zu of %zu; output non-finite %zu; extra %zu\n",
                     strategy.name().c_str(), c.reference_non_finite, ref.size(), c.output_non_finite, c.extra);

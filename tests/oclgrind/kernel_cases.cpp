@@ -67,7 +67,7 @@ void winograd_cases(bool low_local_memory) {
     for (int tile : {2, 4}) {
         for (bool constant : {false, true}) {
             const Variant v{tile, low_local_memory, constant};
-            const double factor = tile == 4 ? 16.0 : 4.0;
+            const double factor = tolerance_factor(Kernel::CONV2D_WINOGRAD, Variant{tile, false, false});
             SCOPED_TRACE(v.str());
             if (low_local_memory) {
                 expect_clean(shape(2, 2, 6, 6, 5, 3, 0, false), Kernel::CONV2D_WINOGRAD, v, factor);

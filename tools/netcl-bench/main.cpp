@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "tools/ToolDevice.hpp"
 #include "Accuracy.hpp"
 #include "BenchRun.hpp"
 #include "Candidates.hpp"
@@ -64,7 +65,7 @@ int run(const Arguments& a, int argc, char** argv) {
     // Usage errors first: nothing touches the device before the arguments are good.
     const std::vector<BenchLayer> layers = a.accuracy ? std::vector<BenchLayer>{} : chosen_layers(a);
 
-    const auto context = netcl::Context::create(a.device);
+    const auto context = netcl::tools::tool_context("netcl-bench", a.device);
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
     if (a.accuracy) return run_accuracy(context, info, policy, a.json, std::cout);
 

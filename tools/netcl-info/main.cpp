@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "runtime/Context.hpp"
+#include "tools/ToolDevice.hpp"
 #include "runtime/Error.hpp"
 #include "selector/KernelSelector.hpp"
 #include "selector/LayerSets.hpp"
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
         if (!explain.empty()) {
             const netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
             const netcl::DeviceProfile profile =
-                explain_profile.empty() ? netcl::Context::create()->profile() : netcl::load_profile(explain_profile);
+                explain_profile.empty() ? netcl::tools::tool_context("netcl-info")->profile() : netcl::load_profile(explain_profile);
             std::printf("device: %s (%s, driver %s)\nshape:  %s\n", profile.name.c_str(),
                         netcl::to_string(profile.type).c_str(), profile.driver_version.c_str(), shapes.str().c_str());
             std::printf("%s", netcl::KernelSelector::global().explain("conv2d", shapes, profile).str().c_str());
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
         }
         const auto entries = netcl::Context::devices();
         const char* env = std::getenv("NETCL_DEVICE");
-        const std::size_t chosen = netcl::Context::pick(entries, env ? env : "");
+        const std::size_t chosen = netcl::tools::pick_device_or_exit("netcl-info", entries, "");
         std::size_t last_platform = static_cast<std::size_t>(-1);
         for (std::size_t i = 0; i < entries.size(); ++i) {
             const auto& e = entries[i];

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "tools/ToolDevice.hpp"
 #include "runtime/Context.hpp"
 #include "runtime/Error.hpp"
 #include "selector/LayerSets.hpp"
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
             for (const auto& name : strategy_names) options.strategies.push_back(netcl::kernel_from_string(name));
         }
 
-        const auto context = netcl::Context::create();
+        const auto context = netcl::tools::tool_context("netcl-tune");
         const auto& device = context->profile();
         std::printf("netcl-tune on %s (%s, driver %s): %zu layer(s), %d warm-up + %d timed run(s) each\n",
                     device.name.c_str(), netcl::to_string(device.type).c_str(), device.driver_version.c_str(),
