@@ -29,6 +29,19 @@ std::string strategy_name(Kernel kernel, const Variant& variant) {
 
 }  // namespace
 
+Conv2dOptions Conv2dOptions::for_shapes(const ConvShapes& s) {
+    Conv2dOptions o;
+    o.in_channels = s.C;
+    o.out_channels = s.K;
+    o.kernel = {s.R, s.S};
+    o.stride = {s.stride_h, s.stride_w};
+    o.padding = {s.pad_h, s.pad_w};
+    o.dilation = {s.dilation_h, s.dilation_w};
+    o.groups = s.groups;
+    o.bias = s.bias;
+    return o;
+}
+
 Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
     : context_(std::move(context)), options_(std::move(options)) {
     NETCL_REQUIRE(context_ != nullptr, "Conv2d needs a Context; got a null one");

@@ -37,6 +37,10 @@ struct Conv2dOptions {
     std::optional<std::size_t> workspace_limit_bytes;
     // The selector to ask; nullptr means KernelSelector::global().
     KernelSelector* selector = nullptr;
+
+    // The options of a layer computing `shapes` (channels, kernel, stride,
+    // padding, dilation, groups, bias); strategy and the rest left as defaults.
+    static Conv2dOptions for_shapes(const ConvShapes& shapes);
 };
 
 // A 2-D convolution layer on one Context. forward() asks the selector for a

@@ -98,6 +98,14 @@ std::vector<std::size_t> sample_output_indices(const ConvShapes& s, std::size_t 
     return indices;
 }
 
+std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low, float high) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(low, high);
+    std::vector<float> values(count);
+    for (auto& v : values) v = dist(rng);
+    return values;
+}
+
 double tolerance_factor(Kernel kernel, const Variant& variant) {
     if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
     return variant.winograd_tile == 4 ? 16.0 : 4.0;

@@ -54,4 +54,8 @@ double conv_tolerance(const ConvShapes& shapes, double factor = 1.0);
 // about 7x it, so 16 leaves room for unlucky draws without hiding a bug).
 double tolerance_factor(Kernel kernel, const Variant& variant);
 
+// `count` floats uniform in [low, high) from a seeded generator: the data every
+// check against the reference uses (tests, netcl-bench, netcl-tune).
+std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
+
 }  // namespace netcl

@@ -65,12 +65,7 @@ std::vector<float> with_specials(std::vector<float> x, double fraction, bool nan
 std::vector<float> run(const Strategy& strategy, const ConvShapes& s, const std::vector<float>& x,
                        const std::vector<float>& w, const std::vector<float>& b) {
     auto ctx = test::shared_context();
-    Conv2dOptions o;
-    o.in_channels = s.C;
-    o.out_channels = s.K;
-    o.kernel = {s.R, s.S};
-    o.padding = {s.pad_h, s.pad_w};
-    o.bias = s.bias;
+    Conv2dOptions o = Conv2dOptions::for_shapes(s);
     o.strategy = strategy.kernel;
     o.variant = strategy.variant;
     Conv2d conv(ctx, o);

@@ -20,15 +20,7 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
     const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
 
-    Conv2dOptions conv_options;
-    conv_options.in_channels = s.C;
-    conv_options.out_channels = s.K;
-    conv_options.kernel = {s.R, s.S};
-    conv_options.stride = {s.stride_h, s.stride_w};
-    conv_options.padding = {s.pad_h, s.pad_w};
-    conv_options.dilation = {s.dilation_h, s.dilation_w};
-    conv_options.groups = s.groups;
-    conv_options.bias = s.bias;
+    Conv2dOptions conv_options = Conv2dOptions::for_shapes(s);
     conv_options.strategy = options.strategy;
     conv_options.variant = options.variant;
     conv_options.workspace_limit_bytes = options.workspace_limit_bytes;

@@ -1,17 +1,8 @@
 #include "tests/support/TestData.hpp"
 
 #include <cmath>
-#include <random>
 
 namespace netcl::test {
-
-std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low, float high) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(low, high);
-    std::vector<float> values(count);
-    for (auto& v : values) v = dist(rng);
-    return values;
-}
 
 std::shared_ptr<Context> shared_context() {
     static const std::shared_ptr<Context> context = Context::create();

@@ -6,11 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "ops/ReferenceConv.hpp"
 #include "runtime/Context.hpp"
 
 namespace netcl::test {
 
-std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
+using ::netcl::random_uniform;  // ops/ReferenceConv.hpp: the one generator
 
 // One context per test process (NETCL_DEVICE honoured), so kernels build once.
 std::shared_ptr<Context> shared_context();

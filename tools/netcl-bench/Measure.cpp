@@ -5,7 +5,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <random>
 
 #include "ClblastConvgemm.hpp"
 #include "ops/Conv2d.hpp"
@@ -16,14 +15,6 @@
 namespace netcl::bench {
 
 namespace {
-
-std::vector<float> uniform(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 generator(seed);
-    std::uniform_real_distribution<float> in_range(-1.0f, 1.0f);
-    std::vector<float> values(count);
-    for (auto& v : values) v = in_range(generator);
-    return values;
-}
 
 Tensor::Shape output_shape(const ConvShapes& s) { return {s.N, s.K, s.P(), s.Q()}; }
 
@@ -61,8 +52,8 @@ void time_runs(Context& context, const RunOnce& run, const LayerData& layer, con
 
 LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& s, std::uint64_t seed)
     : shapes(s),
-      x(uniform(static_cast<std::size_t>(s.input_numel()), seed)),
-      weights(uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1)),
+      x(random_uniform(static_cast<std::size_t>(s.input_numel()), seed)),
+      weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1)),
       x_device(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W})),
       weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})) {}
 
@@ -90,14 +81,7 @@ Measurement measure(const std::shared_ptr<Context>& context, const Candidate& ca
             // does not see it.
             m.build_ms = std::max(0.0, m.first_run_ms - m.timing.median_ms);
         } else {
-            Conv2dOptions options;
-            options.in_channels = s.C;
-            options.out_channels = s.K;
-            options.kernel = {s.R, s.S};
-            options.stride = {s.stride_h, s.stride_w};
-            options.padding = {s.pad_h, s.pad_w};
-            options.dilation = {s.dilation_h, s.dilation_w};
-            options.groups = s.groups;
+            Conv2dOptions options = Conv2dOptions::for_shapes(s);
             options.bias = false;
             if (candidate.kind == Candidate::Kind::Strategy) {
                 options.strategy = candidate.kernel;

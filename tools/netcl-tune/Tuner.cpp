@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
-#include <random>
 
 #include "ops/Conv2d.hpp"
 #include "ops/ReferenceConv.hpp"
@@ -14,14 +13,6 @@
 namespace netcl::tune {
 
 namespace {
-
-std::vector<float> random_data(std::size_t count, std::uint64_t seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> data(count);
-    for (auto& v : data) v = uniform(engine);
-    return data;
-}
 
 std::string label(Kernel kernel, const Variant& v) {
     return kernel == Kernel::CONV2D_WINOGRAD ? to_string(kernel) + " " + v.str() : to_string(kernel);
@@ -71,9 +62,9 @@ ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes
                        const std::function<void(const std::string&)>& progress) {
     s.validate();
     ShapeTiming result{s, {}};
-    const auto x_host = random_data(static_cast<std::size_t>(s.input_numel()), options.seed);
-    const auto w_host = random_data(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
-    const auto b_host = s.bias ? random_data(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
+    const auto x_host = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed);
+    const auto w_host = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
+    const auto b_host = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
 
     Reference ref;
     if (s.direct_flops() <= options.full_reference_flops) {
@@ -92,15 +83,7 @@ ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes
             continue;
         }
         try {
-            Conv2dOptions o;
-            o.in_channels = s.C;
-            o.out_channels = s.K;
-            o.kernel = {s.R, s.S};
-            o.stride = {s.stride_h, s.stride_w};
-            o.padding = {s.pad_h, s.pad_w};
-            o.dilation = {s.dilation_h, s.dilation_w};
-            o.groups = s.groups;
-            o.bias = s.bias;
+            Conv2dOptions o = Conv2dOptions::for_shapes(s);
             o.strategy = kernel;
             o.variant = variant;
             Conv2d conv(context, o);
