@@ -41,7 +41,7 @@ bin="$built_at"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 host_cxx="$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')"
 needed_cxx="$(strings "$bundle/lib/cxx/libstdc++.so.6" 2>/dev/null | grep -o '^GLIBCXX_3\.4\.[0-9]*$' | sort -V | tail -1)"
-if [ -z "$host_cxx" ] || { [ -n "$needed_cxx" ] && ! strings "$host_cxx" | grep -qx "$needed_cxx"; }; then
+if [ -z "$host_cxx" ] || { [ -n "$needed_cxx" ] && ! strings "$host_cxx" | grep -x "$needed_cxx" >/dev/null; }; then
   export LD_LIBRARY_PATH="$bundle/lib/cxx:$LD_LIBRARY_PATH"
   log "host libstdc++ lacks $needed_cxx: using the bundled one"
 fi
