@@ -5,18 +5,13 @@
 #include <cstdlib>
 
 #include "runtime/Error.hpp"
+#include "runtime/internal/Text.hpp"
 #include "runtime/Log.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
 
 namespace {
-
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
 
 std::string device_list(const std::vector<DeviceEntry>& entries) {
     std::string text;
@@ -88,10 +83,9 @@ std::size_t Context::pick(const std::vector<DeviceEntry>& entries, const std::st
         }
         throw Error("NETCL_DEVICE='" + selector + "' names no device; expected one of:" + device_list(entries));
     }
-    const std::string needle = lower(selector);
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const auto& p = entries[i].profile;
-        if (lower(p.vendor + " " + p.name + " " + p.platform_name).find(needle) != std::string::npos) return i;
+        if (internal::contains_ignoring_case(p.vendor + " " + p.name + " " + p.platform_name, selector)) return i;
     }
     throw Error("NETCL_DEVICE='" + selector +
                 "' matches no device (expected 'platform:device' or a substring of a vendor, device or "

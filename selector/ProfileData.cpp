@@ -1,21 +1,12 @@
 #include "selector/ProfileData.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "runtime/internal/Text.hpp"
 
 namespace netcl {
 
 namespace {
 
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
-
-bool contains_nocase(const std::string& haystack, const std::string& needle) {
-    return lower(haystack).find(lower(needle)) != std::string::npos;
-}
+using internal::contains_ignoring_case;
 
 }  // namespace
 
@@ -28,9 +19,9 @@ int ProfileData::specificity() const {
 
 bool ProfileData::matches(const DeviceProfile& d) const {
     for (const auto& [key, value] : match) {
-        const bool ok = key == "vendor"     ? contains_nocase(d.vendor, value)
-                        : key == "platform" ? contains_nocase(d.platform_name, value)
-                        : key == "name"     ? contains_nocase(d.name, value)
+        const bool ok = key == "vendor"     ? contains_ignoring_case(d.vendor, value)
+                        : key == "platform" ? contains_ignoring_case(d.platform_name, value)
+                        : key == "name"     ? contains_ignoring_case(d.name, value)
                         : key == "type"     ? to_string(d.type) == value
                         : key == "driver"   ? d.driver_version == value
                                             : false;

@@ -83,14 +83,8 @@ TEST(ConvIm2col, ClblastFailuresNameTheStatus) {
 TEST(ConvIm2col, LargerLayerMatchesSampledReference) {
     // A VGG-like layer, checked on 2000 sampled outputs (plus a scan of all
     // outputs for NaN poison) the way netcl-bench checks full-size layers.
-    ConvShapes s;
-    s.N = 2, s.C = 64, s.H = 28, s.W = 30, s.K = 42, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
-    ConvCaseOptions options;
-    options.strategy = Kernel::IM2COL;
-    options.seed = 42;
-    options.samples = 2000;
-    const ConvCaseResult r = run_conv_case(s, options);
-    EXPECT_TRUE(r.passed()) << describe(s, r);
+    const ConvCaseResult r = run_sampled_vgg_like_case(Kernel::IM2COL, 42);
+    EXPECT_TRUE(r.passed()) << describe(sampled_vgg_like_shape(), r);
     EXPECT_EQ(r.compared, 2000u);
 }
 

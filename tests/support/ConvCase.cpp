@@ -170,4 +170,18 @@ ConvShapes random_small_shape(std::mt19937_64& rng) {
     return s;
 }
 
+ConvShapes sampled_vgg_like_shape() {
+    ConvShapes s;
+    s.N = 2, s.C = 64, s.H = 28, s.W = 30, s.K = 42, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    return s;
+}
+
+ConvCaseResult run_sampled_vgg_like_case(Kernel strategy, std::uint64_t seed) {
+    ConvCaseOptions options;
+    options.strategy = strategy;
+    options.seed = seed;
+    options.samples = 2000;
+    return run_conv_case(sampled_vgg_like_shape(), options);
+}
+
 }  // namespace netcl::test
