@@ -1,109 +1,30 @@
 // 1000 forward calls on one Conv2d leave device and host memory flat.
 //
-// Device memory: this executable defines clCreateBuffer, clCreateSubBuffer,
-// clRetainMemObject and clReleaseMemObject, which the dynamic linker binds
-// ahead of libOpenCL's for libnetcl and libclblast too; each forwards to the
-// real one (dlsym RTLD_NEXT) and keeps the reference count and size of every
-// live cl_mem. A leaked Tensor, workspace or CLBlast temporary shows up as a
-// live object (and bytes) that was not there after the warm-up.
+// Device objects: the OpenCL interposer of tests/support/ClInterposer counts
+// every live cl_mem (and its bytes), kernel, program and event that netcl and
+// CLBlast hold. A leaked Tensor, workspace, CLBlast temporary, kernel or an
+// event retained per forward and never released shows up as a live object
+// that was not there after the warm-up.
 // Host memory: the resident set (/proc/self/statm) after the warm-up and
 // after the 1000 calls, with a margin for allocator noise (kHostMarginBytes).
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <map>
-#include <mutex>
 
 #include "ops/Conv2d.hpp"
 #include "ops/ReferenceConv.hpp"
 #include "runtime/OpenCL.hpp"
+#include "tests/support/ClInterposer.hpp"
 #include "tests/support/TestData.hpp"
-
-namespace {
-
-struct LiveBuffers {
-    std::mutex mutex;
-    std::map<cl_mem, std::pair<cl_uint, std::size_t>> objects;  // refcount, bytes
-};
-LiveBuffers& live() {
-    static LiveBuffers* instance = new LiveBuffers;  // never destroyed: calls may come during exit
-    return *instance;
-}
-
-template <typename F>
-F real(const char* name) {
-    return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
-}
-
-void track_new(cl_mem mem, std::size_t bytes) {
-    if (mem == nullptr) return;
-    std::lock_guard lock(live().mutex);
-    live().objects[mem] = {1, bytes};
-}
-
-}  // namespace
-
-extern "C" {
-
-cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr, cl_int* errcode_ret) {
-    static const auto next = real<cl_mem (*)(cl_context, cl_mem_flags, size_t, void*, cl_int*)>("clCreateBuffer");
-    cl_mem mem = next(context, flags, size, host_ptr, errcode_ret);
-    track_new(mem, size);
-    return mem;
-}
-
-cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type, const void* info,
-                         cl_int* errcode_ret) {
-    static const auto next =
-        real<cl_mem (*)(cl_mem, cl_mem_flags, cl_buffer_create_type, const void*, cl_int*)>("clCreateSubBuffer");
-    cl_mem mem = next(buffer, flags, type, info, errcode_ret);
-    track_new(mem, 0);  // a view: its bytes belong to the parent
-    return mem;
-}
-
-cl_int clRetainMemObject(cl_mem mem) {
-    static const auto next = real<cl_int (*)(cl_mem)>("clRetainMemObject");
-    const cl_int status = next(mem);
-    if (status == CL_SUCCESS) {
-        std::lock_guard lock(live().mutex);
-        if (auto it = live().objects.find(mem); it != live().objects.end()) ++it->second.first;
-    }
-    return status;
-}
-
-cl_int clReleaseMemObject(cl_mem mem) {
-    static const auto next = real<cl_int (*)(cl_mem)>("clReleaseMemObject");
-    {
-        std::lock_guard lock(live().mutex);
-        if (auto it = live().objects.find(mem); it != live().objects.end() && --it->second.first == 0) {
-            live().objects.erase(it);
-        }
-    }
-    return next(mem);
-}
-
-}  // extern "C"
 
 namespace netcl {
 namespace {
 
-struct DeviceUse {
-    std::size_t objects = 0;
-    std::size_t bytes = 0;
-};
-DeviceUse device_use() {
-    std::lock_guard lock(live().mutex);
-    DeviceUse use;
-    for (const auto& [mem, entry] : live().objects) {
-        ++use.objects;
-        use.bytes += entry.second;
-    }
-    return use;
-}
+using test::live_objects;
+using test::LiveObjects;
 
 std::size_t resident_bytes() {
     std::ifstream statm("/proc/self/statm");
@@ -148,7 +69,7 @@ void expect_flat(Kernel kernel, std::optional<Variant> variant) {
     for (int i = 0; i < kWarmUp; ++i) y = conv(x);
     ctx->finish();
     y = Tensor{};
-    const DeviceUse device_before = device_use();
+    const LiveObjects device_before = live_objects();
     const std::size_t host_before = resident_bytes();
 
     for (int i = 0; i < kCalls; ++i) {
@@ -158,19 +79,30 @@ void expect_flat(Kernel kernel, std::optional<Variant> variant) {
     const auto result = test::compare(y.to_host(), reference_conv(s, x_host, w_host, b_host));
     y = Tensor{};
     ctx->finish();
-    const DeviceUse device_after = device_use();
+    const LiveObjects device_after = live_objects();
     const std::size_t host_after = resident_bytes();
 
     const std::string name = conv.last_plan().str();
-    std::printf("%s: live cl_mem %zu objects / %zu bytes before, %zu / %zu after %d calls; "
-                "host RSS %.2f MiB before, %.2f MiB after (%+.1f KiB)\n",
-                name.c_str(), device_before.objects, device_before.bytes, device_after.objects, device_after.bytes,
-                kCalls, host_before / 1048576.0, host_after / 1048576.0,
-                (static_cast<double>(host_after) - static_cast<double>(host_before)) / 1024.0);
-    EXPECT_GT(device_before.objects, 0u) << "the cl_mem interposer saw no buffers: it is not in effect";
-    EXPECT_EQ(device_after.objects, device_before.objects) << name;
-    EXPECT_EQ(device_after.bytes, device_before.bytes) << name;
-    if (kResidentSetIsMeaningful) EXPECT_LE(host_after, host_before + kHostMarginBytes) << name;
+    std::printf("%s: live cl_mem %zu objects / %zu bytes, kernels %zu, programs %zu, events %zu before; "
+                "%zu / %zu, %zu, %zu, %zu after %d calls; host RSS %.2f MiB before, %.2f MiB after (%+.1f KiB)\n",
+                name.c_str(), device_before.buffers, device_before.buffer_bytes, device_before.kernels,
+                device_before.programs, device_before.events, device_after.buffers, device_after.buffer_bytes,
+                device_after.kernels, device_after.programs, device_after.events, kCalls, host_before / 1048576.0,
+                host_after / 1048576.0, (static_cast<double>(host_after) - static_cast<double>(host_before)) / 1024.0);
+    EXPECT_GT(device_before.buffers, 0u) << "the interposer saw no buffers: it is not in effect";
+    EXPECT_GT(device_before.kernels, 0u) << "the interposer saw no kernels: it is not in effect";
+    EXPECT_GT(device_before.programs, 0u) << "the interposer saw no programs: it is not in effect";
+    EXPECT_TRUE(test::seen().events) << "the interposer saw no events: it is not in effect";
+    EXPECT_EQ(device_after.buffers, device_before.buffers) << name;
+    EXPECT_EQ(device_after.buffer_bytes, device_before.buffer_bytes) << name;
+    EXPECT_EQ(device_after.kernels, device_before.kernels) << name;
+    EXPECT_EQ(device_after.programs, device_before.programs) << name;
+    // Conv2d keeps the events of its last forward (last_events()): those of one
+    // call may be alive, never a growing number.
+    EXPECT_EQ(device_after.events, device_before.events) << name;
+    if (kResidentSetIsMeaningful) {
+        EXPECT_LE(host_after, host_before + kHostMarginBytes) << name;
+    }
     EXPECT_EQ(result.non_finite, 0u) << name;
     EXPECT_LE(result.max_abs_error, conv_tolerance(s, 16.0)) << name;
 }
@@ -187,17 +119,34 @@ TEST(ReliabilityMemory, WinogradF4LowLocalForwardLoopIsFlat) {
 // The interposer itself: a Tensor made and dropped is one object up, then down.
 TEST(ReliabilityMemory, InterposerCountsTensors) {
     auto ctx = test::shared_context();
-    const DeviceUse before = device_use();
+    const LiveObjects before = live_objects();
     {
         Tensor t = Tensor::empty(ctx, {1000});
         Tensor copy = t;  // shares the buffer: a retain, not a new object
-        const DeviceUse during = device_use();
-        EXPECT_EQ(during.objects, before.objects + 1);
-        EXPECT_EQ(during.bytes, before.bytes + 4000);
+        const LiveObjects during = live_objects();
+        EXPECT_EQ(during.buffers, before.buffers + 1);
+        EXPECT_EQ(during.buffer_bytes, before.buffer_bytes + 4000);
     }
-    const DeviceUse after = device_use();
-    EXPECT_EQ(after.objects, before.objects);
-    EXPECT_EQ(after.bytes, before.bytes);
+    EXPECT_EQ(live_objects(), before);
+}
+
+// The interposer counts events by reference: an event kept is one more, a
+// retained copy released is none, and a released one is gone.
+TEST(ReliabilityMemory, InterposerCountsEventsByReference) {
+    auto ctx = test::shared_context();
+    Tensor t = Tensor::empty(ctx, {64});
+    const LiveObjects before = live_objects();
+    {
+        cl::Event event;
+        ASSERT_EQ(ctx->queue().enqueueFillBuffer(t.buffer(), 1.0f, 0, t.bytes(), nullptr, &event), CL_SUCCESS);
+        EXPECT_EQ(live_objects().events, before.events + 1);
+        {
+            cl::Event copy = event;  // clRetainEvent
+            EXPECT_EQ(live_objects().events, before.events + 1);
+        }
+        ASSERT_EQ(event.wait(), CL_SUCCESS);
+    }
+    EXPECT_EQ(live_objects(), before);
 }
 
 }  // namespace
