@@ -9,7 +9,7 @@
 // binary must stay within a minute or two. The Winograd cases run with 48 KiB
 // of local memory (NVIDIA's limit) and a 1 MiB constant buffer (so the
 // constant-weights variant can take U, which is padded to whole K and C
-// blocks); the LowLocal cases run again with --local-mem-size 16384, the local
+// blocks; 2 MiB for the multi-block cases); the LowLocal cases run again with --local-mem-size 16384, the local
 // memory the fallback variant is meant for.
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@
 #include <cstdlib>
 
 #include "ops/ReferenceConv.hpp"
+#include "ops/winograd/WinogradLimits.hpp"
 #include "tests/support/ConvCase.hpp"
 
 namespace netcl {
@@ -43,6 +44,16 @@ TEST(Oclgrind, NaiveEveryParameter) {
     s.groups = 2;
     expect_clean(s, Kernel::CONV2D_NAIVE, std::nullopt);
     expect_clean(shape(1, 3, 4, 3, 3, 1, 0, false), Kernel::CONV2D_NAIVE, std::nullopt);
+}
+
+// The default build (KB = 4 output channels per work-item) with a group's K
+// off the block: the last channel block holds 2 (and 1) valid channels, so
+// the clamped weight reads and the guarded stores of the tail both run.
+TEST(Oclgrind, NaiveFourChannelBlocksWithARaggedTail) {
+    expect_clean(shape(1, 3, 5, 6, 6, 3, 1, true), Kernel::CONV2D_NAIVE, std::nullopt);
+    auto s = shape(2, 4, 4, 5, 10, 3, 1, false);
+    s.groups = 2;  // K/groups = 5: one full block and one of 1 per group
+    expect_clean(s, Kernel::CONV2D_NAIVE, std::nullopt);
 }
 
 // Run without --uninitialized (CTest entry oclgrind_kernels_races_bounds):
@@ -78,6 +89,24 @@ void winograd_cases(bool low_local_memory) {
     }
 }
 
+// Every variant through two K blocks and two C steps: K = BK + 3 and
+// C = BC + 1 from the variant's own blocking, on a 3x3 image (one or four
+// tiles, so the cost stays in the blocks, not in tile count). This runs the
+// barrier between C steps (without it the next step's phase 1 overwrites V
+// while phase 2 still reads it: a local-memory race) and the K-block and
+// C-step offsets into U, which single-block shapes never reach.
+void winograd_multi_block_cases(bool low_local_memory) {
+    for (int tile : {2, 4}) {
+        for (bool constant : {false, true}) {
+            const Variant v{tile, low_local_memory, constant};
+            const WinogradBlocking b = winograd_blocking(v);
+            SCOPED_TRACE(v.str());
+            auto s = shape(1, b.block_c + 1, 3, 3, b.block_k + 3, 3, 1, true);
+            expect_clean(s, Kernel::CONV2D_WINOGRAD, v, tolerance_factor(Kernel::CONV2D_WINOGRAD, v));
+        }
+    }
+}
+
 // One minimal case each (CLBlast's SGEMM is slow under oclgrind); groups = 2
 // runs two GEMM batches, bias runs bias_add.cl.
 TEST(OclgrindNoUninitialized, Im2col) {
@@ -88,6 +117,8 @@ TEST(OclgrindNoUninitialized, Im2col) {
 }
 TEST(OclgrindNoUninitialized, WinogradFused) { winograd_cases(false); }
 TEST(OclgrindNoUninitialized, WinogradLowLocal) { winograd_cases(true); }
+TEST(OclgrindNoUninitialized, WinogradFusedMultiBlock) { winograd_multi_block_cases(false); }
+TEST(OclgrindNoUninitialized, WinogradLowLocalMultiBlock) { winograd_multi_block_cases(true); }
 
 }  // namespace
 }  // namespace netcl
