@@ -26,8 +26,19 @@ std::size_t workspace_bytes(Kernel kernel, const Variant& variant, const ConvSha
     return workspace_bytes(kernel, variant, s);
 }
 
+std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
+    constexpr std::int64_t kLimit = 2147483647;  // INT_MAX: the kernels index with int
+    if (s.input_numel() >= kLimit || s.output_numel() >= kLimit || s.weight_numel() >= kLimit) {
+        return "the kernels index with 32-bit ints; this layer has a tensor of 2^31 elements or more (input " +
+               std::to_string(s.input_numel()) + ", output " + std::to_string(s.output_numel()) + ", weights " +
+               std::to_string(s.weight_numel()) + ")";
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const ConvShapes& s,
                                    const DeviceProfile& profile) {
+    if (auto reason = int_indexing_why_not(s)) return reason;
     switch (kernel) {
         case Kernel::CONV2D_NAIVE: return std::nullopt;  // takes every valid convolution
         case Kernel::IM2COL: {

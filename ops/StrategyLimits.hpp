@@ -18,6 +18,10 @@ namespace netcl {
 std::optional<std::string> why_not(Kernel kernel, const Variant& variant, const ConvShapes& shapes,
                                    const DeviceProfile& profile);
 
+// Every strategy's kernels index with 32-bit ints: a layer with a tensor of
+// 2^31 elements or more is refused (the reason names the sizes).
+std::optional<std::string> int_indexing_why_not(const ConvShapes& shapes);
+
 // Extra device memory the strategy needs for `shapes` (im2col's column buffer,
 // Winograd's padded copies), with IM2COL under a limit of at least
 // kIm2colPassBytes (ops/im2col/Im2colLayout.hpp).

@@ -11,6 +11,7 @@
 #include "ops/FirstVariant.hpp"
 #include "ops/ReferenceConv.hpp"
 #include "ops/StrategyFactory.hpp"
+#include "ops/StrategyLimits.hpp"
 #include "runtime/Error.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
@@ -151,6 +152,30 @@ TEST(ConvApi, MakeStrategyRefusesWhatWhyNotRefuses) {
                  {"CONV2D_WINOGRAD", s.str(), "stride 1"});
 }
 
+// The kernels index with 32-bit ints: a layer with a tensor of 2^31 elements
+// or more is refused by every strategy's why_not (so the selector never plans
+// it) and by make_strategy, before anything is allocated.
+TEST(ConvApi, TensorsPastIntIndexingAreRefusedBeforeAnyAllocation) {
+    ConvShapes s;
+    s.N = 1, s.C = 2, s.H = 32768, s.W = 32768, s.K = 1, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;  // input 2^31 floats
+    const DeviceProfile& profile = shared_context()->profile();
+    std::vector<std::pair<Kernel, Variant>> all{{Kernel::CONV2D_NAIVE, {}}, {Kernel::IM2COL, {}},
+                                                {Kernel::CONV2D_WINOGRAD, Variant{2, true, false}}};
+    for (const auto& [kernel, variant] : all) {
+        const auto reason = why_not(kernel, variant, s, profile);
+        ASSERT_TRUE(reason.has_value()) << to_string(kernel);
+        EXPECT_NE(reason->find("2^31"), std::string::npos) << *reason;
+        expect_error([&, kernel = kernel, variant = variant] { (void)make_strategy(shared_context(), Plan{kernel, variant, ""}, s); },
+                     {"2^31", "32-bit"});
+    }
+    // Just below: 2^31 - 2 input elements are indexable.
+    ConvShapes fits = s;
+    fits.C = 1, fits.H = 2, fits.W = 1073741823;
+    EXPECT_FALSE(int_indexing_why_not(fits).has_value());
+    fits.W = 1073741824;
+    EXPECT_TRUE(int_indexing_why_not(fits).has_value());
+}
+
 TEST(ConvApi, FirstRunnableVariantFollowsTheFixedOrder) {
     ConvShapes s;
     s.C = 8, s.H = 16, s.W = 16, s.K = 8, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;
@@ -166,17 +191,31 @@ TEST(ConvApi, FirstRunnableVariantFollowsTheFixedOrder) {
     EXPECT_NE(reason.find("3x3"), std::string::npos) << reason;
 }
 
+// Every strategy and every Winograd variant: a second set_weights after a
+// forward must reach the next forward. Winograd keeps a transformed copy U of
+// the weights, so one that kept the old U would fail round 1 here.
 TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
     auto ctx = shared_context();
     ConvShapes s;
     s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
-    for (const Kernel kernel : {Kernel::CONV2D_NAIVE, Kernel::IM2COL}) {
+    std::vector<std::pair<Kernel, std::optional<Variant>>> strategies{{Kernel::CONV2D_NAIVE, std::nullopt},
+                                                                      {Kernel::IM2COL, std::nullopt}};
+    for (int tile : {2, 4})
+        for (bool low : {false, true})
+            for (bool constant : {false, true}) strategies.emplace_back(Kernel::CONV2D_WINOGRAD, Variant{tile, low, constant});
+    int winograd_ran = 0;
+    for (const auto& [kernel, variant] : strategies) {
+        const std::string name = to_string(kernel) + (variant ? " " + variant->str() : "");
+        if (variant && why_not(kernel, *variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
+        winograd_ran += variant.has_value();
         Conv2dOptions o = layer(3, 5);
         o.strategy = kernel;
+        o.variant = variant;
         Conv2d conv(ctx, o);
         const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
         const Tensor input = Tensor::from_host(ctx, x, {2, 3, 7, 13});
-        for (std::uint64_t round = 0; round < 2; ++round) {
+        const double tolerance = conv_tolerance(s, tolerance_factor(kernel, variant.value_or(Variant{})));
+        for (std::uint64_t round = 0; round < 3; ++round) {
             const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 + round);
             const auto b = random_uniform(5, 20 + round);
             conv.set_weights(w, b);
@@ -184,12 +223,13 @@ TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
             y.fill(std::numeric_limits<float>::quiet_NaN());
             conv.forward(input, y);
             const Comparison c = compare(y.to_host(), reference_conv(s, x, w, b));
-            EXPECT_EQ(c.non_finite, 0u) << to_string(kernel) << " round " << round;
-            EXPECT_LE(c.max_abs_error, conv_tolerance(s)) << to_string(kernel) << " round " << round;
+            EXPECT_EQ(c.non_finite, 0u) << name << " round " << round;
+            EXPECT_LE(c.max_abs_error, tolerance) << name << " round " << round;
             EXPECT_EQ(conv.last_plan().kernel, kernel);
             EXPECT_EQ(conv.last_plan().reason, "strict override");
         }
     }
+    EXPECT_GE(winograd_ran, 4) << "too few Winograd variants could take the shape on this device";
 }
 
 TEST(ConvApi, ForwardReturnsAFreshOutputPerInputShape) {

@@ -7,8 +7,12 @@
 // whole alpha x alpha input tile into every transform element, so one Inf
 // reaches outputs of its tile whose 3x3 window never touches it, and an
 // Inf·0 or Inf - Inf inside the transforms becomes NaN. Those counts are
-// printed (not asserted) for the README: "extra" = reference finite, output
-// not; "Inf->NaN" = reference ±Inf, output NaN.
+// printed for the README: "extra" = reference finite, output not;
+// "Inf->NaN" = reference ±Inf, output NaN. The direct sums (NAIVE, IM2COL)
+// must reproduce the reference exactly, as the README says: no extra
+// non-finite output, and each non-finite output the same NaN, +Inf or -Inf
+// as the reference's (a bound masked by multiplying with 0 would turn an
+// Inf it reads into NaN, and is caught here).
 //
 // Finite inputs never give a non-finite output: asserted here for each
 // strategy on the same data without the specials, and on 2000 random shapes
@@ -31,7 +35,10 @@ struct Strategy {
     Kernel kernel;
     std::optional<Variant> variant;
     std::string name() const { return to_string(kernel) + (variant ? " " + variant->str() : ""); }
+    // A direct sum over the window: it must reproduce the reference's non-finite outputs exactly.
+    bool direct() const { return kernel != Kernel::CONV2D_WINOGRAD; }
 };
+
 
 std::vector<Strategy> every_strategy() {
     std::vector<Strategy> all{{Kernel::CONV2D_NAIVE, std::nullopt}, {Kernel::IM2COL, std::nullopt}};
@@ -83,8 +90,12 @@ struct Counts {
     std::size_t extra = 0;      // reference finite, output non-finite
     std::size_t inf_to_nan = 0; // reference ±Inf, output NaN
     std::size_t wrong_finite = 0;
+    std::size_t other_class = 0; // both non-finite, but not the same NaN / +Inf / -Inf
     std::size_t first_finitised = 0;
 };
+
+// NaN, +Inf or -Inf: what a non-finite value is, as a direct sum must reproduce it.
+int special_class(double v) { return std::isnan(v) ? 0 : (v > 0 ? 1 : -1); }
 
 Counts classify(const std::vector<float>& out, const std::vector<double>& ref, double tolerance) {
     Counts c;
@@ -96,8 +107,17 @@ Counts classify(const std::vector<float>& out, const std::vector<double>& ref, d
         if (ref_finite && !out_finite) ++c.extra;
         if (std::isinf(ref[i]) && std::isnan(out[i])) ++c.inf_to_nan;
         if (ref_finite && out_finite && std::abs(out[i] - ref[i]) > tolerance) ++c.wrong_finite;
+        if (!ref_finite && !out_finite && special_class(ref[i]) != special_class(out[i])) ++c.other_class;
     }
     return c;
+}
+
+void expect_exact_where_direct(const Strategy& strategy, const Counts& c) {
+    if (!strategy.direct()) return;
+    EXPECT_EQ(c.output_non_finite, c.reference_non_finite) << "a direct sum must give exactly the reference's non-finite outputs";
+    EXPECT_EQ(c.extra, 0u) << "finite reference outputs came out non-finite";
+    EXPECT_EQ(c.inf_to_nan, 0u) << "reference ±Inf came out NaN";
+    EXPECT_EQ(c.other_class, 0u) << "non-finite outputs of another kind (NaN / +Inf / -Inf) than the reference's";
 }
 
 void check_specials(bool nan, bool inf, double fraction, std::uint64_t seed) {
@@ -119,6 +139,7 @@ void check_specials(bool nan, bool inf, double fraction, std::uint64_t seed) {
         ASSERT_GT(c.reference_non_finite, 0u) << "the specials reached no output: the test checks nothing";
         EXPECT_EQ(c.finitised, 0u) << "non-finite reference output " << c.first_finitised << " came out finite";
         EXPECT_EQ(c.wrong_finite, 0u) << "finite outputs beyond tolerance " << tolerance;
+        expect_exact_where_direct(strategy, c);
         // The same layer on the data without specials: all finite, all right.
         const Counts f = classify(run(strategy, s, clean, w, b), clean_ref, tolerance);
         EXPECT_EQ(f.output_non_finite, 0u) << "finite input gave non-finite output";
@@ -148,6 +169,7 @@ TEST(ReliabilityNonFinite, NaNWeightStaysNaN) {
         ASSERT_GT(c.reference_non_finite, 0u);
         EXPECT_EQ(c.finitised, 0u) << "non-finite reference output " << c.first_finitised << " came out finite";
         EXPECT_EQ(c.wrong_finite, 0u);
+        expect_exact_where_direct(strategy, c);
     }
 }
 

@@ -217,6 +217,27 @@ TEST_F(SelectorTest, PrioritiesTiesAndRemoval) {
     EXPECT_EQ(KernelSelector::global().select("conv2d", s, profile).kernel, Kernel::CONV2D_WINOGRAD);
 }
 
+// Priority decides, not the order of registration: the high-priority rule
+// registered first must still beat a low-priority rule registered after it
+// (a selector that tried the newest rule first would pick CONV2D_NAIVE here).
+TEST_F(SelectorTest, HigherPriorityWinsWhateverTheRegistrationOrder) {
+    KernelSelector sel;
+    const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
+    const DeviceProfile profile = load_profile("default");
+    const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
+    sel.register_rule("conv2d", always, Kernel::IM2COL, 50);
+    sel.register_rule("conv2d", always, Kernel::CONV2D_NAIVE, 1);
+    sel.register_rule("conv2d", always, Kernel::CONV2D_WINOGRAD, -5);
+    const Decision d = sel.explain("conv2d", s, profile);
+    EXPECT_EQ(d.plan.kernel, Kernel::IM2COL) << d.str();
+    EXPECT_NE(d.plan.reason.find("priority 50"), std::string::npos) << d.plan.reason;
+    // Negative priorities rank below zero, and below a newer rule of higher priority.
+    KernelSelector neg;
+    neg.register_rule("conv2d", always, Kernel::CONV2D_NAIVE, 0);
+    neg.register_rule("conv2d", always, Kernel::IM2COL, -1);
+    EXPECT_EQ(neg.select("conv2d", s, profile).kernel, Kernel::CONV2D_NAIVE);
+}
+
 TEST_F(SelectorTest, RuleWithAnExplicitVariant) {
     KernelSelector sel;
     const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };

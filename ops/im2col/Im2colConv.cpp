@@ -16,7 +16,6 @@ constexpr const char* kName = "IM2COL";
 Im2colConv::Im2colConv(std::shared_ptr<Context> context, const ConvShapes& shapes, std::size_t workspace_limit_bytes)
     : context_(std::move(context)), shapes_(shapes) {
     shapes_.validate();
-    internal::check_int_indexable(kName, shapes_);
     layout_ = im2col_layout(shapes_, workspace_limit_bytes);
     if (!layout_.direct) {
         im2col_ = internal::make_kernel(context_->programs().get("im2col"), "im2col");

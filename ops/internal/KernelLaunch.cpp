@@ -48,12 +48,4 @@ void check_weights(const char* strategy, const ConvShapes& s, const Tensor& weig
     }
 }
 
-void check_int_indexable(const char* strategy, const ConvShapes& s) {
-    const auto limit = static_cast<std::int64_t>(std::numeric_limits<int>::max());
-    if (s.input_numel() >= limit || s.output_numel() >= limit || s.weight_numel() >= limit) {
-        throw Error(std::string(strategy) + ": " + s.str() +
-                    " has a tensor of 2^31 elements or more; expected smaller tensors (the kernels index with int)");
-    }
-}
-
 }  // namespace netcl::internal

@@ -37,7 +37,5 @@ void launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const char*
 void check_io(const char* strategy, const ConvShapes& shapes, const Tensor& x, const Tensor& y);
 // Throws netcl::Error unless weights (and bias, when the shapes have one) match `shapes`.
 void check_weights(const char* strategy, const ConvShapes& shapes, const Tensor& weights, const Tensor* bias);
-// Kernels index with 32-bit ints: refuse tensors with 2^31 elements or more.
-void check_int_indexable(const char* strategy, const ConvShapes& shapes);
 
 }  // namespace netcl::internal

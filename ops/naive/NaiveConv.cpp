@@ -14,7 +14,6 @@ constexpr int kColumnBlock = 4;  // QB in conv2d_naive.cl
 NaiveConv::NaiveConv(std::shared_ptr<Context> context, const ConvShapes& shapes)
     : context_(std::move(context)), shapes_(shapes) {
     shapes_.validate();
-    internal::check_int_indexable(kName, shapes_);
     // Two builds in all: 4 output channels per work-item, or 1 where a group
     // has fewer than 4 (depthwise), which would otherwise compute idle lanes.
     channel_block_ = shapes_.K / shapes_.groups >= 4 ? 4 : 1;

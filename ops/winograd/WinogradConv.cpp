@@ -1,5 +1,6 @@
 #include "ops/winograd/WinogradConv.hpp"
 
+#include "ops/StrategyLimits.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "ops/winograd/WinogradLimits.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
@@ -34,10 +35,9 @@ WinogradConv::WinogradConv(std::shared_ptr<Context> context, const Variant& vari
     : context_(std::move(context)), variant_(variant), shapes_(shapes) {
     NETCL_REQUIRE(context_ != nullptr, "CONV2D_WINOGRAD needs a Context; got a null one");
     shapes_.validate();
-    if (const auto reason = winograd_why_not(variant_, shapes_, context_->profile())) {
+    if (const auto reason = why_not(Kernel::CONV2D_WINOGRAD, variant_, shapes_, context_->profile())) {
         throw Error(std::string(kName) + " " + variant_.str() + " cannot run " + shapes_.str() + ": " + *reason);
     }
-    internal::check_int_indexable(kName, shapes_);
     const cl::Program program = build_program(*context_, variant_);
     weights_kernel_ = internal::make_kernel(program, "winograd_weights");
     fused_kernel_ = internal::make_kernel(program, "winograd_fused");

@@ -77,10 +77,10 @@ std::optional<std::string> winograd_why_not(const Variant& variant, const ConvSh
         return "the transformed weights (" + std::to_string(winograd_weight_bytes(variant, s)) +
                " bytes) exceed the device's constant buffer (" + std::to_string(profile.max_constant_buffer_bytes) + " bytes)";
     }
-    // 32-bit index arithmetic in the kernel.
-    const double largest = std::max({static_cast<double>(s.input_numel()), static_cast<double>(s.output_numel()),
-                                     static_cast<double>(winograd_weight_bytes(variant, s) / sizeof(float))});
-    if (largest > 2147483647.0) return "the Winograd kernel indexes with 32-bit integers; this layer has more than 2^31 elements in one tensor";
+    // 32-bit index arithmetic in the kernel: U is padded beyond the weights.
+    if (winograd_weight_bytes(variant, s) / sizeof(float) >= 2147483647u) {
+        return "the Winograd kernel indexes with 32-bit ints; the transformed weights would have 2^31 elements or more";
+    }
     return std::nullopt;
 }
 
