@@ -178,6 +178,36 @@ TEST(Bench, SampledReferenceIsReportedAndStillChecks) {
     }
 }
 
+// --bias: every layer gets a bias, and every strategy's error check covers
+// it (the reference adds it too). A strategy that dropped the bias would be
+// off by up to 1 on every output, far beyond the tolerance. CLBlast's
+// Convgemm has no bias and says so.
+TEST(Bench, BiasIsCheckedForEveryStrategy) {
+    const auto json_path = scratch("bias.json");
+    const Outcome run = run_bench("--shape 2,5,9,7,6,3,3,1,1 --shape 1,4,6,6,8,1,1 --bias --repeat 1 --json '" +
+                                  json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    EXPECT_EQ(report.at("settings").at("data"), "uniform [-1,1], with bias");
+    std::size_t ran = 0;
+    for (const auto& layer : report.at("layers")) {
+        EXPECT_TRUE(layer.at("shapes").at("bias").get<bool>());
+        for (const auto& r : layer.at("results")) {
+            const std::string id = r.at("candidate");
+            if (id == "clblast") {
+                EXPECT_FALSE(r.at("ran").get<bool>());
+                EXPECT_NE(r.at("skipped").get<std::string>().find("bias"), std::string::npos) << r.dump();
+                continue;
+            }
+            if (!r.at("ran").get<bool>()) continue;
+            ++ran;
+            EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << r.dump();
+        }
+    }
+    EXPECT_GE(ran, 6u);
+}
+
 // Usage errors exit with code 2 and a message naming the problem; nothing runs.
 TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
     const std::pair<const char*, const char*> cases[] = {

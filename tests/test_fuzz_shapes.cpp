@@ -8,6 +8,12 @@
 // Tolerance: conv_tolerance(shapes, factor) = factor x 1e-6 per term of the
 // C/groups·R·S (+bias) reduction; factor 1 for NAIVE and IM2COL, 4 for
 // Winograd F(2x2,3x3) and 16 for F(4x4,3x3), as in tests/test_winograd_conv.cpp.
+//
+// The draw reaches the block structure too: about 10% of all cases are
+// Winograd layers whose C and K exceed the variant's C step and K block (up
+// to 2.5 of each, off the block), so every variant runs several K blocks and
+// C steps; a third of the IM2COL cases (N >= 2) run under a workspace limit
+// that fits fewer images than N, so the column buffer is reused across passes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -18,6 +24,8 @@
 
 #include "ops/ReferenceConv.hpp"
 #include "ops/StrategyLimits.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+#include "ops/winograd/WinogradLimits.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -31,6 +39,7 @@ struct Draw {
     ConvShapes shapes;
     Kernel kernel = Kernel::CONV2D_NAIVE;
     std::optional<Variant> variant;
+    std::optional<std::size_t> workspace_limit_bytes;
 };
 
 std::int64_t uniform(std::mt19937_64& rng, std::int64_t low, std::int64_t high) {
@@ -54,6 +63,22 @@ ConvShapes winograd_shape(std::mt19937_64& rng) {
     return s;
 }
 
+// A Winograd layer past the variant's blocks: C in (BC, 2.5 BC], K in
+// (BK, 2.5 BK], on small images so the cost stays in the channels.
+ConvShapes winograd_multi_block_shape(std::mt19937_64& rng, const Variant& variant) {
+    const WinogradBlocking b = winograd_blocking(variant);
+    ConvShapes s;
+    s.R = s.S = 3;
+    s.N = uniform(rng, 1, 2);
+    s.C = uniform(rng, b.block_c + 1, b.block_c * 5 / 2);
+    s.K = uniform(rng, b.block_k + 1, b.block_k * 5 / 2);
+    s.pad_h = s.pad_w = uniform(rng, 0, 1);
+    s.H = uniform(rng, 3, 7);
+    s.W = uniform(rng, 3, 7);
+    s.bias = uniform(rng, 0, 1) == 1;
+    return s;
+}
+
 // One combination that the strategy can take on this device (why_not() is
 // asked; a refused draw is drawn again, so every case runs).
 Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused) {
@@ -66,12 +91,19 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
         } else if (pick < 6) {
             d.kernel = Kernel::IM2COL;
             d.shapes = test::random_small_shape(rng);
+            if (d.shapes.N >= 2 && uniform(rng, 0, 2) == 0) {
+                // Room for 1 .. N-1 images' columns: several passes over one buffer.
+                const std::size_t per_image = im2col_layout(d.shapes).columns_per_image_bytes;
+                if (per_image > 0) d.workspace_limit_bytes = per_image * static_cast<std::size_t>(uniform(rng, 1, d.shapes.N - 1));
+            }
         } else {
             d.kernel = Kernel::CONV2D_WINOGRAD;
-            d.shapes = winograd_shape(rng);
             d.variant = Variant{uniform(rng, 0, 1) ? 4 : 2, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
+            d.shapes = uniform(rng, 0, 3) == 0 ? winograd_multi_block_shape(rng, *d.variant) : winograd_shape(rng);
         }
-        if (!why_not(d.kernel, d.variant.value_or(Variant{}), d.shapes, profile)) return d;
+        DeviceProfile limited = profile;
+        if (d.workspace_limit_bytes) limited.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
+        if (!why_not(d.kernel, d.variant.value_or(Variant{}), d.shapes, limited)) return d;
         ++refused;
     }
 }
@@ -92,10 +124,18 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
         options.strategy = d.kernel;
         options.variant = d.variant;
         options.seed = kSeed + static_cast<std::uint64_t>(i);
+        options.workspace_limit_bytes = d.workspace_limit_bytes;
         options.tolerance_factor = tolerance_factor(d.kernel, d.variant.value_or(Variant{}));
         const auto result = test::run_conv_case(d.shapes, options);
         ++ran;
-        ++per_plan[to_string(d.kernel) + (d.variant ? " " + d.variant->str() : "")];
+        ++per_plan[to_string(d.kernel) + (d.variant ? " " + d.variant->str() : "") +
+                   (d.workspace_limit_bytes ? " (workspace limit)" : "") +
+                   (d.variant && d.shapes.C > winograd_blocking(*d.variant).block_c ? " (multi-block)" : "")];
+        if (d.workspace_limit_bytes) {
+            EXPECT_LE(result.workspace_bytes, *d.workspace_limit_bytes) << "case " << i;
+            EXPECT_LT(result.workspace_bytes, im2col_layout(d.shapes).columns_per_image_bytes * static_cast<std::size_t>(d.shapes.N))
+                << "case " << i << ": the limit should force more than one pass";
+        }
         const double ratio = result.max_abs_error / result.tolerance;
         if (ratio > worst_ratio) {
             worst_ratio = ratio;

@@ -119,7 +119,8 @@ void write_json(const std::string& path, const BenchReport& r) {
          {{"repeat", r.settings.repeat},
           {"warmup", r.settings.warmup},
           {"timing", "median of device time from OpenCL events; program builds excluded"},
-          {"data", "uniform [-1,1], no bias"}}},
+          {"data", !r.layers.empty() && r.layers.front().shapes.bias ? "uniform [-1,1], with bias"
+                                                                     : "uniform [-1,1], no bias"}}},
         {"candidates", r.candidates},
         {"layers", layers},
         {"totals", totals},

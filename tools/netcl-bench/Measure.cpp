@@ -54,6 +54,7 @@ LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& 
     : shapes(s),
       x(random_uniform(static_cast<std::size_t>(s.input_numel()), seed)),
       weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1)),
+      bias(s.bias ? random_uniform(static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
       x_device(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W})),
       weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})) {}
 
@@ -82,13 +83,12 @@ Measurement measure(const std::shared_ptr<Context>& context, const Candidate& ca
             m.build_ms = std::max(0.0, m.first_run_ms - m.timing.median_ms);
         } else {
             Conv2dOptions options = Conv2dOptions::for_shapes(s);
-            options.bias = false;
             if (candidate.kind == Candidate::Kind::Strategy) {
                 options.strategy = candidate.kernel;
                 if (candidate.kernel == Kernel::CONV2D_WINOGRAD) options.variant = candidate.variant;
             }
             Conv2d conv(context, options);
-            conv.set_weights(layer.weights);
+            conv.set_weights(layer.weights, layer.bias);
             time_runs(*context,
                       [&](Tensor& y) {
                           conv.forward(layer.x_device, y);

@@ -13,11 +13,12 @@
 
 namespace netcl::bench {
 
-// One layer's data, made once and shared by every candidate: random input and
-// weights in [-1, 1] on the host and on the device.
+// One layer's data, made once and shared by every candidate: random input,
+// weights and (when the layer has one) bias in [-1, 1], on the host and on
+// the device.
 struct LayerData {
     ConvShapes shapes;
-    std::vector<float> x, weights;
+    std::vector<float> x, weights, bias;
     Tensor x_device, weights_device;
 
     LayerData(const std::shared_ptr<Context>& context, const ConvShapes& shapes, std::uint64_t seed);

@@ -15,16 +15,15 @@ namespace {
 
 // reference_conv_sampled over `indices`, split in one slice per hardware thread.
 std::vector<double> parallel_reference(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
-                                       const std::vector<std::size_t>& indices) {
+                                       const std::vector<float>& bias, const std::vector<std::size_t>& indices) {
     const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t slice = (indices.size() + threads - 1) / threads;
-    const std::vector<float> no_bias;
     std::vector<std::future<std::vector<double>>> parts;
     for (std::size_t begin = 0; begin < indices.size(); begin += slice) {
         const std::size_t end = std::min(indices.size(), begin + slice);
         parts.push_back(std::async(std::launch::async, [&, begin, end] {
             const std::vector<std::size_t> part(indices.begin() + begin, indices.begin() + end);
-            return reference_conv_sampled(s, x, w, no_bias, part);
+            return reference_conv_sampled(s, x, w, bias, part);
         }));
     }
     std::vector<double> result;
@@ -39,6 +38,7 @@ std::vector<double> parallel_reference(const ConvShapes& s, const std::vector<fl
 }  // namespace
 
 ReferenceCheck::ReferenceCheck(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& weights,
+                               const std::vector<float>& bias,
                                const ReferencePolicy& policy) {
     const auto start = std::chrono::steady_clock::now();
     total_ = static_cast<std::size_t>(s.output_numel());
@@ -46,11 +46,11 @@ ReferenceCheck::ReferenceCheck(const ConvShapes& s, const std::vector<float>& x,
     sampled_ = macs > policy.full_limit_macs && policy.samples < total_;
     if (sampled_) {
         indices_ = sample_output_indices(s, policy.samples, /*seed=*/0x5eed);
-        expected_ = parallel_reference(s, x, weights, indices_);
+        expected_ = parallel_reference(s, x, weights, bias, indices_);
     } else {
         std::vector<std::size_t> all(total_);
         std::iota(all.begin(), all.end(), std::size_t{0});
-        expected_ = parallel_reference(s, x, weights, all);
+        expected_ = parallel_reference(s, x, weights, bias, all);
     }
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -21,6 +21,7 @@ struct ReferencePolicy {
 class ReferenceCheck {
 public:
     ReferenceCheck(const ConvShapes& shapes, const std::vector<float>& x, const std::vector<float>& weights,
+                   const std::vector<float>& bias,
                    const ReferencePolicy& policy);
 
     bool sampled() const { return sampled_; }

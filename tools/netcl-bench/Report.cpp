@@ -129,7 +129,9 @@ void print_table(std::ostream& out, const BenchReport& r) {
         << "\n";
     out << "device " << r.info.device_id << ": " << d.name << " | " << d.platform_name << " | driver "
         << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source << "\n";
-    out << "layers: " << r.layer_set << " | inputs and weights uniform in [-1,1], no bias\n";
+    const bool bias = !r.layers.empty() && r.layers.front().shapes.bias;
+    out << "layers: " << r.layer_set << " | inputs, weights" << (bias ? " and bias" : "") << " uniform in [-1,1]"
+        << (bias ? "" : ", no bias") << "\n";
     out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
         << " runs after 1 checked run + " << r.settings.warmup
         << " warm-up; min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds and\n"

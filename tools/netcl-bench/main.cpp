@@ -38,6 +38,7 @@ struct Arguments {
     int warmup = 1;
     std::string json, csv, plot;
     bool accuracy = false;
+    bool bias = false;
     std::string device;
     std::size_t samples = ReferencePolicy{}.samples;
     double full_reference_macs = ReferencePolicy{}.full_limit_macs;
@@ -55,6 +56,9 @@ std::vector<BenchLayer> chosen_layers(const Arguments& a) {
     if (!a.net.empty()) layers = net_layers(a.net);
     for (std::size_t i = 0; i < a.shapes.size(); ++i) {
         layers.push_back({"shape" + std::to_string(i + 1), 1, parse_shape(a.shapes[i])});
+    }
+    if (a.bias) {
+        for (auto& layer : layers) layer.shapes.bias = true;
     }
     return with_batches(layers, a.batch.empty() ? std::vector<std::int64_t>{} : parse_batches(a.batch));
 }
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
     app.add_option("--json", a.json, "write every figure as JSON");
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");
+    app.add_flag("--bias", a.bias, "give every layer a bias (as frameworks' Conv2d does by default; CLBlast's Convgemm has none)");
     app.add_flag("--accuracy", a.accuracy, "Lavin & Gray Table 4: max element error on the VGG layers, N = 1");
     app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
     app.add_option("--samples", a.samples, "outputs checked when the full fp64 reference is too costly")
