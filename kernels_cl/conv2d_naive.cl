@@ -7,6 +7,9 @@
 // KB is a build option (4, or 1 where a group has fewer than 4 output
 // channels, e.g. depthwise, so no lanes are wasted); QB is fixed.
 //
+// Padding arrives as top and left only: the bottom and right padding are in
+// P and Q (computed on the host), and every tap outside the image reads 0.
+//
 // NDRange: dim0 = ceil(Q / QB) column blocks (contiguous, so PoCL vectorises
 // across them), dim1 = P rows, dim2 = N x groups x ceil((K/groups) / KB);
 // dims 0 and 1 rounded up to the work-group size.
@@ -16,12 +19,17 @@
 #endif
 #define QB 4
 
-__kernel void conv2d_naive(__global const float* restrict x, __global const float* restrict w,
-                           __global const float* restrict bias, __global float* restrict y,
-                           const int has_bias, const int C, const int H, const int W, const int K,
+__kernel void conv2d_naive(__global const float* restrict x, const ulong x_offset, __global const float* restrict w,
+                           const ulong w_offset, __global const float* restrict bias, const ulong bias_offset,
+                           __global float* restrict y, const ulong y_offset, const int has_bias, const int C, const int H, const int W, const int K,
                            const int P, const int Q, const int R, const int S, const int stride_h,
-                           const int stride_w, const int pad_h, const int pad_w, const int dil_h,
+                           const int stride_w, const int pad_top, const int pad_left, const int dil_h,
                            const int dil_w, const int groups) {
+    // Each tensor starts `*_offset` floats into its buffer (a framework's view).
+    x += x_offset;
+    w += w_offset;
+    bias += bias_offset;
+    y += y_offset;
     const int q0 = (int)get_global_id(0) * QB;
     const int p = (int)get_global_id(1);
     const int z = (int)get_global_id(2);
@@ -44,8 +52,8 @@ __kernel void conv2d_naive(__global const float* restrict x, __global const floa
     for (int kk = 0; kk < KB; ++kk)
         for (int j = 0; j < QB; ++j) acc[kk][j] = 0.0f;
 
-    const int h_origin = p * stride_h - pad_h;
-    const int w_origin = q0 * stride_w - pad_w;
+    const int h_origin = p * stride_h - pad_top;
+    const int w_origin = q0 * stride_w - pad_left;
     for (int c = 0; c < Cg; ++c) {
         __global const float* xc = x + (size_t)((n * C + g * Cg + c) * H) * W;
         const int wc = c * RS;
@@ -68,7 +76,12 @@ __kernel void conv2d_naive(__global const float* restrict x, __global const floa
         }
     }
 
-    for (int kk = 0; kk < kvalid; ++kk) {
+    // A loop over the fixed KB with the bound inside, not `kk < kvalid`: a
+    // run-time trip count makes acc[][] indexed dynamically, which NVIDIA's
+    // compiler (ptxas, via clang's NVPTX path) puts on the stack (64 bytes).
+#pragma unroll
+    for (int kk = 0; kk < KB; ++kk) {
+        if (kk >= kvalid) break;
         const int k = k0 + kk;
         const float b = has_bias ? bias[k] : 0.0f;
         __global float* out = y + (size_t)((n * K + k) * P + p) * Q;

@@ -15,13 +15,14 @@
 // scalars broadcast over the float8.
 //
 // Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_M, WINO_ALPHA,
-// WINO_BT, WINO_AT) and build options BK (multiple of 8), BT, BC; U_CONSTANT
-// binds U as __constant (it fits the device's constant buffer), else
-// __global const. (The work-items of one NVIDIA warp read different U
+// WINO_BT, WINO_AT) and the build options of ops/winograd/WinogradConfig.cpp:
+// BK (multiple of 8), BT, BC, SK, V_ESTRIDE, LOCAL_FLOATS; U_CONSTANT binds
+// U as __constant (it fits the device's constant buffer), else __global const. (The work-items of one NVIDIA warp read different U
 // elements, which __constant serialises; with these blocks U is at least
 // 256 KiB for the fused variants anyway, so there only the low-local ones can
-// take __constant.) ops/winograd/WinogradLimits.cpp computes the local memory
-// from the same numbers.
+// take __constant.) The local-memory layout (V_ESTRIDE, SK, LOCAL_FLOATS)
+// comes from the configuration, so the size the host checks against the
+// device is the size the kernel declares.
 //
 // Every shape is handled by bounds, not by padded copies: input elements
 // outside the image (padding, the ragged last tile) or past C count as 0 (the
@@ -37,26 +38,27 @@
 #define U_SPACE __global const
 #endif
 
+#if !defined(BK) || !defined(BT) || !defined(BC) || !defined(SK) || !defined(V_ESTRIDE) || !defined(LOCAL_FLOATS)
+#error "winograd_fused.cl needs BK, BT, BC, SK, V_ESTRIDE and LOCAL_FLOATS from WinogradConfig::build_options()"
+#endif
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 #define KV (BK / 8)
 #define LSIZE (KV * A2)
-// Row of V for one e: BC x BT floats, padded by one so that the work-items of
-// different e reading the same (c, t) hit different local-memory banks.
-#define V_ESTRIDE (BC * BT + 1)
-#define V_FLOATS (A2 * V_ESTRIDE)
-// Phase 3 stages M through local memory SK output channels at a time, so
-// the staging stays at alpha^2 x BT x 32 floats however large BK is.
-#define SK (BK < 32 ? BK : 32)
+// V_ESTRIDE: one row of V (one e) is BC x BT floats, padded so that the
+// work-items of different e reading the same (c, t) hit different banks.
+// SK: phase 3 stages M through local memory SK output channels at a time.
 #define KVS (SK / 8)
-#define M_FLOATS (A2 * BT * SK)
-#define LOCAL_FLOATS (V_FLOATS > M_FLOATS ? V_FLOATS : M_FLOATS)
 
 __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
-    __global const float* restrict x, U_SPACE float* restrict u, __global const float* restrict bias,
-    __global float* restrict y, const int C, const int H, const int W, const int K, const int P, const int Q,
-    const int pad_h, const int pad_w, const int tiles_w, const int tiles_per_image, const int tiles_total,
-    const int x_channels, const int c_base, const int y_channels, const int k_base, const int Cp,
-    const int u_offset, const int has_bias) {
+    __global const float* restrict x, const ulong x_offset, U_SPACE float* restrict u,
+    __global const float* restrict bias, const ulong bias_offset, __global float* restrict y, const ulong y_offset,
+    const int C, const int H, const int W, const int K, const int P, const int Q, const int pad_top,
+    const int pad_left, const int tiles_w, const int tiles_per_image, const int tiles_total, const int x_channels,
+    const int c_base, const int y_channels, const int k_base, const int Cp, const int u_offset, const int has_bias) {
+    // Each tensor starts `*_offset` floats into its buffer (a framework's view).
+    x += x_offset;
+    bias += bias_offset;
+    y += y_offset;
     // V (phases 1-2) and M (phase 3) are never live at once: one array.
     __local float lmem[LOCAL_FLOATS];
 
@@ -95,7 +97,7 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             const int n = tile_c / tiles_per_image;
             const int rest = tile_c - n * tiles_per_image;
             const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
-            const int iy0 = ty * WINO_M - pad_h, ix0 = tx * WINO_M - pad_w;
+            const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
             __global const float* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
             float d[WINO_ALPHA][WINO_ALPHA];
             for (int i = 0; i < WINO_ALPHA; ++i) {

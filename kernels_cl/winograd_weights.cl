@@ -11,8 +11,9 @@
 //
 // NDRange: dim0 = Kp (contiguous k: coalesced stores), dim1 = Cp, dim2 = groups.
 
-__kernel void winograd_weights(__global const float* restrict w, __global float* restrict u, const int Cg,
-                               const int Cp, const int Kg, const int Kp) {
+__kernel void winograd_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+                               const int Cg, const int Cp, const int Kg, const int Kp) {
+    w += w_offset;
     const int k = (int)get_global_id(0);
     const int c = (int)get_global_id(1);
     const int group = (int)get_global_id(2);
@@ -35,6 +36,9 @@ __kernel void winograd_weights(__global const float* restrict w, __global float*
 
     const int kblock = k / BK;
     __global float* out = u + (((size_t)group * (Kp / BK) + kblock) * Cp + c) * WINO_ALPHA * WINO_ALPHA * BK + k % BK;
+    // Unrolled, so v[][] is indexed with constants and stays in registers
+    // (rolled, clang's NVPTX path puts it on the stack: 144 bytes for F(4x4)).
+#pragma unroll
     for (int e = 0; e < WINO_ALPHA * WINO_ALPHA; ++e) out[e * BK] = v[e / WINO_ALPHA][e % WINO_ALPHA];
 #undef GCOL
 #undef TCOL

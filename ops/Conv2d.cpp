@@ -1,10 +1,12 @@
-#include "ops/Conv2d.hpp"
+#include "netcl/Conv2d.hpp"
 
-#include "ops/FirstVariant.hpp"
-#include "ops/StrategyFactory.hpp"
-#include "ops/StrategyLimits.hpp"
-#include "runtime/Error.hpp"
-#include "selector/KernelSelector.hpp"
+#include <algorithm>
+
+#include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "ops/ConvStrategy.hpp"
+#include "ops/Implementations.hpp"
+#include "ops/internal/EventChain.hpp"
 
 namespace netcl {
 
@@ -12,7 +14,10 @@ struct Conv2d::Prepared {
     ConvShapes shapes;
     Plan plan;
     std::unique_ptr<ConvStrategy> strategy;
+    std::size_t workspace_bytes = 0;    // declared by the implementation for this shape
+    Tensor own_workspace;               // allocated at the first forward given no workspace
     std::uint64_t weights_version = 0;  // the weights the strategy holds
+    cl::Event last;                     // this shape's last command: the next forward's U and workspace wait for it
 };
 
 namespace {
@@ -23,8 +28,13 @@ void require_at_least(std::int64_t value, std::int64_t minimum, const std::strin
     }
 }
 
-std::string strategy_name(Kernel kernel, const Variant& variant) {
-    return kernel == Kernel::CONV2D_WINOGRAD ? to_string(kernel) + " " + variant.str() : to_string(kernel);
+// ONNX's SAME_UPPER / SAME_LOWER along one axis: P = ceil(H / stride).
+std::pair<std::int64_t, std::int64_t> same_padding(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                                   std::int64_t dilation, bool upper) {
+    const std::int64_t out = (in + stride - 1) / stride;
+    const std::int64_t total = std::max<std::int64_t>(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - in);
+    const std::int64_t small = total / 2, large = total - small;
+    return upper ? std::pair{small, large} : std::pair{large, small};
 }
 
 }  // namespace
@@ -35,7 +45,7 @@ Conv2dOptions Conv2dOptions::for_shapes(const ConvShapes& s) {
     o.out_channels = s.K;
     o.kernel = {s.R, s.S};
     o.stride = {s.stride_h, s.stride_w};
-    o.padding = {s.pad_h, s.pad_w};
+    o.padding = Padding(s.pad_top, s.pad_left, s.pad_bottom, s.pad_right);
     o.dilation = {s.dilation_h, s.dilation_w};
     o.groups = s.groups;
     o.bias = s.bias;
@@ -52,8 +62,10 @@ Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
     require_at_least(o.kernel[1], 1, "kernel width");
     require_at_least(o.stride[0], 1, "stride (height)");
     require_at_least(o.stride[1], 1, "stride (width)");
-    require_at_least(o.padding[0], 0, "padding (height)");
-    require_at_least(o.padding[1], 0, "padding (width)");
+    require_at_least(o.padding.top, 0, "padding (top)");
+    require_at_least(o.padding.left, 0, "padding (left)");
+    require_at_least(o.padding.bottom, 0, "padding (bottom)");
+    require_at_least(o.padding.right, 0, "padding (right)");
     require_at_least(o.dilation[0], 1, "dilation (height)");
     require_at_least(o.dilation[1], 1, "dilation (width)");
     require_at_least(o.groups, 1, "groups");
@@ -61,8 +73,18 @@ Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
         throw Error("Conv2d: groups = " + std::to_string(o.groups) + " must divide in_channels = " +
                     std::to_string(o.in_channels) + " and out_channels = " + std::to_string(o.out_channels));
     }
+    if (o.auto_pad != AutoPad::NOTSET && o.padding != Padding{}) {
+        throw Error("Conv2d: both explicit padding and auto_pad were given; expected one of them (ONNX allows only one)");
+    }
     if (o.variant && !o.strategy) {
-        throw Error("Conv2d: a variant (" + o.variant->str() + ") was given without a strategy; expected both or neither");
+        throw Error("Conv2d: a variant (" + o.variant->id + ") was given without a strategy; expected both or neither");
+    }
+    if (o.variant) {
+        const ConvImplementation& impl = implementation_of(*o.variant);  // throws for an unknown id, listing the known
+        if (impl.kernel() != *o.strategy) {
+            throw Error("Conv2d: variant " + o.variant->id + " runs under " + to_string(impl.kernel()) +
+                        ", not the strategy " + to_string(*o.strategy) + " given with it");
+        }
     }
 }
 
@@ -77,22 +99,33 @@ ConvShapes Conv2d::shapes_for(const Tensor::Shape& in) const {
         throw Error("Conv2d: input " + shape_string(in) + " has " + std::to_string(in[1]) +
                     " channels; this layer expects in_channels = " + std::to_string(options_.in_channels));
     }
+    const auto& o = options_;
     ConvShapes s;
     s.N = in[0];
     s.C = in[1];
     s.H = in[2];
     s.W = in[3];
-    s.K = options_.out_channels;
-    s.R = options_.kernel[0];
-    s.S = options_.kernel[1];
-    s.stride_h = options_.stride[0];
-    s.stride_w = options_.stride[1];
-    s.pad_h = options_.padding[0];
-    s.pad_w = options_.padding[1];
-    s.dilation_h = options_.dilation[0];
-    s.dilation_w = options_.dilation[1];
-    s.groups = options_.groups;
-    s.bias = options_.bias;
+    s.K = o.out_channels;
+    s.R = o.kernel[0];
+    s.S = o.kernel[1];
+    s.stride_h = o.stride[0];
+    s.stride_w = o.stride[1];
+    s.dilation_h = o.dilation[0];
+    s.dilation_w = o.dilation[1];
+    s.groups = o.groups;
+    s.bias = o.bias;
+    switch (o.auto_pad) {
+        case AutoPad::NOTSET: s.set_padding(o.padding.top, o.padding.left, o.padding.bottom, o.padding.right); break;
+        case AutoPad::VALID: s.set_padding(0); break;
+        case AutoPad::SAME_UPPER:
+        case AutoPad::SAME_LOWER: {
+            const bool upper = o.auto_pad == AutoPad::SAME_UPPER;
+            const auto [top, bottom] = same_padding(s.H, s.R, s.stride_h, s.dilation_h, upper);
+            const auto [left, right] = same_padding(s.W, s.S, s.stride_w, s.dilation_w, upper);
+            s.set_padding(top, left, bottom, right);
+            break;
+        }
+    }
     s.validate();  // the kernel must fit the padded input, etc.
     return s;
 }
@@ -114,14 +147,59 @@ void Conv2d::set_weights(const std::vector<float>& weights, const std::vector<fl
         throw Error("Conv2d::set_weights: got " + std::to_string(bias.size()) +
                     " bias values for a layer made with bias = false; expected none");
     }
+    // Fresh buffers, never overwritten: a forward still running on the old
+    // weights (out-of-order queue) keeps reading them.
     weights_ = Tensor::from_host(context_, weights,
                                  {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
     bias_ = o.bias ? Tensor::from_host(context_, bias, {o.out_channels}) : Tensor{};
+    weights_ready_.clear();
+    ++weights_version_;
+}
+
+void Conv2d::set_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
+    const auto& o = options_;
+    const Tensor::Shape shape{o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]};
+    const std::size_t expected = checked_numel(shape);
+    NETCL_REQUIRE(weights.defined(), "Conv2d::set_weights: the weight tensor is undefined");
+    if (weights.numel() != expected) {
+        throw Error("Conv2d::set_weights: the weight tensor holds " + std::to_string(weights.numel()) +
+                    " floats; expected out_channels x in_channels/groups x R x S = " + std::to_string(expected));
+    }
+    if (o.bias && (bias == nullptr || !bias->defined() || bias->numel() != static_cast<std::size_t>(o.out_channels))) {
+        throw Error("Conv2d::set_weights: the layer has a bias; expected a bias tensor of out_channels = " +
+                    std::to_string(o.out_channels) + " floats");
+    }
+    if (!o.bias && bias != nullptr && bias->defined()) {
+        throw Error("Conv2d::set_weights: got a bias tensor for a layer made with bias = false; expected none");
+    }
+    for (const Tensor* t : {&weights, bias}) {
+        if (t != nullptr && t->defined() && t->context() != context_) {
+            throw Error("Conv2d::set_weights: a tensor lives on another Context; expected this layer's Context");
+        }
+    }
+    std::vector<cl::Event> ready;
+    const auto copy = [&](const Tensor& from, Tensor::Shape to_shape) {
+        Tensor to = Tensor::empty(context_, std::move(to_shape));
+        cl::Event event;
+        NETCL_CL_CHECK(context_->queue().enqueueCopyBuffer(from.buffer(), to.buffer(), from.offset_bytes(), 0,
+                                                           from.bytes(), wait.empty() ? nullptr : &wait, &event),
+                       "Conv2d::set_weights: copying device weights");
+        ready.push_back(event);
+        return to;
+    };
+    Tensor new_weights = copy(weights, shape);
+    Tensor new_bias = o.bias ? copy(*bias, {o.out_channels}) : Tensor{};
+    weights_ = std::move(new_weights);
+    bias_ = std::move(new_bias);
+    weights_ready_ = std::move(ready);
     ++weights_version_;
 }
 
 DeviceProfile Conv2d::planning_profile() const {
-    DeviceProfile profile = context_->profile();
+    KernelSelector& selector = options_.selector ? *options_.selector : KernelSelector::global();
+    // One resolved profile (device facts, stored tuned values, this op's
+    // limit) for both the plan and the strategy built from it.
+    DeviceProfile profile = selector.resolve_profile(context_->profile());
     if (options_.workspace_limit_bytes) {
         profile.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*options_.workspace_limit_bytes);
     }
@@ -129,28 +207,9 @@ DeviceProfile Conv2d::planning_profile() const {
 }
 
 Plan Conv2d::make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const {
-    if (!options_.strategy) {
-        KernelSelector& selector = options_.selector ? *options_.selector : KernelSelector::global();
-        return selector.select("conv2d", shapes, profile);
-    }
-    // Strict override: exactly this strategy, or an error saying why not.
-    const Kernel kernel = *options_.strategy;
-    Variant variant;
-    if (options_.variant) {
-        variant = *options_.variant;
-    } else {
-        std::string reason;
-        const auto first = first_runnable_variant(kernel, shapes, profile, &reason);
-        if (!first) {
-            throw Error("Conv2d strict override: " + to_string(kernel) + " cannot run " + shapes.str() + ": " + reason);
-        }
-        variant = *first;
-    }
-    if (const auto reason = why_not(kernel, variant, shapes, profile)) {
-        throw Error("Conv2d strict override: " + strategy_name(kernel, variant) + " cannot run " + shapes.str() + ": " +
-                    *reason);
-    }
-    return Plan{kernel, variant, "strict override"};
+    KernelSelector& selector = options_.selector ? *options_.selector : KernelSelector::global();
+    if (!options_.strategy) return selector.select("conv2d", shapes, profile);
+    return selector.select_strategy("conv2d", *options_.strategy, options_.variant, shapes, profile);
 }
 
 Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes) {
@@ -161,15 +220,17 @@ Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes) {
         auto prepared = std::make_unique<Prepared>();
         prepared->shapes = shapes;
         prepared->plan = make_plan(shapes, profile);
-        prepared->strategy = make_strategy(context_, prepared->plan, shapes, profile);
+        prepared->strategy = create_strategy(context_, prepared->plan, shapes, profile);
+        prepared->workspace_bytes = implementation_of(prepared->plan.variant).workspace_bytes(prepared->plan.variant, shapes, profile);
         it = prepared_.emplace(key, std::move(prepared)).first;
     }
-    Prepared& prepared = *it->second;
-    if (prepared.weights_version != weights_version_) {
-        prepared.strategy->set_weights(weights_, options_.bias ? &bias_ : nullptr);
-        prepared.weights_version = weights_version_;
-    }
-    return prepared;
+    return *it->second;
+}
+
+const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape) { return prepare(shapes_for(input_shape)).plan; }
+
+std::size_t Conv2d::workspace_bytes(const Tensor::Shape& input_shape) {
+    return prepare(shapes_for(input_shape)).workspace_bytes;
 }
 
 Tensor Conv2d::forward(const Tensor& x) {
@@ -180,7 +241,7 @@ Tensor Conv2d::forward(const Tensor& x) {
     return y;
 }
 
-void Conv2d::forward(const Tensor& x, Tensor& y) {
+cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait, const Tensor* workspace) {
     NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
     if (weights_version_ == 0) {
         throw Error("Conv2d::forward called before set_weights; expected set_weights(weights[, bias]) first");
@@ -194,16 +255,49 @@ void Conv2d::forward(const Tensor& x, Tensor& y) {
         throw Error("Conv2d::forward: output tensor is " + (y.defined() ? shape_string(y.shape()) : "undefined") +
                     "; expected " + shape_string(out) + " for input " + shape_string(x.shape()));
     }
-    if (y.buffer()() == x.buffer()()) {
-        throw Error("Conv2d::forward: the output tensor shares the input's buffer; expected a separate output tensor");
-    }
     if (y.context() != context_) {
         throw Error("Conv2d::forward: the output tensor lives on another Context; expected this layer's Context");
     }
+    if (y.overlaps(x)) {
+        throw Error("Conv2d::forward: the output tensor overlaps the input in its buffer; expected separate memory");
+    }
     Prepared& prepared = prepare(shapes);
+    Workspace scratch;
+    if (workspace != nullptr && workspace->defined()) {
+        if (workspace->context() != context_) {
+            throw Error("Conv2d::forward: the workspace lives on another Context; expected this layer's Context");
+        }
+        if (workspace->bytes() < prepared.workspace_bytes) {
+            throw Error("Conv2d::forward: the workspace holds " + std::to_string(workspace->bytes()) + " bytes; " +
+                        prepared.plan.variant.id + " needs " + std::to_string(prepared.workspace_bytes) +
+                        " (Conv2d::workspace_bytes)");
+        }
+        if (workspace->overlaps(x) || workspace->overlaps(y)) {
+            throw Error("Conv2d::forward: the workspace overlaps the input or the output; expected separate memory");
+        }
+        scratch = {workspace->buffer(), workspace->offset_bytes(), workspace->bytes()};
+    } else if (prepared.workspace_bytes > 0) {
+        if (!prepared.own_workspace.defined()) {
+            const auto floats = static_cast<std::int64_t>((prepared.workspace_bytes + sizeof(float) - 1) / sizeof(float));
+            prepared.own_workspace = Tensor::empty(context_, {floats});
+        }
+        scratch = {prepared.own_workspace.buffer(), 0, prepared.own_workspace.bytes()};
+    }
+
+    internal::EventChain chain(!context_->out_of_order(), wait);
+    chain.also_wait_for(weights_ready_);
+    // The previous forward of this shape may still read U or the workspace.
+    if (prepared.last()) chain.also_wait_for({prepared.last});
+    if (prepared.weights_version != weights_version_) {
+        prepared.strategy->set_weights(weights_, options_.bias ? &bias_ : nullptr, chain);
+        prepared.weights_version = weights_version_;
+    }
+    prepared.strategy->enqueue(x, y, scratch, chain);
+    NETCL_REQUIRE(!chain.events().empty(), "Conv2d::forward: the strategy enqueued nothing");
     last_ = &prepared;
-    last_events_.clear();
-    prepared.strategy->enqueue(x, y, last_events_);
+    last_events_ = chain.events();
+    prepared.last = last_events_.back();
+    return prepared.last;
 }
 
 const Plan& Conv2d::last_plan() const {
@@ -211,6 +305,6 @@ const Plan& Conv2d::last_plan() const {
     return last_->plan;
 }
 
-std::size_t Conv2d::last_workspace_bytes() const { return last_ ? last_->strategy->workspace_bytes() : 0; }
+std::size_t Conv2d::last_workspace_bytes() const { return last_ ? last_->workspace_bytes : 0; }
 
 }  // namespace netcl

@@ -1,13 +1,13 @@
-#include "ops/ConvShapes.hpp"
+#include "netcl/ConvShapes.hpp"
 
 #include <utility>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 
-std::int64_t ConvShapes::P() const { return (H + 2 * pad_h - dilation_h * (R - 1) - 1) / stride_h + 1; }
-std::int64_t ConvShapes::Q() const { return (W + 2 * pad_w - dilation_w * (S - 1) - 1) / stride_w + 1; }
+std::int64_t ConvShapes::P() const { return (H + pad_top + pad_bottom - dilation_h * (R - 1) - 1) / stride_h + 1; }
+std::int64_t ConvShapes::Q() const { return (W + pad_left + pad_right - dilation_w * (S - 1) - 1) / stride_w + 1; }
 
 double ConvShapes::direct_flops() const {
     return 2.0 * static_cast<double>(N) * K * (C / groups) * R * S * static_cast<double>(P()) * Q();
@@ -17,9 +17,13 @@ std::string ConvShapes::str() const {
     auto pair = [](std::int64_t a, std::int64_t b) {
         return a == b ? std::to_string(a) : std::to_string(a) + "x" + std::to_string(b);
     };
+    // Symmetric padding keeps the short form: tuned records are keyed by this text.
+    const std::string pad = symmetric_padding() ? pair(pad_top, pad_left)
+                                                : std::to_string(pad_top) + "," + std::to_string(pad_left) + "," +
+                                                      std::to_string(pad_bottom) + "," + std::to_string(pad_right);
     return "N=" + std::to_string(N) + " C=" + std::to_string(C) + " H=" + std::to_string(H) +
            " W=" + std::to_string(W) + " K=" + std::to_string(K) + " R=" + std::to_string(R) +
-           " S=" + std::to_string(S) + " stride=" + pair(stride_h, stride_w) + " pad=" + pair(pad_h, pad_w) +
+           " S=" + std::to_string(S) + " stride=" + pair(stride_h, stride_w) + " pad=" + pad +
            " dil=" + pair(dilation_h, dilation_w) + " groups=" + std::to_string(groups);
 }
 
@@ -42,13 +46,16 @@ void ConvShapes::validate() const {
     positive(dilation_h, "dilation (height)");
     positive(dilation_w, "dilation (width)");
     positive(groups, "groups");
-    if (pad_h < 0 || pad_w < 0) throw Error("convolution padding is negative in " + str() + "; expected >= 0");
+    if (pad_top < 0 || pad_left < 0 || pad_bottom < 0 || pad_right < 0) {
+        throw Error("convolution padding is negative in " + str() + "; expected >= 0 on every side");
+    }
     // Kernels index with 32-bit ints, and the extent arithmetic below must not
     // overflow: every field stays below 2^31.
     constexpr std::int64_t kMaxField = (std::int64_t{1} << 31) - 1;
     for (const auto& [value, name] : {std::pair{N, "N"}, {C, "C"}, {H, "H"}, {W, "W"}, {K, "K"}, {R, "R"}, {S, "S"},
-                                      {stride_h, "stride"}, {stride_w, "stride"}, {pad_h, "padding"},
-                                      {pad_w, "padding"}, {dilation_h, "dilation"}, {dilation_w, "dilation"},
+                                      {stride_h, "stride"}, {stride_w, "stride"}, {pad_top, "padding"},
+                                      {pad_left, "padding"}, {pad_bottom, "padding"}, {pad_right, "padding"},
+                                      {dilation_h, "dilation"}, {dilation_w, "dilation"},
                                       {groups, "groups"}}) {
         if (value > kMaxField) {
             throw Error(std::string("convolution ") + name + " = " + std::to_string(value) + " in " + str() +
@@ -60,10 +67,10 @@ void ConvShapes::validate() const {
                     std::to_string(C) + " and output channels K = " + std::to_string(K) + " (" + str() + ")");
     }
     const std::int64_t extent_h = dilation_h * (R - 1) + 1, extent_w = dilation_w * (S - 1) + 1;
-    if (extent_h > H + 2 * pad_h || extent_w > W + 2 * pad_w) {
+    if (extent_h > H + pad_top + pad_bottom || extent_w > W + pad_left + pad_right) {
         throw Error("the dilated kernel (" + std::to_string(extent_h) + "x" + std::to_string(extent_w) +
-                    ") is larger than the padded input (" + std::to_string(H + 2 * pad_h) + "x" +
-                    std::to_string(W + 2 * pad_w) + ") in " + str() + "; expected a kernel that fits");
+                    ") is larger than the padded input (" + std::to_string(H + pad_top + pad_bottom) + "x" +
+                    std::to_string(W + pad_left + pad_right) + ") in " + str() + "; expected a kernel that fits");
     }
 }
 

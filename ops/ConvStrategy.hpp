@@ -1,30 +1,38 @@
 #pragma once
+// Internal: one implementation's variant, prepared for one problem shape.
+// Made by its ConvImplementation from a Plan; owned and cached by Conv2d.
+// Never decides anything: the plan says what it is.
 #include <cstddef>
-#include <vector>
 
-#include "../runtime/OpenCL.hpp"
-#include "../runtime/Tensor.hpp"
+#include "netcl/OpenCL.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/internal/EventChain.hpp"
 
 namespace netcl {
 
-// One strategy prepared for one problem shape. Made by the strategy registry
-// from a Plan; owned and cached by Conv2d. Never decides anything: the plan
-// says what it is.
+// Scratch memory for one forward, declared by the implementation
+// (ConvImplementation::workspace_bytes) and given by Conv2d: netcl's own, or
+// a part of a caller's buffer.
+struct Workspace {
+    cl::Buffer buffer;             // null when the strategy needs none
+    std::size_t offset_bytes = 0;  // where the scratch starts in `buffer`
+    std::size_t bytes = 0;
+};
+
 class ConvStrategy {
 public:
     virtual ~ConvStrategy() = default;
 
     // Called once per Conv2d::set_weights: weights K x C/groups x R x S and
-    // bias K (nullptr without bias), both already on the device. Strategies
-    // that transform weights (Winograd's U = G g Gᵀ) do it here, on the device.
-    virtual void set_weights(const Tensor& weights, const Tensor* bias) = 0;
+    // bias K (nullptr without bias), netcl's own copies on the device.
+    // Strategies that transform weights (Winograd's U = G g Gᵀ) enqueue it
+    // here, after what `chain` waits on.
+    virtual void set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) = 0;
 
-    // Enqueues the convolution of x (N x C x H x W) into y (N x K x P x Q)
-    // without blocking; appends the events of every command it enqueued.
-    virtual void enqueue(const Tensor& x, Tensor& y, std::vector<cl::Event>& events) = 0;
-
-    // Device memory held besides x, y and the weights (im2col columns, padded copies).
-    virtual std::size_t workspace_bytes() const { return 0; }
+    // Enqueues the convolution of x (N x C x H x W) into y (N x K x P x Q),
+    // each command after the one before (internal::EventChain); never blocks.
+    virtual void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace,
+                         internal::EventChain& chain) = 0;
 };
 
 }  // namespace netcl

@@ -1,6 +1,6 @@
-#include "ops/Kernel.hpp"
+#include "netcl/Kernel.hpp"
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 

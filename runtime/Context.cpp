@@ -1,10 +1,11 @@
-#include "runtime/Context.hpp"
+#include "netcl/Context.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
+#include "runtime/DeviceQuery.hpp"
 #include "runtime/internal/Text.hpp"
 #include "runtime/Log.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -106,21 +107,85 @@ std::shared_ptr<Context> Context::create(const std::string& selector) {
     return std::make_shared<Context>(entry);
 }
 
-Context::Context(const DeviceEntry& entry)
-    : device_(entry.device), profile_(entry.profile), device_id_(entry.id()) {
+namespace {
+
+cl::Context own_context(const DeviceEntry& entry) {
     cl_int status = CL_SUCCESS;
-    context_ = cl::Context(device_, nullptr, nullptr, nullptr, &status);
-    NETCL_CL_CHECK(status, "creating an OpenCL context on '" + profile_.name + "'");
-    queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);
-    NETCL_CL_CHECK(status, "creating a profiling command queue on '" + profile_.name + "'");
+    cl::Context context(entry.device, nullptr, nullptr, nullptr, &status);
+    NETCL_CL_CHECK(status, "creating an OpenCL context on '" + entry.profile.name + "'");
+    return context;
+}
+
+template <typename T>
+T queue_info(cl_command_queue queue, cl_command_queue_info what, const char* name) {
+    T value{};
+    NETCL_CL_CHECK(clGetCommandQueueInfo(queue, what, sizeof value, &value, nullptr),
+                   std::string("reading the command queue's ") + name);
+    return value;
+}
+
+}  // namespace
+
+Context::Context(const DeviceEntry& entry)
+    : Context(own_context(entry), entry.device, cl::CommandQueue(), entry.profile, entry.id(), false) {}
+
+Context::Context(cl::Context context, cl::Device device, cl::CommandQueue queue, DeviceProfile profile,
+                 std::string device_id, bool wrapped)
+    : context_(std::move(context)),
+      device_(std::move(device)),
+      queue_(std::move(queue)),
+      profile_(std::move(profile)),
+      device_id_(std::move(device_id)),
+      wrapped_(wrapped) {
+    if (!queue_()) {
+        cl_int status = CL_SUCCESS;
+        queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);
+        NETCL_CL_CHECK(status, "creating a profiling command queue on '" + profile_.name + "'");
+    }
+    const auto properties = queue_info<cl_command_queue_properties>(queue_(), CL_QUEUE_PROPERTIES, "properties");
+    profiling_ = (properties & CL_QUEUE_PROFILING_ENABLE) != 0;
+    out_of_order_ = (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
     programs_ = std::make_unique<ProgramCache>(context_, device_, profile_);
     // OpenCL 1.2 reports the preferred work-group multiple per kernel only.
+    cl_int status = CL_SUCCESS;
     cl::Kernel probe(programs_->get("probe"), "netcl_probe", &status);
     NETCL_CL_CHECK(status, "creating the probe kernel");
     std::size_t multiple = 0;
     if (probe.getWorkGroupInfo(device_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, &multiple) == CL_SUCCESS) {
         profile_.preferred_work_group_multiple = multiple;
     }
+}
+
+std::shared_ptr<Context> Context::wrap(::cl_context context, cl_device_id device, cl_command_queue queue) {
+    if (context == nullptr || device == nullptr || queue == nullptr) {
+        throw Error(std::string("Context::wrap: got a null ") +
+                    (context == nullptr ? "cl_context" : device == nullptr ? "cl_device_id" : "cl_command_queue") +
+                    "; expected the framework's context, device and command queue");
+    }
+    if (queue_info<::cl_context>(queue, CL_QUEUE_CONTEXT, "context") != context) {
+        throw Error("Context::wrap: the command queue belongs to another cl_context; expected a queue of the given context");
+    }
+    if (queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE, "device") != device) {
+        throw Error("Context::wrap: the command queue is for another device; expected a queue of the given device");
+    }
+    cl_platform_id platform = nullptr;
+    NETCL_CL_CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr),
+                   "Context::wrap: reading the device's platform");
+    // The C++ wrappers take a reference of their own (retain = true); netcl
+    // releases exactly those when the Context goes.
+    const cl::Device dev(device, true);
+    DeviceProfile profile = read_device_profile(cl::Platform(platform), dev);
+    std::string id = "wrapped";
+    try {
+        for (const auto& e : devices()) {
+            if (e.device() == device) id = e.id();
+        }
+    } catch (const Error&) {
+        // A device the ICD loader does not list (a sub-device): keep "wrapped".
+    }
+    log().info("wrapped the caller's context on device {} '{}'", id, profile.name);
+    return std::shared_ptr<Context>(
+        new Context(cl::Context(context, true), dev, cl::CommandQueue(queue, true), std::move(profile), id, true));
 }
 
 Context::~Context() = default;

@@ -1,4 +1,4 @@
-#include "runtime/DeviceProfile.hpp"
+#include "netcl/DeviceProfile.hpp"
 
 namespace netcl {
 

@@ -1,7 +1,7 @@
 // Reads a device's reported facts into a DeviceProfile.
 #include <string>
 
-#include "runtime/Context.hpp"
+#include "runtime/DeviceQuery.hpp"
 
 namespace netcl {
 

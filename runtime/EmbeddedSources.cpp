@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
 
 namespace netcl::detail {

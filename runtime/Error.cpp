@@ -1,6 +1,6 @@
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
-#include "runtime/OpenCL.hpp"
+#include "netcl/OpenCL.hpp"
 
 namespace netcl {
 

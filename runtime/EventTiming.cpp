@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 
@@ -13,7 +13,13 @@ double device_span_ms(const std::vector<cl::Event>& events) {
     for (const auto& event : events) {
         NETCL_CL_CHECK(event.wait(), "waiting for a timed event");
         cl_ulong start = 0, end = 0;
-        NETCL_CL_CHECK(event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "reading an event's start time");
+        const cl_int status = event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
+        if (status == CL_PROFILING_INFO_NOT_AVAILABLE) {
+            throw Error("timing needs events from a command queue made with CL_QUEUE_PROFILING_ENABLE; this queue "
+                        "has no profiling (a wrapped framework queue?): time with a queue of its own, e.g. "
+                        "Context::create(), or make the framework's queue with profiling (CL_PROFILING_INFO_NOT_AVAILABLE)");
+        }
+        NETCL_CL_CHECK(status, "reading an event's start time");
         NETCL_CL_CHECK(event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "reading an event's end time");
         first = std::min(first, start);
         last = std::max(last, end);

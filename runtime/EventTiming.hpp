@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "OpenCL.hpp"
+#include "netcl/OpenCL.hpp"
 
 namespace netcl {
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/EmbeddedSources.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
 
 namespace netcl {

@@ -4,8 +4,8 @@
 #include <mutex>
 #include <string>
 
-#include "DeviceProfile.hpp"
-#include "OpenCL.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/OpenCL.hpp"
 
 namespace netcl {
 

@@ -1,9 +1,9 @@
-#include "runtime/Tensor.hpp"
+#include "netcl/Tensor.hpp"
 
 #include <limits>
 
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 
@@ -69,17 +69,60 @@ Tensor Tensor::from_host(std::shared_ptr<Context> context, const float* host, st
     return tensor;
 }
 
-std::vector<float> Tensor::to_host() const {
-    NETCL_REQUIRE(defined(), "to_host() on an empty Tensor; expected one made by empty() or from_host()");
+Tensor Tensor::view(std::shared_ptr<Context> context, cl_mem buffer, std::size_t offset_bytes, Shape shape) {
+    NETCL_REQUIRE(context != nullptr, "Tensor::view needs a Context; got a null one");
+    if (buffer == nullptr) throw Error("Tensor::view: got a null cl_mem; expected the caller's buffer");
+    const std::size_t numel = checked_numel(shape);
+    if (offset_bytes % sizeof(float) != 0) {
+        throw Error("Tensor::view: byte offset " + std::to_string(offset_bytes) +
+                    " is not a multiple of 4; expected the offset of a float32 element");
+    }
+    cl_context owner = nullptr;
+    std::size_t size = 0;
+    NETCL_CL_CHECK(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
+                   "Tensor::view: reading the buffer's context");
+    NETCL_CL_CHECK(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr),
+                   "Tensor::view: reading the buffer's size");
+    if (owner != context->cl_context()()) {
+        throw Error("Tensor::view: the cl_mem belongs to another cl_context; expected a buffer of the Context's own");
+    }
+    const std::size_t bytes = numel * sizeof(float);
+    if (offset_bytes > size || bytes > size - offset_bytes) {
+        throw Error("Tensor::view: " + shape_string(shape) + " (" + std::to_string(bytes) + " bytes) at offset " +
+                    std::to_string(offset_bytes) + " runs past the end of a " + std::to_string(size) +
+                    "-byte buffer; expected offset + size <= the buffer's size");
+    }
+    Tensor tensor;
+    tensor.context_ = std::move(context);
+    tensor.shape_ = std::move(shape);
+    tensor.numel_ = numel;
+    tensor.buffer_ = cl::Buffer(buffer, /*retainObject=*/true);
+    tensor.offset_bytes_ = offset_bytes;
+    tensor.view_ = true;
+    return tensor;
+}
+
+std::vector<float> Tensor::to_host(const std::vector<cl::Event>& wait) const {
+    NETCL_REQUIRE(defined(), "to_host() on an empty Tensor; expected one made by empty(), from_host() or view()");
     std::vector<float> host(numel_);
-    NETCL_CL_CHECK(context_->queue().enqueueReadBuffer(buffer_, CL_TRUE, 0, bytes(), host.data()),
+    NETCL_CL_CHECK(context_->queue().enqueueReadBuffer(buffer_, CL_TRUE, offset_bytes_, bytes(), host.data(),
+                                                       wait.empty() ? nullptr : &wait),
                    "copying a tensor to the host");
     return host;
 }
 
-void Tensor::fill(float value) {
-    NETCL_REQUIRE(defined(), "fill() on an empty Tensor; expected one made by empty() or from_host()");
-    NETCL_CL_CHECK(context_->queue().enqueueFillBuffer(buffer_, value, 0, bytes()), "filling a tensor");
+cl::Event Tensor::fill(float value, const std::vector<cl::Event>& wait) {
+    NETCL_REQUIRE(defined(), "fill() on an empty Tensor; expected one made by empty(), from_host() or view()");
+    cl::Event event;
+    NETCL_CL_CHECK(context_->queue().enqueueFillBuffer(buffer_, value, offset_bytes_, bytes(),
+                                                       wait.empty() ? nullptr : &wait, &event),
+                   "filling a tensor");
+    return event;
+}
+
+bool Tensor::overlaps(const Tensor& other) const {
+    if (!defined() || !other.defined() || buffer_() != other.buffer_()) return false;
+    return offset_bytes_ < other.offset_bytes_ + other.bytes() && other.offset_bytes_ < offset_bytes_ + bytes();
 }
 
 std::int64_t Tensor::dim(std::size_t axis) const {

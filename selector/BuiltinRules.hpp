@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "../ops/ConvShapes.hpp"
-#include "../runtime/DeviceProfile.hpp"
-#include "Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 

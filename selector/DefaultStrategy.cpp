@@ -2,9 +2,9 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
-#include "selector/KernelSelector.hpp"
+#include "netcl/KernelSelector.hpp"
 
 namespace netcl {
 

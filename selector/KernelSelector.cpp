@@ -1,4 +1,4 @@
-#include "selector/KernelSelector.hpp"
+#include "netcl/KernelSelector.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,8 +6,8 @@
 #include <set>
 #include <shared_mutex>
 
-#include "ops/StrategyLimits.hpp"
-#include "runtime/Error.hpp"
+#include "ops/Implementations.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
 #include "selector/BuiltinRules.hpp"
 #include "selector/ProfileStore.hpp"
@@ -32,29 +32,37 @@ struct Rule {
     mutable std::atomic<bool> error_logged{false};  // a throwing predicate is logged once, not per call
 };
 
+// The plan of an accepted variant: what runs, its configuration and why.
+Plan accepted_plan(Kernel kernel, const Variant& variant, const ConvShapes& s, const DeviceProfile& profile,
+                   std::string reason) {
+    const ConvImplementation& impl = implementation_of(variant);
+    return Plan{kernel, variant, impl.name(), impl.config(variant, s, profile), std::move(reason)};
+}
+
 // A plan for `kernel` on this shape: the given variant if it fits, else the
 // best one that does; or the reason none can.
 Candidate plan_for(std::string source, Kernel kernel, const std::optional<Variant>& variant, const ConvShapes& s,
                    const DeviceProfile& profile, std::string why) {
-    Candidate c{std::move(source), Plan{kernel, {}, {}}, false, {}};
+    Candidate c{std::move(source), Plan{kernel, {}, {}, {}, {}}, false, {}};
+    Variant chosen;
     if (variant) {
-        if (const auto reason = why_not(kernel, *variant, s, profile)) {
-            c.reason = to_string(kernel) + " " + variant->str() + " cannot take this shape: " + *reason;
+        if (const auto reason = why_not(*variant, s, profile)) {
+            c.reason = to_string(kernel) + " " + variant->id + " cannot take this shape: " + *reason;
             return c;
         }
-        c.plan.variant = *variant;
+        chosen = *variant;
     } else {
         const VariantChoice choice = best_variant(kernel, s, profile);
         if (!choice.variant) {
             c.reason = to_string(kernel) + " cannot take this shape: " + choice.why_not;
             return c;
         }
-        c.plan.variant = *choice.variant;
+        chosen = *choice.variant;
         if (!choice.why_not.empty()) why += " (variants passed over: " + choice.why_not + ")";
     }
     c.accepted = true;
     c.reason = why;
-    c.plan.reason = c.source + ": " + why;
+    c.plan = accepted_plan(kernel, chosen, s, profile, c.source + ": " + why);
     return c;
 }
 
@@ -81,6 +89,10 @@ KernelSelector::RuleHandle KernelSelector::register_rule(const std::string& op, 
     require_known_op(op);
     NETCL_REQUIRE(static_cast<bool>(predicate), "register_rule needs a predicate; got an empty function");
     to_string(kernel);  // throws for a value outside the enum
+    if (variant && implementation_of(*variant).kernel() != kernel) {
+        throw Error("register_rule: variant " + variant->id + " runs under " +
+                    to_string(implementation_of(*variant).kernel()) + ", not " + to_string(kernel));
+    }
     auto rule = std::make_shared<Rule>();
     rule->predicate = std::move(predicate);
     rule->kernel = kernel;
@@ -116,7 +128,7 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
     // Read first, so a bad NETCL_CONV_STRATEGY is an error even where a framework rule decides.
     const std::optional<Kernel> default_kernel = default_conv_strategy();
     const auto stored = ProfileStore::global().lookup(device);
-    const DeviceProfile profile = with_stored_tuned(device, *stored);
+    const DeviceProfile profile = with_stored_tuned(device, *stored);  // a no-op on a resolved profile
     Decision decision;
     decision.profile_sources = stored->sources;
     auto& candidates = decision.candidates;
@@ -152,11 +164,11 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
             if (!rule->error_logged.exchange(true)) {
                 log().error("selector {} predicate threw ({}); the rule is skipped", source, error);
             }
-            candidates.push_back({source, Plan{rule->kernel, {}, {}}, false, "predicate threw: " + error});
+            candidates.push_back({source, Plan{rule->kernel, rule->variant.value_or(Variant{}), {}, {}, {}}, false, "predicate threw: " + error});
             continue;
         }
         if (!holds) {
-            candidates.push_back({source, Plan{rule->kernel, {}, {}}, false, "predicate does not hold"});
+            candidates.push_back({source, Plan{rule->kernel, rule->variant.value_or(Variant{}), {}, {}, {}}, false, "predicate does not hold"});
             continue;
         }
         candidates.push_back(plan_for(source, rule->kernel, rule->variant, shapes, profile, "predicate holds"));
@@ -183,7 +195,7 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
     if (!done()) {
         if (const auto it = stored->records.find(record_key(shapes)); it != stored->records.end()) {
             const TunedRecord& r = it->second;
-            candidates.push_back(plan_for("tuned record", r.kernel, r.variant, shapes, profile,
+            candidates.push_back(plan_for("tuned record", r.kernel, r.variant.empty() ? std::nullopt : std::optional<Variant>(r.variant), shapes, profile,
                                           "fastest when tuned on this device (median " +
                                               std::to_string(r.median_ms) + " ms)"));
         }
@@ -195,7 +207,10 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
             const RuleVerdict verdict = rule->evaluate(shapes, profile);
             Candidate c{"built-in " + rule->name(), verdict.plan, verdict.accepted,
                         verdict.accepted ? verdict.plan.reason : verdict.reason};
-            if (c.accepted) c.plan.reason = c.source + ": " + verdict.plan.reason;
+            if (c.accepted) {
+                c.plan = accepted_plan(verdict.plan.kernel, verdict.plan.variant, shapes, profile,
+                                       c.source + ": " + verdict.plan.reason);
+            }
             candidates.push_back(std::move(c));
             if (done()) break;
         }
@@ -210,6 +225,27 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
     return decision;
 }
 
+Plan KernelSelector::select_strategy(const std::string& op, Kernel kernel, const std::optional<Variant>& variant,
+                                     const ConvShapes& shapes, const DeviceProfile& device) const {
+    require_known_op(op);
+    shapes.validate();
+    to_string(kernel);  // throws for a value outside the enum
+    if (variant && implementation_of(*variant).kernel() != kernel) {
+        throw Error("strict override: variant " + variant->id + " runs under " +
+                    to_string(implementation_of(*variant).kernel()) + ", not " + to_string(kernel));
+    }
+    const DeviceProfile profile = resolve_profile(device);
+    const Candidate c = plan_for("strict override", kernel, variant, shapes, profile, "strict override");
+    if (!c.accepted) throw Error("Conv2d strict override: " + c.reason + " (" + shapes.str() + ")");
+    Plan plan = c.plan;
+    plan.reason = "strict override";
+    return plan;
+}
+
+DeviceProfile KernelSelector::resolve_profile(const DeviceProfile& device) {
+    return with_stored_tuned(device, *ProfileStore::global().lookup(device));
+}
+
 std::string Decision::str() const {
     std::string text;
     if (!profile_sources.empty()) {
@@ -222,7 +258,7 @@ std::string Decision::str() const {
         const bool proposed = c.accepted || c.source.rfind("built-in", 0) != 0;
         text += std::string(c.accepted ? "  take   " : "  reject ") + c.source;
         if (proposed) text += " -> " + to_string(c.plan.kernel);
-        if (c.accepted && c.plan.kernel == Kernel::CONV2D_WINOGRAD) text += " " + c.plan.variant.str();
+        if (c.accepted) text += " " + c.plan.variant.id + " [" + c.plan.config + "]";
         text += ": " + c.reason + "\n";
     }
     text += "plan: " + plan.str() + "\n";

@@ -2,10 +2,10 @@
 #include <map>
 #include <string>
 
-#include "../ops/ConvShapes.hpp"
-#include "../ops/Kernel.hpp"
-#include "../runtime/DeviceProfile.hpp"
-#include "Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 
@@ -13,7 +13,7 @@ namespace netcl {
 struct TunedRecord {
     std::string shape;  // ConvShapes::str() of the layer
     Kernel kernel = Kernel::CONV2D_NAIVE;
-    Variant variant;
+    Variant variant;  // empty: the record names only the strategy, and the selector picks its variant
     double median_ms = 0;  // the winner's median time when it was tuned
 };
 

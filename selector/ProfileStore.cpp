@@ -8,7 +8,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
 #include "selector/internal/ProfileJson.hpp"
 

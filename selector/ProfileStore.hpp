@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/DeviceProfile.hpp"
-#include "ProfileData.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "selector/ProfileData.hpp"
 
 namespace netcl {
 

@@ -1,6 +1,9 @@
 #include "selector/Thresholds.hpp"
 
-#include "runtime/Error.hpp"
+#include <algorithm>
+
+#include "netcl/Error.hpp"
+#include "ops/Implementations.hpp"
 #include "selector/ProfileStore.hpp"
 
 namespace netcl {
@@ -23,6 +26,30 @@ const std::vector<std::string>& threshold_keys() {
         k::winograd_f4_min_output, k::winograd_prefer_low_local_memory, k::winograd_constant_weights,
         k::im2col_min_flops};
     return keys;
+}
+
+namespace {
+
+std::vector<std::string> known_keys() {
+    std::vector<std::string> keys = threshold_keys();
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const auto& key : impl->profile_keys()) keys.push_back(key);
+    }
+    std::sort(keys.begin(), keys.end());
+    return keys;
+}
+
+}  // namespace
+
+bool is_known_tuned_key(const std::string& key) {
+    static const std::vector<std::string> keys = known_keys();
+    return std::binary_search(keys.begin(), keys.end(), key);
+}
+
+std::string known_tuned_keys_text() {
+    std::string text;
+    for (const auto& key : known_keys()) text += (text.empty() ? "" : ", ") + key;
+    return text;
 }
 
 double threshold(const DeviceProfile& profile, const std::string& key) {

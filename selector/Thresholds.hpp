@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "../runtime/DeviceProfile.hpp"
+#include "netcl/DeviceProfile.hpp"
 
 namespace netcl {
 
@@ -28,5 +28,10 @@ inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM lar
 double threshold(const DeviceProfile& profile, const std::string& key);
 // Every key the rules read (the tests check default.json holds them all).
 const std::vector<std::string>& threshold_keys();
+// Every "tuned" key netcl reads: the rules' thresholds and the keys the
+// implementations read (ConvImplementation::profile_keys). A profile key
+// outside this list is warned about by name.
+bool is_known_tuned_key(const std::string& key);
+std::string known_tuned_keys_text();
 
 }  // namespace netcl

@@ -3,18 +3,17 @@
 #include <string>
 #include <vector>
 
-#include "../ops/ConvShapes.hpp"
-#include "../ops/Kernel.hpp"
-#include "../runtime/DeviceProfile.hpp"
-#include "Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 
-// The variants of `kernel` in the order this profile prefers them. Winograd:
-// the preferred tile first (F(2x2) first when the output is smaller than
-// winograd_f4_min_output, where F(4x4) would mostly compute padding), fused
-// before low-local-memory unless the profile measured otherwise, __constant
-// weights before __global where the profile allows constant weights.
+// The variants every implementation under `kernel` offers, in the order this
+// profile prefers them: the implementations' order (ops/Implementations.cpp),
+// and for Winograd the profile's tile, local-memory and constant-weight
+// preferences (VariantChoice.cpp).
 std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& shapes, const DeviceProfile& profile);
 
 struct VariantChoice {

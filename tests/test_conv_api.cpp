@@ -7,12 +7,12 @@
 #include <limits>
 #include <string>
 
-#include "ops/Conv2d.hpp"
-#include "ops/FirstVariant.hpp"
-#include "ops/ReferenceConv.hpp"
-#include "ops/StrategyFactory.hpp"
-#include "ops/StrategyLimits.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Conv2d.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "ops/Implementations.hpp"
+#include "netcl/Error.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -86,7 +86,7 @@ TEST(ConvApi, RejectsBadLayerParameters) {
     expect_error([&] { Conv2d(ctx, dilation); }, {"dilation (width) = 0"});
     Conv2dOptions padding = layer(3, 4);
     padding.padding = {-1, 0};
-    expect_error([&] { Conv2d(ctx, padding); }, {"padding (height) = -1", "expected >= 0"});
+    expect_error([&] { Conv2d(ctx, padding); }, {"padding (top) = -1", "expected >= 0"});
     Conv2dOptions channels = layer(0, 4);
     expect_error([&] { Conv2d(ctx, channels); }, {"in_channels = 0"});
 }
@@ -114,7 +114,7 @@ TEST(ConvApi, RejectsAnOutputOfTheWrongShape) {
     Conv2d same(ctx, square);
     same.set_weights(ones(9), ones(3));
     Tensor inout = Tensor::from_host(ctx, ones(3 * 5 * 5), {1, 3, 5, 5});
-    expect_error([&] { same.forward(inout, inout); }, {"shares the input's buffer"});
+    expect_error([&] { same.forward(inout, inout); }, {"overlaps the input"});
 }
 
 TEST(ConvApi, StrictOverrideThatCannotTakeTheShapeSaysWhy) {
@@ -126,12 +126,12 @@ TEST(ConvApi, StrictOverrideThatCannotTakeTheShapeSaysWhy) {
     Conv2d conv(ctx, o);
     conv.set_weights(ones(4 * 3 * 25), ones(4));
     const Tensor x = Tensor::from_host(ctx, ones(3 * 9 * 9), {1, 3, 9, 9});
-    expect_error([&] { conv.forward(x); }, {"CONV2D_WINOGRAD", "N=1 C=3 H=9 W=9 K=4 R=5 S=5 stride=2", "3x3 filters"});
+    expect_error([&] { conv.forward(x); }, {"CONV2D_WINOGRAD", "N=1 C=3 H=9 W=9 K=4 R=5 S=5 stride=2", "takes 3x3 filters"});
     // The same with an explicit variant names the variant too.
-    o.variant = Variant{4, false, false};
+    o.variant = winograd_variant_id(4, false, false);
     Conv2d with_variant(ctx, o);
     with_variant.set_weights(ones(4 * 3 * 25), ones(4));
-    expect_error([&] { with_variant.forward(x); }, {"CONV2D_WINOGRAD F(4x4,3x3)", "R=5 S=5", "3x3 filters"});
+    expect_error([&] { with_variant.forward(x); }, {"CONV2D_WINOGRAD wino-f4-fused-global", "R=5 S=5", "takes 3x3 filters"});
 }
 
 TEST(ConvApi, Im2colDeclinesAShapeAboveTheWorkspaceLimit) {
@@ -145,11 +145,18 @@ TEST(ConvApi, Im2colDeclinesAShapeAboveTheWorkspaceLimit) {
     expect_error([&] { conv.forward(x); }, {"IM2COL", "N=2 C=3 H=13 W=13", "18252 bytes", "limit is 1024"});
 }
 
-TEST(ConvApi, MakeStrategyRefusesWhatWhyNotRefuses) {
+TEST(ConvApi, CreateStrategyRefusesWhatWhyNotRefuses) {
     ConvShapes s;
     s.C = 3, s.H = 9, s.W = 9, s.K = 4, s.R = 3, s.S = 3, s.stride_h = s.stride_w = 2;
-    expect_error([&] { (void)make_strategy(shared_context(), Plan{Kernel::CONV2D_WINOGRAD, Variant{2, false, false}, ""}, s); },
-                 {"CONV2D_WINOGRAD", s.str(), "stride 1"});
+    const DeviceProfile& profile = shared_context()->profile();
+    Plan plan;
+    plan.kernel = Kernel::CONV2D_WINOGRAD;
+    plan.variant = winograd_variant_id(2, false, false);
+    expect_error([&] { (void)create_strategy(shared_context(), plan, s, profile); }, {"CONV2D_WINOGRAD", s.str(), "stride 1"});
+    plan.kernel = Kernel::IM2COL;  // a variant under another strategy
+    expect_error([&] { (void)create_strategy(shared_context(), plan, s, profile); }, {"runs under CONV2D_WINOGRAD"});
+    plan.variant = "no-such-variant";
+    expect_error([&] { (void)create_strategy(shared_context(), plan, s, profile); }, {"unknown convolution variant 'no-such-variant'", "naive"});
 }
 
 // The kernels index with 32-bit ints: a layer with a tensor of 2^31 elements
@@ -157,16 +164,18 @@ TEST(ConvApi, MakeStrategyRefusesWhatWhyNotRefuses) {
 // it) and by make_strategy, before anything is allocated.
 TEST(ConvApi, TensorsPastIntIndexingAreRefusedBeforeAnyAllocation) {
     ConvShapes s;
-    s.N = 1, s.C = 2, s.H = 32768, s.W = 32768, s.K = 1, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;  // input 2^31 floats
+    s.N = 1, s.C = 2, s.H = 32768, s.W = 32768, s.K = 1, s.R = 3, s.S = 3, s.set_padding(1);  // input 2^31 floats
     const DeviceProfile& profile = shared_context()->profile();
-    std::vector<std::pair<Kernel, Variant>> all{{Kernel::CONV2D_NAIVE, {}}, {Kernel::IM2COL, {}},
-                                                {Kernel::CONV2D_WINOGRAD, Variant{2, true, false}}};
-    for (const auto& [kernel, variant] : all) {
-        const auto reason = why_not(kernel, variant, s, profile);
-        ASSERT_TRUE(reason.has_value()) << to_string(kernel);
-        EXPECT_NE(reason->find("2^31"), std::string::npos) << *reason;
-        expect_error([&, kernel = kernel, variant = variant] { (void)make_strategy(shared_context(), Plan{kernel, variant, ""}, s); },
-                     {"2^31", "32-bit"});
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& variant : impl->variants()) {
+            const auto reason = why_not(variant, s, profile);
+            ASSERT_TRUE(reason.has_value()) << variant.id;
+            EXPECT_NE(reason->find("2^31"), std::string::npos) << *reason;
+            Plan plan;
+            plan.kernel = impl->kernel();
+            plan.variant = variant;
+            expect_error([&] { (void)create_strategy(shared_context(), plan, s, profile); }, {"2^31", "32-bit"});
+        }
     }
     // Just below: 2^31 - 2 input elements are indexable.
     ConvShapes fits = s;
@@ -176,19 +185,27 @@ TEST(ConvApi, TensorsPastIntIndexingAreRefusedBeforeAnyAllocation) {
     EXPECT_TRUE(int_indexing_why_not(fits).has_value());
 }
 
-TEST(ConvApi, FirstRunnableVariantFollowsTheFixedOrder) {
+// A strict override without a variant runs the variant the selector ranks
+// first among those that can take the shape; with one it runs exactly that.
+TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
     ConvShapes s;
-    s.C = 8, s.H = 16, s.W = 16, s.K = 8, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;
+    s.C = 8, s.H = 16, s.W = 16, s.K = 8, s.R = 3, s.S = 3, s.set_padding(1);
     DeviceProfile profile = shared_context()->profile();
     profile.local_mem_bytes = 1 << 30;
-    const auto first = first_runnable_variant(Kernel::CONV2D_WINOGRAD, s, profile);
-    ASSERT_TRUE(first.has_value());
-    EXPECT_EQ(*first, (Variant{4, false, false}));
-    EXPECT_EQ(first_runnable_variant(Kernel::CONV2D_NAIVE, s, profile), Variant{});
+    profile.tuned["winograd_tile"] = 4;
+    profile.tuned["winograd_constant_weights"] = 0;
+    const KernelSelector selector;
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              winograd_variant_id(4, false, false));
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_NAIVE, std::nullopt, s, profile).variant, Variant("naive"));
+    const Plan low = selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, winograd_variant_id(2, true, false), s, profile);
+    EXPECT_EQ(low.variant, winograd_variant_id(2, true, false));
+    EXPECT_EQ(low.reason, "strict override");
+    EXPECT_EQ(low.implementation, "winograd-fused");
+    EXPECT_NE(low.config.find("BK=16"), std::string::npos) << low.config;
     s.R = s.S = 5;
-    std::string reason;
-    EXPECT_FALSE(first_runnable_variant(Kernel::CONV2D_WINOGRAD, s, profile, &reason).has_value());
-    EXPECT_NE(reason.find("3x3"), std::string::npos) << reason;
+    expect_error([&] { (void)selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile); },
+                 {"CONV2D_WINOGRAD cannot take this shape", "3x3"});
 }
 
 // Every strategy and every Winograd variant: a second set_weights after a
@@ -197,24 +214,24 @@ TEST(ConvApi, FirstRunnableVariantFollowsTheFixedOrder) {
 TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
     auto ctx = shared_context();
     ConvShapes s;
-    s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
-    std::vector<std::pair<Kernel, std::optional<Variant>>> strategies{{Kernel::CONV2D_NAIVE, std::nullopt},
-                                                                      {Kernel::IM2COL, std::nullopt}};
+    s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
+    std::vector<std::pair<Kernel, std::optional<Variant>>> strategies{{Kernel::CONV2D_NAIVE, Variant("naive")},
+                                                                      {Kernel::IM2COL, Variant("im2col-clblast")}};
     for (int tile : {2, 4})
         for (bool low : {false, true})
-            for (bool constant : {false, true}) strategies.emplace_back(Kernel::CONV2D_WINOGRAD, Variant{tile, low, constant});
+            for (bool constant : {false, true}) strategies.emplace_back(Kernel::CONV2D_WINOGRAD, winograd_variant_id(tile, low, constant));
     int winograd_ran = 0;
     for (const auto& [kernel, variant] : strategies) {
-        const std::string name = to_string(kernel) + (variant ? " " + variant->str() : "");
-        if (variant && why_not(kernel, *variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
-        winograd_ran += variant.has_value();
+        const std::string name = to_string(kernel) + " " + variant->id;
+        if (why_not(*variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
+        winograd_ran += kernel == Kernel::CONV2D_WINOGRAD;
         Conv2dOptions o = layer(3, 5);
         o.strategy = kernel;
         o.variant = variant;
         Conv2d conv(ctx, o);
         const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
         const Tensor input = Tensor::from_host(ctx, x, {2, 3, 7, 13});
-        const double tolerance = conv_tolerance(s, tolerance_factor(kernel, variant.value_or(Variant{})));
+        const double tolerance = conv_tolerance(s, tolerance_factor(*variant));
         for (std::uint64_t round = 0; round < 3; ++round) {
             const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 + round);
             const auto b = random_uniform(5, 20 + round);
@@ -248,7 +265,7 @@ TEST(ConvApi, ForwardReturnsAFreshOutputPerInputShape) {
 
 TEST(ConvApi, SelectorPathRunsAndReportsAPlan) {
     ConvShapes s;
-    s.N = 1, s.C = 4, s.H = 13, s.W = 13, s.K = 6, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    s.N = 1, s.C = 4, s.H = 13, s.W = 13, s.K = 6, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
     const ConvCaseResult r = run_conv_case(s, ConvCaseOptions{});
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_FALSE(r.plan.reason.empty()) << r.plan.str();

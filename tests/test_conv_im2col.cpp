@@ -7,10 +7,10 @@
 
 #include <random>
 
-#include "ops/StrategyLimits.hpp"
+#include "ops/Implementations.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/internal/ClblastStatus.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -24,7 +24,7 @@ TEST(ConvIm2col, EdgeCaseShapesMatchReference) {
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, seed++);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_EQ(r.plan.kernel, Kernel::IM2COL) << s.str();
-        EXPECT_EQ(r.workspace_bytes, workspace_bytes(Kernel::IM2COL, Variant{}, s, profile)) << s.str();
+        EXPECT_EQ(r.workspace_bytes, implementation_of("im2col-clblast").workspace_bytes("im2col-clblast", s, profile)) << s.str();
     }
 }
 
@@ -39,7 +39,7 @@ TEST(ConvIm2col, RandomSmallShapesMatchReference) {
 
 TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
     ConvShapes s;
-    s.N = 3, s.C = 4, s.H = 13, s.W = 7, s.K = 6, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.groups = 2, s.bias = true;
+    s.N = 3, s.C = 4, s.H = 13, s.W = 7, s.K = 6, s.R = 3, s.S = 3, s.set_padding(1), s.groups = 2, s.bias = true;
     const std::size_t per_image = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
     const Im2colLayout whole = im2col_layout(s);
     EXPECT_FALSE(whole.direct);

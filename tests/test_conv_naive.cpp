@@ -33,7 +33,7 @@ TEST(ConvNaive, BiasIsAddedOncePerOutputChannel) {
     // The same layer with and without bias must differ by exactly the bias:
     // checked through the reference, which the previous tests tie the kernel to.
     ConvShapes s;
-    s.N = 3, s.C = 5, s.H = 7, s.W = 13, s.K = 6, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1;
+    s.N = 3, s.C = 5, s.H = 7, s.W = 13, s.K = 6, s.R = 3, s.S = 3, s.set_padding(1);
     for (const bool bias : {false, true}) {
         s.bias = bias;
         const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, std::nullopt, 7);

@@ -2,8 +2,8 @@
 // strategies' suites compare against something known to be right.
 #include <gtest/gtest.h>
 
-#include "ops/ReferenceConv.hpp"
-#include "runtime/Error.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 namespace {
@@ -25,7 +25,7 @@ TEST(ReferenceConv, PaddingStrideDilationAndBias) {
     // 1x3x3 input 1..9, 1x1 filter weight 2, bias 0.5, pad 1, stride 2: a 3x3
     // output reading x at rows/cols -1, 1, 3; only x[1][1] = 5 is inside.
     ConvShapes s = one_channel(3, 3, 1, 1);
-    s.pad_h = s.pad_w = 1, s.stride_h = s.stride_w = 2, s.bias = true;
+    s.set_padding(1), s.stride_h = s.stride_w = 2, s.bias = true;
     EXPECT_EQ(reference_conv(s, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {2}, {0.5f}),
               (std::vector<double>{0.5, 0.5, 0.5, 0.5, 10.5, 0.5, 0.5, 0.5, 0.5}));
     // 2x2 filter of ones, dilation 2 on a 3x3 input: corners 1 + 3 + 7 + 9 = 20.
@@ -43,7 +43,7 @@ TEST(ReferenceConv, GroupsOnlySeeTheirOwnChannels) {
 
 TEST(ReferenceConv, SampledMatchesFullAndChecksIndices) {
     ConvShapes s = one_channel(5, 4, 3, 2);
-    s.N = 2, s.C = 2, s.K = 3, s.pad_h = 1, s.bias = true;
+    s.N = 2, s.C = 2, s.K = 3, s.pad_top = s.pad_bottom = 1, s.bias = true;
     std::vector<float> x(static_cast<std::size_t>(s.input_numel())), w(static_cast<std::size_t>(s.weight_numel()));
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) - 2.0f;

@@ -22,10 +22,11 @@
 #include <random>
 #include <string>
 
-#include "ops/ReferenceConv.hpp"
-#include "ops/StrategyLimits.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "ops/Implementations.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
-#include "ops/winograd/WinogradLimits.hpp"
+#include "ops/winograd/WinogradConfig.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -38,7 +39,7 @@ constexpr std::uint64_t kSeed = 20261122;
 struct Draw {
     ConvShapes shapes;
     Kernel kernel = Kernel::CONV2D_NAIVE;
-    std::optional<Variant> variant;
+    Variant variant;
     std::optional<std::size_t> workspace_limit_bytes;
 };
 
@@ -55,24 +56,28 @@ ConvShapes winograd_shape(std::mt19937_64& rng) {
     s.groups = uniform(rng, 0, 4) == 0 ? 2 : 1;
     s.C = s.groups * uniform(rng, 1, 6);
     s.K = s.groups * uniform(rng, 1, 9);
-    s.pad_h = uniform(rng, 0, 2);
-    s.pad_w = uniform(rng, 0, 3) == 0 ? uniform(rng, 0, 2) : s.pad_h;
-    s.H = uniform(rng, std::max<std::int64_t>(1, 3 - 2 * s.pad_h), 13);
-    s.W = uniform(rng, std::max<std::int64_t>(1, 3 - 2 * s.pad_w), 13);
+    const std::int64_t ph = uniform(rng, 0, 2), pw = uniform(rng, 0, 3) == 0 ? uniform(rng, 0, 2) : ph;
+    if (uniform(rng, 0, 3) == 0) {
+        s.set_padding(uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2));
+    } else {
+        s.set_padding(ph, pw);
+    }
+    s.H = uniform(rng, std::max<std::int64_t>(1, 3 - s.pad_top - s.pad_bottom), 13);
+    s.W = uniform(rng, std::max<std::int64_t>(1, 3 - s.pad_left - s.pad_right), 13);
     s.bias = uniform(rng, 0, 1) == 1;
     return s;
 }
 
 // A Winograd layer past the variant's blocks: C in (BC, 2.5 BC], K in
 // (BK, 2.5 BK], on small images so the cost stays in the channels.
-ConvShapes winograd_multi_block_shape(std::mt19937_64& rng, const Variant& variant) {
-    const WinogradBlocking b = winograd_blocking(variant);
+ConvShapes winograd_multi_block_shape(std::mt19937_64& rng, const WinogradVariant& variant) {
+    const WinogradConfig b = winograd_config(variant);
     ConvShapes s;
     s.R = s.S = 3;
     s.N = uniform(rng, 1, 2);
     s.C = uniform(rng, b.block_c + 1, b.block_c * 5 / 2);
     s.K = uniform(rng, b.block_k + 1, b.block_k * 5 / 2);
-    s.pad_h = s.pad_w = uniform(rng, 0, 1);
+    s.set_padding(uniform(rng, 0, 1));
     s.H = uniform(rng, 3, 7);
     s.W = uniform(rng, 3, 7);
     s.bias = uniform(rng, 0, 1) == 1;
@@ -87,9 +92,11 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
         const auto pick = uniform(rng, 0, 9);
         if (pick < 4) {
             d.kernel = Kernel::CONV2D_NAIVE;
+            d.variant = "naive";
             d.shapes = test::random_small_shape(rng);
         } else if (pick < 6) {
             d.kernel = Kernel::IM2COL;
+            d.variant = "im2col-clblast";
             d.shapes = test::random_small_shape(rng);
             if (d.shapes.N >= 2 && uniform(rng, 0, 2) == 0) {
                 // Room for 1 .. N-1 images' columns: several passes over one buffer.
@@ -98,12 +105,13 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             }
         } else {
             d.kernel = Kernel::CONV2D_WINOGRAD;
-            d.variant = Variant{uniform(rng, 0, 1) ? 4 : 2, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
-            d.shapes = uniform(rng, 0, 3) == 0 ? winograd_multi_block_shape(rng, *d.variant) : winograd_shape(rng);
+            const WinogradVariant v{uniform(rng, 0, 1) ? 4 : 2, 3, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
+            d.variant = v.variant();
+            d.shapes = uniform(rng, 0, 3) == 0 ? winograd_multi_block_shape(rng, v) : winograd_shape(rng);
         }
         DeviceProfile limited = profile;
         if (d.workspace_limit_bytes) limited.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
-        if (!why_not(d.kernel, d.variant.value_or(Variant{}), d.shapes, limited)) return d;
+        if (!why_not(d.variant, d.shapes, limited)) return d;
         ++refused;
     }
 }
@@ -125,12 +133,12 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
         options.variant = d.variant;
         options.seed = kSeed + static_cast<std::uint64_t>(i);
         options.workspace_limit_bytes = d.workspace_limit_bytes;
-        options.tolerance_factor = tolerance_factor(d.kernel, d.variant.value_or(Variant{}));
+        options.tolerance_factor = tolerance_factor(d.variant);
         const auto result = test::run_conv_case(d.shapes, options);
         ++ran;
-        ++per_plan[to_string(d.kernel) + (d.variant ? " " + d.variant->str() : "") +
-                   (d.workspace_limit_bytes ? " (workspace limit)" : "") +
-                   (d.variant && d.shapes.C > winograd_blocking(*d.variant).block_c ? " (multi-block)" : "")];
+        const auto wino = winograd_variant(d.variant);
+        ++per_plan[to_string(d.kernel) + " " + d.variant.id + (d.workspace_limit_bytes ? " (workspace limit)" : "") +
+                   (wino && d.shapes.C > winograd_config(*wino).block_c ? " (multi-block)" : "")];
         if (d.workspace_limit_bytes) {
             EXPECT_LE(result.workspace_bytes, *d.workspace_limit_bytes) << "case " << i;
             EXPECT_LT(result.workspace_bytes, im2col_layout(d.shapes).columns_per_image_bytes * static_cast<std::size_t>(d.shapes.N))
@@ -145,7 +153,7 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
             ++failures;
             ADD_FAILURE() << "fuzz case " << i << " (re-run alone with NETCL_FUZZ_CASE=" << i
                           << "): " << test::describe(d.shapes, result)
-                          << (d.variant ? " variant " + d.variant->str() : std::string());
+                          << " variant " << d.variant.id;
             if (failures >= 20) break;  // enough to act on; keep the log readable
         }
     }

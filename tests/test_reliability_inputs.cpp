@@ -12,8 +12,8 @@
 #include <limits>
 #include <string>
 
-#include "ops/Conv2d.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Conv2d.hpp"
+#include "netcl/Error.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl {

@@ -14,9 +14,10 @@
 #include <cstdio>
 #include <fstream>
 
-#include "ops/Conv2d.hpp"
-#include "ops/ReferenceConv.hpp"
-#include "runtime/OpenCL.hpp"
+#include "netcl/Conv2d.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "netcl/OpenCL.hpp"
 #include "tests/support/ClInterposer.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -51,7 +52,7 @@ constexpr bool kResidentSetIsMeaningful = true;
 void expect_flat(Kernel kernel, std::optional<Variant> variant) {
     auto ctx = test::shared_context();
     ConvShapes s;
-    s.N = 2, s.C = 3, s.H = 12, s.W = 12, s.K = 8, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    s.N = 2, s.C = 3, s.H = 12, s.W = 12, s.K = 8, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
     Conv2dOptions o;
     o.in_channels = s.C;
     o.out_channels = s.K;
@@ -110,10 +111,10 @@ void expect_flat(Kernel kernel, std::optional<Variant> variant) {
 TEST(ReliabilityMemory, NaiveForwardLoopIsFlat) { expect_flat(Kernel::CONV2D_NAIVE, std::nullopt); }
 TEST(ReliabilityMemory, Im2colForwardLoopIsFlat) { expect_flat(Kernel::IM2COL, std::nullopt); }
 TEST(ReliabilityMemory, WinogradF2ForwardLoopIsFlat) {
-    expect_flat(Kernel::CONV2D_WINOGRAD, Variant{2, false, true});
+    expect_flat(Kernel::CONV2D_WINOGRAD, winograd_variant_id(2, false, true));
 }
 TEST(ReliabilityMemory, WinogradF4LowLocalForwardLoopIsFlat) {
-    expect_flat(Kernel::CONV2D_WINOGRAD, Variant{4, true, false});
+    expect_flat(Kernel::CONV2D_WINOGRAD, winograd_variant_id(4, true, false));
 }
 
 // The interposer itself: a Tensor made and dropped is one object up, then down.

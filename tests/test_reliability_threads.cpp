@@ -14,8 +14,8 @@
 
 #include <unistd.h>
 
-#include "ops/Conv2d.hpp"
-#include "ops/ReferenceConv.hpp"
+#include "netcl/Conv2d.hpp"
+#include "tests/support/ReferenceConv.hpp"
 #include "runtime/ProgramCache.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -64,7 +64,7 @@ TEST(ReliabilityThreads, ProgramCacheBuildsEachOptionSetOnceUnderContention) {
 TEST(ReliabilityThreads, LayersOnOneContextEnqueueConcurrently) {
     auto ctx = test::shared_context();
     ConvShapes s;
-    s.N = 1, s.C = 3, s.H = 9, s.W = 7, s.K = 4, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    s.N = 1, s.C = 3, s.H = 9, s.W = 7, s.K = 4, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
     const Kernel kernels[kThreads] = {Kernel::CONV2D_NAIVE, Kernel::IM2COL, Kernel::CONV2D_WINOGRAD,
                                       Kernel::CONV2D_NAIVE};
     std::atomic<int> wrong{0};

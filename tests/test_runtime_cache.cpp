@@ -9,10 +9,10 @@
 
 #include <unistd.h>
 
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/Tensor.hpp"
 
 namespace netcl {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 namespace {

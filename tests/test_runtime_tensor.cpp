@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "runtime/Error.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/Tensor.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl {

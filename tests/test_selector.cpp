@@ -6,14 +6,15 @@
 #include <thread>
 #include <vector>
 
-#include "ops/StrategyLimits.hpp"
-#include "ops/winograd/WinogradLimits.hpp"
-#include "runtime/Error.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "ops/Implementations.hpp"
+#include "ops/winograd/WinogradConfig.hpp"
+#include "netcl/Error.hpp"
 #include "selector/BuiltinRules.hpp"
-#include "selector/KernelSelector.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
-#include "selector/ThresholdFit.hpp"
+#include "tests/support/ThresholdFit.hpp"
 #include "selector/Thresholds.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
@@ -46,22 +47,25 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     EXPECT_EQ(to_string(d.plan.kernel), to_string(c.kernel));
     EXPECT_NE(d.plan.reason.find(c.reason_part), std::string::npos) << d.plan.reason;
     EXPECT_NE(d.plan.reason.find("built-in"), std::string::npos);
+    EXPECT_EQ(implementation_of(d.plan.variant).kernel(), d.plan.kernel) << d.plan.variant.id;
+    EXPECT_FALSE(d.plan.config.empty());
     if (c.kernel != Kernel::CONV2D_WINOGRAD) {
-        EXPECT_EQ(d.plan.variant, Variant{});
+        EXPECT_EQ(d.plan.variant, c.kernel == Kernel::IM2COL ? Variant("im2col-clblast") : Variant("naive"));
         return;
     }
-    EXPECT_EQ(d.plan.variant.winograd_tile, c.tile);
+    const auto chosen = winograd_variant(d.plan.variant);
+    ASSERT_TRUE(chosen.has_value()) << d.plan.variant.id;
+    EXPECT_EQ(chosen->m, c.tile);
     // Fused unless the fused kernel of that tile does not fit the profile's
     // local memory or work-group size; constant weights exactly when the
     // profile allows them and they fit the constant buffer.
-    const Variant fused{c.tile, false, false};
-    EXPECT_EQ(d.plan.variant.low_local_memory, why_not(Kernel::CONV2D_WINOGRAD, fused, c.shapes, profile).has_value());
-    Variant constant = d.plan.variant;
+    EXPECT_EQ(chosen->low_local_memory, why_not(winograd_variant_id(c.tile, false, false), c.shapes, profile).has_value());
+    WinogradVariant constant = *chosen;
     constant.constant_weights = true;
     const bool allowed = threshold(profile, threshold_key::winograd_constant_weights) != 0;
-    EXPECT_EQ(d.plan.variant.constant_weights,
-              allowed && winograd_weight_bytes(constant, c.shapes) <= profile.max_constant_buffer_bytes);
-    EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, d.plan.variant, c.shapes, profile).has_value());
+    EXPECT_EQ(chosen->constant_weights,
+              allowed && winograd_config(constant).weight_bytes(c.shapes) <= profile.max_constant_buffer_bytes);
+    EXPECT_FALSE(why_not(d.plan.variant, c.shapes, profile).has_value());
 }
 
 constexpr Kernel NAIVE = Kernel::CONV2D_NAIVE, IM2COL = Kernel::IM2COL, WINO = Kernel::CONV2D_WINOGRAD;
@@ -73,7 +77,7 @@ std::vector<RuleCase> cases() {
             {"vgg_conv3_2_3x3s1", shape(1, 256, 56, 56, 256, 3, 3, 1, 1), p, WINO, 4, "C = 256 >= 16"},
             {"vgg_conv5_batch8", shape(8, 512, 14, 14, 512, 3, 3, 1, 1), p, WINO, 4, "winograd"},
             {"resnet_3x3s2", shape(1, 128, 56, 56, 128, 3, 3, 2, 1), p, IM2COL, 0, "im2col"},
-            {"resnet_1x1", shape(1, 256, 56, 56, 64, 1, 1), p, IM2COL, 0, "workspace fits"},
+            {"resnet_1x1", shape(1, 256, 56, 56, 64, 1, 1), p, IM2COL, 0, "within the limit"},
             {"resnet_1x1s2_projection", shape(1, 512, 28, 28, 1024, 1, 1, 2, 0), p, IM2COL, 0, "im2col"},
             {"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), p, IM2COL, 0, "im2col"},
             {"7x7s2_first_layer", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), p, IM2COL, 0, "im2col"},
@@ -112,32 +116,33 @@ TEST_F(SelectorTest, ProfileDrivesFusedVersusLowLocalMemory) {
     DeviceProfile profile = load_profile("nvidia-gpu");
     const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
     KernelSelector selector;
-    const Variant fused4{4, false, false};
-    profile.local_mem_bytes = winograd_local_bytes(fused4);
+    const Variant fused4 = winograd_variant_id(4, false, false);
+    const std::size_t fused4_local = winograd_config(*winograd_variant(fused4)).local_bytes();
+    profile.local_mem_bytes = fused4_local;
     EXPECT_EQ(selector.select("conv2d", s, profile).variant, fused4);
-    profile.local_mem_bytes = winograd_local_bytes(fused4) - 1;
+    profile.local_mem_bytes = fused4_local - 1;
     const Plan low = selector.select("conv2d", s, profile);
-    EXPECT_EQ(low.variant, (Variant{4, true, false})) << low.str();
+    EXPECT_EQ(low.variant, winograd_variant_id(4, true, false)) << low.str();
     // A measured preference for the low-local-memory variant wins even where fused fits.
     profile.local_mem_bytes = 1 << 20;
     profile.tuned[threshold_key::winograd_prefer_low_local_memory] = 1;
-    EXPECT_EQ(selector.select("conv2d", s, profile).variant, (Variant{4, true, false}));
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, winograd_variant_id(4, true, false));
     // A measured preference for F(2x2).
     profile.tuned[threshold_key::winograd_prefer_low_local_memory] = 0;
     profile.tuned[threshold_key::winograd_tile] = 2;
-    EXPECT_EQ(selector.select("conv2d", s, profile).variant, (Variant{2, false, false}));
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, winograd_variant_id(2, false, false));
 }
 
 TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
     DeviceProfile profile = load_profile("nvidia-gpu");
     const ConvShapes s = shape(1, 16, 32, 32, 16, 3, 3, 1, 1);
-    const Variant f4c{4, false, true};
+    const Variant f4c = winograd_variant_id(4, false, true);
     KernelSelector selector;
-    profile.max_constant_buffer_bytes = winograd_weight_bytes(f4c, s);
+    profile.max_constant_buffer_bytes = winograd_config(*winograd_variant(f4c)).weight_bytes(s);
     EXPECT_EQ(selector.select("conv2d", s, profile).variant, f4c);
     profile.max_constant_buffer_bytes -= 1;
     const Decision d = selector.explain("conv2d", s, profile);
-    EXPECT_EQ(d.plan.variant, (Variant{4, false, false}));
+    EXPECT_EQ(d.plan.variant, winograd_variant_id(4, false, false));
     EXPECT_NE(d.plan.reason.find("constant buffer"), std::string::npos) << d.plan.reason;
 }
 
@@ -241,10 +246,10 @@ TEST_F(SelectorTest, HigherPriorityWinsWhateverTheRegistrationOrder) {
 TEST_F(SelectorTest, RuleWithAnExplicitVariant) {
     KernelSelector sel;
     const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
-    sel.register_rule("conv2d", always, Kernel::CONV2D_WINOGRAD, 5, Variant{2, true, false});
+    sel.register_rule("conv2d", always, Kernel::CONV2D_WINOGRAD, 5, winograd_variant_id(2, true, false));
     const Plan plan = sel.select("conv2d", shape(1, 64, 56, 56, 64, 3, 3, 1, 1), load_profile("default"));
     EXPECT_EQ(plan.kernel, Kernel::CONV2D_WINOGRAD);
-    EXPECT_EQ(plan.variant, (Variant{2, true, false}));
+    EXPECT_EQ(plan.variant, winograd_variant_id(2, true, false));
 }
 
 TEST_F(SelectorTest, ThrowingPredicateIsSkippedAndLoggedOnce) {
@@ -410,18 +415,20 @@ TEST(ThresholdFit, CutsBetweenWinnersAndLosers) {
 }
 
 TEST(ThresholdFit, FitsFromWinnersAndLeavesOutWhatHasNoEvidence) {
-    const Variant f2{2, false, false}, f4{4, false, false}, f4low{4, true, false}, f4c{4, false, true};
+    const Variant f2 = winograd_variant_id(2, false, false), f4 = winograd_variant_id(4, false, false),
+                  f4low = winograd_variant_id(4, true, false), f4c = winograd_variant_id(4, false, true);
+    const Variant naive = "naive", im2col = "im2col-clblast";
     std::vector<ShapeTiming> t = {
         // A tiny layer direct convolution wins.
-        {shape(1, 4, 6, 6, 4, 3, 3, 1, 1), {{Kernel::CONV2D_NAIVE, {}, 0.01}, {Kernel::IM2COL, {}, 0.05}}},
+        {shape(1, 4, 6, 6, 4, 3, 3, 1, 1), {{Kernel::CONV2D_NAIVE, naive, 0.01}, {Kernel::IM2COL, im2col, 0.05}}},
         // 3x3 layers: Winograd wins from C = 64 on; at C = 8 im2col does.
         {shape(1, 8, 56, 56, 32, 3, 3, 1, 1),
-         {{Kernel::CONV2D_NAIVE, {}, 9}, {Kernel::IM2COL, {}, 1}, {Kernel::CONV2D_WINOGRAD, f4, 2}}},
+         {{Kernel::CONV2D_NAIVE, naive, 9}, {Kernel::IM2COL, im2col, 1}, {Kernel::CONV2D_WINOGRAD, f4, 2}}},
         {shape(1, 64, 56, 56, 64, 3, 3, 1, 1),
-         {{Kernel::CONV2D_NAIVE, {}, 90}, {Kernel::IM2COL, {}, 10}, {Kernel::CONV2D_WINOGRAD, f4, 4},
+         {{Kernel::CONV2D_NAIVE, naive, 90}, {Kernel::IM2COL, im2col, 10}, {Kernel::CONV2D_WINOGRAD, f4, 4},
           {Kernel::CONV2D_WINOGRAD, f2, 6}, {Kernel::CONV2D_WINOGRAD, f4low, 5}, {Kernel::CONV2D_WINOGRAD, f4c, 4.5}}},
         {shape(1, 128, 28, 28, 128, 3, 3, 1, 1),
-         {{Kernel::IM2COL, {}, 10}, {Kernel::CONV2D_WINOGRAD, f4, 3}, {Kernel::CONV2D_WINOGRAD, f2, 5}}},
+         {{Kernel::IM2COL, im2col, 10}, {Kernel::CONV2D_WINOGRAD, f4, 3}, {Kernel::CONV2D_WINOGRAD, f2, 5}}},
         // No correct candidate: ignored.
         {shape(1, 32, 28, 28, 32, 5, 5, 1, 2), {}},
     };

@@ -5,10 +5,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "runtime/Error.hpp"
-#include "selector/KernelSelector.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
 namespace netcl::test {
@@ -141,7 +142,13 @@ std::vector<BadFile> bad_files() {
          "CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD"},
         {"bad_tile",
          R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "CONV2D_WINOGRAD", "variant": {"winograd_tile": 3}}]})",
-         "expected 0, 2 or 4"},
+         "unknown convolution variant 'wino-f3-fused-global'"},
+        {"unknown_variant",
+         R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "im2col-fft"}]})",
+         "records[0].variant: unknown convolution variant 'im2col-fft'; expected one of: naive, im2col-clblast"},
+        {"variant_of_another_strategy",
+         R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "naive"}]})",
+         "records[0].variant naive does not run under IM2COL"},
         {"negative_local_memory", R"({"netcl_profile": 1, "device": {"local_mem_bytes": -5}})",
          "device.local_mem_bytes must be a non-negative integer"},
         {"bad_type", R"({"netcl_profile": 1, "match": {"type": "TPU"}})", "expected CPU, GPU, ACCELERATOR or OTHER"},
@@ -189,10 +196,10 @@ TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
     const DeviceProfile device = test_device();
     const ConvShapes a = shape(1, 64, 56, 56, 64, 3, 3, 1, 1), b = shape(1, 256, 14, 14, 256, 3, 3, 1, 1);
     const auto path = write_user_profile(device, {{"winograd_tile", 2}},
-                                         {TunedRecord{record_key(a), Kernel::CONV2D_WINOGRAD, Variant{2, true, false}, 3.5}});
+                                         {TunedRecord{record_key(a), Kernel::CONV2D_WINOGRAD, winograd_variant_id(2, true, false), 3.5}});
     EXPECT_EQ(path, user_profile_path(device));
     EXPECT_EQ(path.parent_path(), dir_);
-    write_user_profile(device, {{"naive_max_flops", 123}}, {TunedRecord{record_key(b), Kernel::IM2COL, {}, 2.0}});
+    write_user_profile(device, {{"naive_max_flops", 123}}, {TunedRecord{record_key(b), Kernel::IM2COL, Variant("im2col-clblast"), 2.0}});
     const ProfileData data = load_profile_data(path.string());
     EXPECT_EQ(data.match.at("name"), device.name);
     EXPECT_EQ(data.match.at("driver"), device.driver_version);
@@ -200,12 +207,12 @@ TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
     EXPECT_EQ(data.device.tuned.at("winograd_tile"), 2);
     EXPECT_EQ(data.device.tuned.at("naive_max_flops"), 123);
     ASSERT_EQ(data.records.size(), 2u);
-    EXPECT_EQ(data.records.at(record_key(a)).variant, (Variant{2, true, false}));
+    EXPECT_EQ(data.records.at(record_key(a)).variant, winograd_variant_id(2, true, false));
     EXPECT_DOUBLE_EQ(data.records.at(record_key(a)).median_ms, 3.5);
     KernelSelector selector;
     const Plan pa = selector.select("conv2d", a, device);
     EXPECT_EQ(pa.kernel, Kernel::CONV2D_WINOGRAD);
-    EXPECT_EQ(pa.variant, (Variant{2, true, false}));
+    EXPECT_EQ(pa.variant, winograd_variant_id(2, true, false));
     EXPECT_EQ(selector.select("conv2d", b, device).kernel, Kernel::IM2COL);
     // Another device with the same name but another driver does not match it.
     DeviceProfile other = device;

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "selector/KernelSelector.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
@@ -92,7 +92,8 @@ TEST_F(SelectorTest, NetclInfoExplainsOneShapeAndLogsRejectionsAtDebug) {
         run("NETCL_LOG_LEVEL=debug " + info.string() + " --explain 1,3,224,224,64,7,7,2,3 --profile nvidia-gpu");
     ASSERT_EQ(status, 0) << output;
     EXPECT_NE(output.find("N=1 C=3 H=224 W=224 K=64 R=7 S=7 stride=2 pad=3"), std::string::npos) << output;
-    EXPECT_NE(output.find("reject built-in winograd: Winograd takes 3x3"), std::string::npos) << output;
+    EXPECT_NE(output.find("reject built-in winograd: no Winograd variant takes this layer"), std::string::npos) << output;
+    EXPECT_NE(output.find("takes 3x3 filters; this layer has 7x7"), std::string::npos) << output;
     EXPECT_NE(output.find("plan: IM2COL"), std::string::npos) << output;
     // The same rejections, logged at debug level by select() itself.
     EXPECT_NE(output.find("[netcl debug] selector N=1 C=3 H=224 W=224 K=64 R=7 S=7 stride=2 pad=3 dil=1 groups=1: "

@@ -14,25 +14,33 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/ReferenceConv.hpp"
-#include "ops/StrategyLimits.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradConv.hpp"
-#include "ops/winograd/WinogradLimits.hpp"
+#include "ops/winograd/WinogradConfig.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl {
 namespace {
 
-double factor_for(const Variant& v) { return tolerance_factor(Kernel::CONV2D_WINOGRAD, v); }
+double factor_for(const Variant& v) { return tolerance_factor(v); }
+WinogradConfig config_of(const Variant& v) { return winograd_config(*winograd_variant(v)); }
+Plan plan_of(const Variant& v) {
+    Plan plan;
+    plan.kernel = Kernel::CONV2D_WINOGRAD;
+    plan.variant = v;
+    return plan;
+}
 
 ConvShapes conv3x3(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t pad,
                    bool bias = true, std::int64_t groups = 1) {
     ConvShapes s;
     s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = 3, s.S = 3;
-    s.pad_h = s.pad_w = pad;
+    s.set_padding(pad);
     s.bias = bias;
     s.groups = groups;
     return s;
@@ -51,7 +59,7 @@ void expect_matches_reference(const Variant& variant, const ConvShapes& s, std::
 std::vector<Variant> variants(int tile) {
     std::vector<Variant> all;
     for (bool low : {false, true})
-        for (bool constant : {false, true}) all.push_back(Variant{tile, low, constant});
+        for (bool constant : {false, true}) all.push_back(winograd_variant_id(tile, low, constant));
     return all;
 }
 
@@ -79,8 +87,9 @@ TEST_P(WinogradConvTest, EveryVariantMatchesReferenceOnEdgeShapes) {
         for (const auto& s : edge_shapes()) {
             // A device with a small constant buffer (NVIDIA: 64 KiB) refuses
             // __constant U for the larger shapes; that refusal is the result.
-            if (variant.constant_weights && winograd_weight_bytes(variant, s) > profile.max_constant_buffer_bytes) {
-                const auto reason = why_not(Kernel::CONV2D_WINOGRAD, variant, s, profile);
+            if (winograd_variant(variant)->constant_weights &&
+                config_of(variant).weight_bytes(s) > profile.max_constant_buffer_bytes) {
+                const auto reason = why_not(variant, s, profile);
                 ASSERT_TRUE(reason.has_value());
                 EXPECT_NE(reason->find("constant buffer"), std::string::npos) << *reason;
                 continue;
@@ -94,8 +103,8 @@ TEST_P(WinogradConvTest, SharedEdgeCaseShapesItCanTake) {
     std::uint64_t seed = 500 + static_cast<std::uint64_t>(GetParam());
     int ran = 0;
     for (const auto& s : test::edge_case_shapes()) {
-        const Variant v{GetParam(), false, false};
-        if (winograd_why_not(v, s, test::shared_context()->profile())) continue;
+        const Variant v = winograd_variant_id(GetParam(), false, false);
+        if (why_not(v, s, test::shared_context()->profile())) continue;
         expect_matches_reference(v, s, seed += 5);
         ++ran;
     }
@@ -105,8 +114,8 @@ TEST_P(WinogradConvTest, SharedEdgeCaseShapesItCanTake) {
 TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
     // A VGG-like reduction (C*9 = 1152) on a small image, plus a grouped one.
     const int tile = GetParam();
-    expect_matches_reference(Variant{tile, false, false}, conv3x3(1, 128, 14, 14, 64, 1), 7);
-    expect_matches_reference(Variant{tile, true, false}, conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
+    expect_matches_reference(winograd_variant_id(tile, false, false), conv3x3(1, 128, 14, 14, 64, 1), 7);
+    expect_matches_reference(winograd_variant_id(tile, true, false), conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),
@@ -125,13 +134,13 @@ TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
     context->set_profile(capped);
     const ConvShapes s = conv3x3(2, 16, 13, 11, 20, 1);
     for (int tile : {2, 4}) {
-        const Variant fused{tile, false, false}, low{tile, true, false};
-        EXPECT_LE(winograd_local_bytes(low), 16384u);
-        const auto reason = why_not(Kernel::CONV2D_WINOGRAD, fused, s, capped);
-        ASSERT_TRUE(reason.has_value()) << "the fused variant needs " << winograd_local_bytes(fused) << " bytes";
+        const Variant fused = winograd_variant_id(tile, false, false), low = winograd_variant_id(tile, true, false);
+        EXPECT_LE(config_of(low).local_bytes(), 16384u);
+        const auto reason = why_not(fused, s, capped);
+        ASSERT_TRUE(reason.has_value()) << "the fused variant needs " << config_of(fused).local_bytes() << " bytes";
         EXPECT_NE(reason->find("local memory"), std::string::npos) << *reason;
-        EXPECT_THROW(WinogradConv(context, fused, s), Error);
-        EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, low, s, capped).has_value());
+        EXPECT_THROW(create_strategy(context, plan_of(fused), s, capped), Error);
+        EXPECT_FALSE(why_not(low, s, capped).has_value());
         expect_matches_reference(low, s, 40 + static_cast<std::uint64_t>(tile));
     }
 }
@@ -140,35 +149,37 @@ TEST(WinogradConv, ConstantWeightsRefusedWhenUExceedsTheConstantBuffer) {
     const auto context = test::shared_context();
     DeviceProfile small = context->profile();
     const ConvShapes s = conv3x3(1, 64, 8, 8, 64, 1);
-    const Variant constant{4, false, true};
-    small.max_constant_buffer_bytes = winograd_weight_bytes(constant, s) - 1;
-    const auto reason = why_not(Kernel::CONV2D_WINOGRAD, constant, s, small);
+    const Variant constant = winograd_variant_id(4, false, true);
+    small.max_constant_buffer_bytes = config_of(constant).weight_bytes(s) - 1;
+    const auto reason = why_not(constant, s, small);
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("constant buffer"), std::string::npos) << *reason;
-    EXPECT_FALSE(why_not(Kernel::CONV2D_WINOGRAD, Variant{4, false, false}, s, small).has_value());
+    EXPECT_FALSE(why_not(winograd_variant_id(4, false, false), s, small).has_value());
 }
 
 TEST(WinogradConv, RefusesWhatItCannotRun) {
     const auto context = test::shared_context();
+    const DeviceProfile& profile = context->profile();
+    const Variant f4 = winograd_variant_id(4, false, false), f2 = winograd_variant_id(2, false, false);
     ConvShapes five = conv3x3(1, 4, 8, 8, 4, 1);
     five.R = five.S = 5;
-    EXPECT_THROW(WinogradConv(context, Variant{4, false, false}, five), Error);
+    EXPECT_THROW(create_strategy(context, plan_of(f4), five, profile), Error);
     ConvShapes strided = conv3x3(1, 4, 8, 8, 4, 1);
     strided.stride_h = 2;
-    EXPECT_THROW(WinogradConv(context, Variant{2, false, false}, strided), Error);
+    EXPECT_THROW(create_strategy(context, plan_of(f2), strided, profile), Error);
     ConvShapes dilated = conv3x3(1, 4, 8, 8, 4, 1);
     dilated.dilation_w = 2;
-    EXPECT_THROW(WinogradConv(context, Variant{2, false, false}, dilated), Error);
-    EXPECT_THROW(WinogradConv(context, Variant{3, false, false}, conv3x3(1, 4, 8, 8, 4, 1)), Error);
+    EXPECT_THROW(create_strategy(context, plan_of(f2), dilated, profile), Error);
+    EXPECT_THROW(create_strategy(context, plan_of("wino-f3-fused-global"), conv3x3(1, 4, 8, 8, 4, 1), profile), Error);
 
     const ConvShapes s = conv3x3(1, 4, 8, 8, 4, 1);
-    WinogradConv conv(context, Variant{2, false, false}, s);
+    auto conv = create_strategy(context, plan_of(f2), s, profile);
     const Tensor x = Tensor::from_host(context, test::random_uniform(256, 1), {1, 4, 8, 8});
     Tensor y = Tensor::empty(context, {1, 4, 8, 8});
-    std::vector<cl::Event> events;
-    EXPECT_THROW(conv.enqueue(x, y, events), Error);  // before set_weights
+    internal::EventChain chain(true, {});
+    EXPECT_THROW(conv->enqueue(x, y, Workspace{}, chain), Error);  // before set_weights
     const Tensor wrong = Tensor::from_host(context, test::random_uniform(4 * 4 * 9, 2), {4, 4, 9});
-    EXPECT_THROW(conv.set_weights(wrong, nullptr), Error);
+    EXPECT_THROW(conv->set_weights(wrong, nullptr, chain), Error);
 }
 
 TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
@@ -176,17 +187,19 @@ TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
     const auto context = test::shared_context();
     for (int tile : {2, 4}) {
         const ConvShapes s = conv3x3(1, 3, 8, 8, 5, 1, false, 1);
-        Variant v{tile, false, false};
+        Variant v = winograd_variant_id(tile, false, false);
         // Where the fused blocks do not fit (oclgrind's 32 KiB), the small ones do.
-        if (why_not(Kernel::CONV2D_WINOGRAD, v, s, context->profile())) v.low_local_memory = true;
+        if (why_not(v, s, context->profile())) v = winograd_variant_id(tile, true, false);
+        const WinogradConfig config = config_of(v);
         const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 77);
-        WinogradConv conv(context, v, s);
-        conv.set_weights(Tensor::from_host(context, w_host, {s.K, s.C, 3, 3}), nullptr);
-        const auto u = conv.transformed_weights().to_host();
+        auto strategy = create_strategy(context, plan_of(v), s, context->profile());
+        internal::EventChain chain(!context->out_of_order(), {});
+        strategy->set_weights(Tensor::from_host(context, w_host, {s.K, s.C, 3, 3}), nullptr, chain);
+        const auto u = dynamic_cast<const WinogradConv&>(*strategy).transformed_weights().to_host(chain.events());
         const auto G = winograd_matrices(tile, 3);
         const int a = G.alpha;
-        const std::int64_t Kp = winograd_padded_k(v, s);
-        const std::int64_t Cp = winograd_padded_c(v, s);
+        const std::int64_t Kp = config.padded_k(s);
+        const std::int64_t Cp = config.padded_c(s);
         ASSERT_EQ(u.size(), static_cast<std::size_t>(a * a * Cp * Kp));
         for (std::int64_t k = 0; k < Kp; ++k)
             for (std::int64_t c = 0; c < Cp; ++c)
@@ -197,7 +210,7 @@ TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {
                             for (int p = 0; p < 3; ++p)
                                 for (int q = 0; q < 3; ++q)
                                     expected += G.g(i, p) * w_host[static_cast<std::size_t>(((k * s.C + c) * 3 + p) * 3 + q)] * G.g(j, q);
-                        const std::int64_t bk = winograd_blocking(v).block_k;  // layout [K block][Cp][e][BK]
+                        const std::int64_t bk = config.block_k;  // layout [K block][Cp][e][BK]
                         const float actual = u[static_cast<std::size_t>((((k / bk) * Cp + c) * a * a + i * a + j) * bk + k % bk)];
                         EXPECT_NEAR(actual, expected, 1e-6) << "F" << tile << " k=" << k << " c=" << c << " e=" << i * a + j;
                     }

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "ops/winograd/WinogradMatrices.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 namespace {

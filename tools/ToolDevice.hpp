@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl::tools {
 

@@ -1,12 +1,14 @@
 #include "ops/im2col/Im2colLayout.hpp"
 
+
 #include <algorithm>
 
 namespace netcl {
 
 Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes) {
     Im2colLayout layout;
-    layout.direct = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0;
+    layout.direct = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_left == 0 &&
+                    s.pad_bottom == 0 && s.pad_right == 0;
     if (layout.direct) {
         layout.images_per_pass = s.N;
         return layout;
@@ -18,6 +20,12 @@ Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes) {
     layout.images_per_pass = std::clamp<std::int64_t>(fit, 1, s.N);
     layout.workspace_bytes = layout.columns_per_image_bytes * static_cast<std::size_t>(layout.images_per_pass);
     return layout;
+}
+
+std::size_t im2col_workspace_limit(const DeviceProfile& profile) {
+    const double fallback =
+        profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
+    return static_cast<std::size_t>(profile.tuned_or("im2col_workspace_limit_bytes", fallback));
 }
 
 }  // namespace netcl

@@ -2,12 +2,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../ConvShapes.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
 
 namespace netcl {
 
-// How IM2COL lays out one problem; the one formula both Im2colConv (what it
-// allocates) and StrategyLimits (what it reports and caps) use.
+// Internal: how IM2COL lays out one problem -- its configuration. The one
+// formula both Im2colConv (what it uses) and its descriptor (the workspace it
+// declares and caps) read.
 struct Im2colLayout {
     // 1x1 filter, stride 1, no padding: the input already is the column matrix
     // (C x H·W per image), so no im2col pass and no workspace.
@@ -28,5 +30,9 @@ inline constexpr std::size_t kIm2colPassBytes = std::size_t{32} << 20;
 // limit below one image's columns still gives one image per pass; why_not()
 // declines that case.
 Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes);
+
+// The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else
+// a quarter of the device's largest allocation.
+std::size_t im2col_workspace_limit(const DeviceProfile& profile);
 
 }  // namespace netcl

@@ -1,6 +1,6 @@
 #include "ops/internal/ClblastStatus.hpp"
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl::internal {
 

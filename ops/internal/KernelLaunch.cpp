@@ -1,7 +1,5 @@
 #include "ops/internal/KernelLaunch.hpp"
 
-#include <limits>
-
 namespace netcl::internal {
 
 cl::Kernel make_kernel(const cl::Program& program, const char* name) {
@@ -12,7 +10,7 @@ cl::Kernel make_kernel(const cl::Program& program, const char* name) {
 }
 
 void launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const char* name, const cl::NDRange& global,
-            const cl::NDRange& local, std::vector<cl::Event>& events) {
+            const cl::NDRange& local, EventChain& chain) {
     NETCL_REQUIRE(global.dimensions() == local.dimensions(), "launch: global and local ranges differ in rank");
     std::size_t rounded[3] = {1, 1, 1};
     for (cl_uint d = 0; d < global.dimensions(); ++d) rounded[d] = (global[d] + local[d] - 1) / local[d] * local[d];
@@ -20,9 +18,9 @@ void launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const char*
                                : global.dimensions() == 2 ? cl::NDRange(rounded[0], rounded[1])
                                                           : cl::NDRange(rounded[0], rounded[1], rounded[2]);
     cl::Event event;
-    NETCL_CL_CHECK(queue.enqueueNDRangeKernel(kernel, cl::NullRange, padded, local, nullptr, &event),
+    NETCL_CL_CHECK(queue.enqueueNDRangeKernel(kernel, cl::NullRange, padded, local, chain.wait_list(), &event),
                    std::string("enqueueing kernel ") + name);
-    events.push_back(event);
+    chain.then(event);
 }
 
 void check_io(const char* strategy, const ConvShapes& s, const Tensor& x, const Tensor& y) {

@@ -1,13 +1,14 @@
 #pragma once
-// Small helpers the strategies share for binding arguments, launching kernels
-// and checking their tensors. Internal: not installed.
+// Internal: small helpers the strategies share for binding arguments,
+// launching kernels and checking their tensors.
 #include <string>
 #include <vector>
 
-#include "ops/ConvShapes.hpp"
-#include "runtime/Error.hpp"
-#include "runtime/OpenCL.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/OpenCL.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/internal/EventChain.hpp"
 
 namespace netcl::internal {
 
@@ -27,11 +28,15 @@ void set_args(cl::Kernel& kernel, const char* name, const Args&... args) {
 }
 
 // Enqueues `kernel` over `global` rounded up to a multiple of `local` (the
-// kernels guard their ranges) and appends its event. A fixed local size, not
-// the driver's pick, because PoCL compiles one specialisation per local size:
-// leaving it to the driver costs a compile for nearly every new shape.
+// kernels guard their ranges), after what `chain` waits on, and records its
+// event in the chain. A fixed local size, not the driver's pick, because
+// PoCL compiles one specialisation per local size: leaving it to the driver
+// costs a compile for nearly every new shape.
 void launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const char* name, const cl::NDRange& global,
-            const cl::NDRange& local, std::vector<cl::Event>& events);
+            const cl::NDRange& local, EventChain& chain);
+
+// Element offsets as the kernels take them (a view's place in its buffer).
+inline cl_ulong offset_of(const Tensor& t) { return static_cast<cl_ulong>(t.offset()); }
 
 // Throws netcl::Error unless x is N x C x H x W and y is N x K x P x Q of `shapes`.
 void check_io(const char* strategy, const ConvShapes& shapes, const Tensor& x, const Tensor& y);

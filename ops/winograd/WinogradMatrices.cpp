@@ -3,7 +3,7 @@
 #include <numeric>
 #include <string>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 

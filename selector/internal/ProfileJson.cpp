@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
+#include "ops/Implementations.hpp"
+#include "runtime/Log.hpp"
+#include "selector/Thresholds.hpp"
 
 namespace netcl::detail {
 
@@ -98,22 +101,26 @@ void read_device(const json& device, DeviceProfile& p, const std::string& source
     }
 }
 
-Variant read_variant(const json& v, const std::string& source, const std::string& where) {
-    Variant variant;
-    if (!v.is_object()) fail(source, where + " must be an object, got " + v.type_name());
+// A variant is its id ("wino-f4-fused-global"). Profiles written before ids
+// existed hold {"winograd_tile", "low_local_memory", "constant_weights"}: read as the same id.
+Variant read_variant(const json& v, Kernel kernel, const std::string& source, const std::string& where) {
+    if (v.is_string()) return Variant(v.get<std::string>());
+    if (!v.is_object()) fail(source, where + " must be a variant id string, got " + v.type_name());
+    int tile = 0;
+    bool low = false, constant = false;
     for (const auto& [key, value] : v.items()) {
         if (key == "winograd_tile") {
-            const auto tile = count_field(value, source, where + ".winograd_tile");
-            if (tile != 0 && tile != 2 && tile != 4) fail(source, where + ".winograd_tile is " + value.dump() + "; expected 0, 2 or 4");
-            variant.winograd_tile = static_cast<int>(tile);
-        } else if (key == "low_local_memory" || key == "constant_weights") {
-            if (!value.is_boolean()) fail(source, where + "." + key + " must be true or false, got " + value.type_name());
-            (key == "low_local_memory" ? variant.low_local_memory : variant.constant_weights) = value.get<bool>();
+            tile = static_cast<int>(count_field(value, source, where + ".winograd_tile"));
+        } else if ((key == "low_local_memory" || key == "constant_weights") && value.is_boolean()) {
+            (key == "low_local_memory" ? low : constant) = value.get<bool>();
         } else {
             fail(source, where + "." + key + " is not a variant field");
         }
     }
-    return variant;
+    if (kernel == Kernel::CONV2D_WINOGRAD) {
+        return Variant("wino-f" + std::to_string(tile) + (low ? "-lowlocal" : "-fused") + (constant ? "-constant" : "-global"));
+    }
+    return Variant(kernel == Kernel::IM2COL ? "im2col-clblast" : "naive");
 }
 
 void read_records(const json& records, ProfileData& out, const std::string& source) {
@@ -129,7 +136,19 @@ void read_records(const json& records, ProfileData& out, const std::string& sour
         } catch (const Error& e) {
             fail(source, where + ".kernel: " + e.what());
         }
-        if (r.contains("variant")) record.variant = read_variant(r["variant"], source, where + ".variant");
+        // Without a variant the record names only the strategy; the selector picks its variant.
+        if (r.contains("variant")) {
+            record.variant = read_variant(r["variant"], record.kernel, source, where + ".variant");
+            const ConvImplementation* impl = nullptr;
+            try {
+                impl = &implementation_of(record.variant);
+            } catch (const Error& e) {
+                fail(source, where + ".variant: " + e.what());
+            }
+            if (impl->kernel() != record.kernel) {
+                fail(source, where + ".variant " + record.variant.id + " does not run under " + to_string(record.kernel));
+            }
+        }
         if (r.contains("median_ms")) {
             if (!r["median_ms"].is_number()) fail(source, where + ".median_ms must be a number");
             record.median_ms = r["median_ms"].get<double>();
@@ -165,6 +184,10 @@ ProfileData parse_profile(const std::string& text, const std::string& source) {
             if (!value.is_object()) fail(source, std::string("\"tuned\" must be an object, got ") + value.type_name());
             for (const auto& [name, number] : value.items()) {
                 if (!number.is_number()) fail(source, "tuned." + name + " must be a number, got " + number.type_name());
+                if (!is_known_tuned_key(name)) {
+                    log().warn("profile {}: tuned.{} is not a key netcl reads; it has no effect (known keys: {})",
+                               source, name, known_tuned_keys_text());
+                }
                 out.device.tuned[name] = number.get<double>();
             }
         } else if (key == "records") {
@@ -202,13 +225,9 @@ std::string serialize_profile(const ProfileData& profile) {
     for (const auto& [key, value] : d.tuned) doc["tuned"][key] = value;
     doc["records"] = json::array();
     for (const auto& [key, r] : profile.records) {
-        doc["records"].push_back({{"shape", r.shape},
-                                  {"kernel", to_string(r.kernel)},
-                                  {"variant",
-                                   {{"winograd_tile", r.variant.winograd_tile},
-                                    {"low_local_memory", r.variant.low_local_memory},
-                                    {"constant_weights", r.variant.constant_weights}}},
-                                  {"median_ms", r.median_ms}});
+        json record = {{"shape", r.shape}, {"kernel", to_string(r.kernel)}, {"median_ms", r.median_ms}};
+        if (!r.variant.empty()) record["variant"] = r.variant.id;
+        doc["records"].push_back(record);
     }
     return doc.dump(2) + "\n";
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "selector/BuiltinRules.hpp"
+#include "selector/VariantChoice.hpp"
 
 namespace netcl::detail {
 
@@ -16,9 +17,20 @@ std::unique_ptr<const BuiltinRule> make_im2col_rule();
 std::unique_ptr<const BuiltinRule> make_naive_rule();
 
 inline RuleVerdict accept(Kernel kernel, Variant variant, std::string reason) {
-    return {true, Plan{kernel, variant, std::move(reason)}, {}};
+    RuleVerdict verdict{true, {}, {}};
+    verdict.plan.kernel = kernel;
+    verdict.plan.variant = std::move(variant);
+    verdict.plan.reason = std::move(reason);
+    return verdict;
 }
 inline RuleVerdict reject(std::string reason) { return {false, {}, std::move(reason)}; }
+// Accept `kernel` with the variant the profile ranks first among those that
+// can take the shape (every implementation under `kernel` is asked).
+inline RuleVerdict accept_best(Kernel kernel, const ConvShapes& s, const DeviceProfile& profile, std::string reason) {
+    const VariantChoice choice = best_variant(kernel, s, profile);
+    if (!choice.variant) return reject(to_string(kernel) + " cannot take this layer: " + choice.why_not);
+    return accept(kernel, *choice.variant, std::move(reason));
+}
 
 // Thresholds print as integers when they are ("2e+06" reads badly in a reason).
 inline std::string number(double value) {

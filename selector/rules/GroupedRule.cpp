@@ -15,7 +15,7 @@ public:
         const double min_per_group = threshold(profile, threshold_key::grouped_min_channels_per_group);
         const auto per_group = s.C / s.groups;
         if (per_group < min_per_group) {
-            return accept(Kernel::CONV2D_NAIVE, {},
+            return accept_best(Kernel::CONV2D_NAIVE, s, profile,
                           std::string(per_group == 1 ? "depthwise" : "grouped") + " layer: " + std::to_string(per_group) +
                               " input channel(s) per group < grouped_min_channels_per_group " + number(min_per_group));
         }

@@ -1,7 +1,9 @@
-// im2col + SGEMM where the GEMM is large enough to pay for the column pass and
-// the column workspace fits the profile's limit.
-#include "ops/StrategyLimits.hpp"
+// GEMM-based convolution where the GEMM is large enough to pay for the column
+// pass, with the first IM2COL variant that can take the layer (its workspace
+// within the limit).
+#include "ops/Implementations.hpp"
 #include "selector/Thresholds.hpp"
+#include "selector/VariantChoice.hpp"
 #include "selector/internal/RuleFactories.hpp"
 
 namespace netcl::detail {
@@ -16,11 +18,12 @@ public:
         if (s.direct_flops() < min_flops) {
             return reject("GEMM too small: " + number(s.direct_flops()) + " flops < im2col_min_flops " + number(min_flops));
         }
-        if (const auto reason = why_not(Kernel::IM2COL, {}, s, profile)) return reject(*reason);
-        return accept(Kernel::IM2COL, {},
+        const VariantChoice choice = best_variant(Kernel::IM2COL, s, profile);
+        if (!choice.variant) return reject(choice.why_not);
+        const std::size_t workspace = implementation_of(*choice.variant).workspace_bytes(*choice.variant, s, profile);
+        return accept(Kernel::IM2COL, *choice.variant,
                       "GEMM of " + number(s.direct_flops()) + " flops >= im2col_min_flops " + number(min_flops) +
-                          " and the " + std::to_string(workspace_bytes(Kernel::IM2COL, {}, s)) +
-                          "-byte workspace fits the limit of " + std::to_string(im2col_workspace_limit(profile)));
+                          "; workspace " + std::to_string(workspace) + " bytes, within the limit");
     }
 };
 

@@ -9,8 +9,8 @@ namespace {
 class NaiveRule final : public BuiltinRule {
 public:
     std::string name() const override { return "naive"; }
-    RuleVerdict evaluate(const ConvShapes&, const DeviceProfile&) const override {
-        return accept(Kernel::CONV2D_NAIVE, {}, "no faster strategy took this layer; direct convolution takes every shape");
+    RuleVerdict evaluate(const ConvShapes& s, const DeviceProfile& profile) const override {
+        return accept_best(Kernel::CONV2D_NAIVE, s, profile, "no faster strategy took this layer; direct convolution takes every shape");
     }
 };
 

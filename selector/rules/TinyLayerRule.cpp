@@ -15,11 +15,11 @@ public:
         const double max_pixels = threshold(profile, threshold_key::naive_max_output_pixels);
         const double pixels = static_cast<double>(s.P() * s.Q());
         if (s.direct_flops() < max_flops) {
-            return accept(Kernel::CONV2D_NAIVE, {},
+            return accept_best(Kernel::CONV2D_NAIVE, s, profile,
                           "tiny layer: " + number(s.direct_flops()) + " flops < naive_max_flops " + number(max_flops));
         }
         if (pixels <= max_pixels) {
-            return accept(Kernel::CONV2D_NAIVE, {},
+            return accept_best(Kernel::CONV2D_NAIVE, s, profile,
                           "tiny image: output " + std::to_string(s.P()) + "x" + std::to_string(s.Q()) +
                               " <= naive_max_output_pixels " + number(max_pixels) + " (no tiles or GEMM width to fill)");
         }

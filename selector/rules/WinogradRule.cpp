@@ -1,6 +1,8 @@
-// Winograd F(m x m, 3 x 3) for 3x3 stride-1 layers once C and K are large
-// enough to amortise the input and output transforms over the reduction
-// (Lavin & Gray §5: the transform cost is shared by K filters and C channels).
+// Winograd for the layers its implementations can take (they say which:
+// filter size, stride, dilation, local and constant memory) once C and K are
+// large enough to amortise the input and output transforms over the
+// reduction (Lavin & Gray §5: the transform cost is shared by K filters and
+// C channels).
 #include "selector/Thresholds.hpp"
 #include "selector/VariantChoice.hpp"
 #include "selector/internal/RuleFactories.hpp"
@@ -13,12 +15,8 @@ class WinogradRule final : public BuiltinRule {
 public:
     std::string name() const override { return "winograd"; }
     RuleVerdict evaluate(const ConvShapes& s, const DeviceProfile& profile) const override {
-        if (s.R != 3 || s.S != 3 || s.stride_h != 1 || s.stride_w != 1 || s.dilation_h != 1 || s.dilation_w != 1) {
-            return reject("Winograd takes 3x3 stride-1 undilated filters; this is " + std::to_string(s.R) + "x" +
-                          std::to_string(s.S) + " stride " + std::to_string(s.stride_h) + "x" +
-                          std::to_string(s.stride_w) + " dilation " + std::to_string(s.dilation_h) + "x" +
-                          std::to_string(s.dilation_w));
-        }
+        const VariantChoice choice = best_variant(Kernel::CONV2D_WINOGRAD, s, profile);
+        if (!choice.variant) return reject("no Winograd variant takes this layer: " + choice.why_not);
         if (s.groups != 1) return reject("Winograd rule takes ungrouped layers; groups = " + std::to_string(s.groups));
         const double min_c = threshold(profile, threshold_key::winograd_min_channels);
         const double min_k = threshold(profile, threshold_key::winograd_min_filters);
@@ -30,11 +28,9 @@ public:
             return reject("K = " + std::to_string(s.K) + " < winograd_min_filters " + number(min_k) +
                           ": too few filters to amortise the input transform");
         }
-        const VariantChoice choice = best_variant(Kernel::CONV2D_WINOGRAD, s, profile);
-        if (!choice.variant) return reject("no Winograd variant fits: " + choice.why_not);
         return accept(Kernel::CONV2D_WINOGRAD, *choice.variant,
-                      "3x3 stride 1 with C = " + std::to_string(s.C) + " >= " + number(min_c) + " and K = " +
-                          std::to_string(s.K) + " >= " + number(min_k) + "; first variant the device can take" +
+                      "C = " + std::to_string(s.C) + " >= " + number(min_c) + " and K = " + std::to_string(s.K) +
+                          " >= " + number(min_k) + "; the profile's first variant the device can take" +
                           (choice.why_not.empty() ? "" : " (passed over: " + choice.why_not + ")"));
     }
 };

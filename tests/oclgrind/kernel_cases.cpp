@@ -16,8 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "ops/ReferenceConv.hpp"
-#include "ops/winograd/WinogradLimits.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+#include "ops/winograd/WinogradConfig.hpp"
 #include "tests/support/ConvCase.hpp"
 
 namespace netcl {
@@ -27,7 +28,7 @@ ConvShapes shape(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W,
                  std::int64_t pad, bool bias) {
     ConvShapes s;
     s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = R;
-    s.pad_h = s.pad_w = pad;
+    s.set_padding(pad);
     s.bias = bias;
     return s;
 }
@@ -77,8 +78,8 @@ TEST(Oclgrind, NaiveFourChannelBlocksWithARaggedTail) {
 void winograd_cases(bool low_local_memory) {
     for (int tile : {2, 4}) {
         for (bool constant : {false, true}) {
-            const Variant v{tile, low_local_memory, constant};
-            const double factor = tolerance_factor(Kernel::CONV2D_WINOGRAD, Variant{tile, false, false});
+            const Variant v = winograd_variant_id(tile, low_local_memory, constant);
+            const double factor = tolerance_factor(winograd_variant_id(tile, false, false));
             SCOPED_TRACE(v.str());
             if (low_local_memory) {
                 expect_clean(shape(2, 2, 6, 6, 5, 3, 0, false), Kernel::CONV2D_WINOGRAD, v, factor);
@@ -98,11 +99,11 @@ void winograd_cases(bool low_local_memory) {
 void winograd_multi_block_cases(bool low_local_memory) {
     for (int tile : {2, 4}) {
         for (bool constant : {false, true}) {
-            const Variant v{tile, low_local_memory, constant};
-            const WinogradBlocking b = winograd_blocking(v);
+            const Variant v = winograd_variant_id(tile, low_local_memory, constant);
+            const WinogradConfig b = winograd_config(*winograd_variant(v));
             SCOPED_TRACE(v.str());
             auto s = shape(1, b.block_c + 1, 3, 3, b.block_k + 3, 3, 1, true);
-            expect_clean(s, Kernel::CONV2D_WINOGRAD, v, tolerance_factor(Kernel::CONV2D_WINOGRAD, v));
+            expect_clean(s, Kernel::CONV2D_WINOGRAD, v, tolerance_factor(v));
         }
     }
 }

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/Tensor.hpp"
 
 int main() {
     try {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "runtime/Log.hpp"
-#include "selector/KernelSelector.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "selector/ProfileStore.hpp"
 
 namespace netcl::test {
@@ -69,7 +69,7 @@ inline ConvShapes shape(std::int64_t N, std::int64_t C, std::int64_t H, std::int
     ConvShapes s;
     s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S;
     s.stride_h = s.stride_w = stride;
-    s.pad_h = s.pad_w = pad;
+    s.set_padding(pad);
     s.groups = groups;
     s.dilation_h = s.dilation_w = dilation;
     return s;

@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-#include "runtime/OpenCL.hpp"
+#include "netcl/OpenCL.hpp"
 
 namespace netcl::test {
 namespace {

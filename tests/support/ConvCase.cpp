@@ -5,9 +5,9 @@
 #include <limits>
 #include <sstream>
 
-#include "ops/Conv2d.hpp"
-#include "ops/ReferenceConv.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/Conv2d.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "netcl/Tensor.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl::test {
@@ -103,7 +103,7 @@ ConvShapes make(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, 
     ConvShapes s;
     s.N = N, s.C = C, s.H = H, s.W = W, s.K = K, s.R = R, s.S = S;
     s.stride_h = s.stride_w = stride;
-    s.pad_h = s.pad_w = pad;
+    s.set_padding(pad);
     s.dilation_h = s.dilation_w = dilation;
     s.groups = groups;
     s.bias = bias;
@@ -140,8 +140,22 @@ std::vector<ConvShapes> edge_case_shapes() {
     };
     ConvShapes rect = make(3, 3, 13, 27, 5, 3, 1, 1, 1, 1, 1, true);  // 3x1 filter, asymmetric stride/pad
     rect.stride_w = 2;
-    rect.pad_w = 0;
+    rect.pad_left = rect.pad_right = 0;
     shapes.push_back(rect);
+    // Uneven padding on every side, as ONNX and TensorFlow models carry it
+    // (SAME_UPPER on an even size: the extra row and column at the end).
+    ConvShapes same_upper = make(2, 5, 8, 10, 7, 3, 3, 1, 0, 1, 1, true);
+    same_upper.set_padding(0, 1, 1, 2);
+    shapes.push_back(same_upper);
+    ConvShapes lopsided = make(1, 4, 9, 7, 6, 3, 3, 1, 0, 1, 1, false);
+    lopsided.set_padding(2, 0, 0, 3);  // top only vertically, right only horizontally
+    shapes.push_back(lopsided);
+    ConvShapes strided = make(3, 6, 11, 12, 8, 3, 3, 2, 0, 1, 2, true);
+    strided.set_padding(1, 0, 2, 1);  // stride 2, groups 2
+    shapes.push_back(strided);
+    ConvShapes one_by_one = make(2, 3, 5, 6, 4, 1, 1, 1, 0, 1, 1, true);
+    one_by_one.set_padding(0, 0, 1, 0);  // a 1x1 layer padded only at the bottom
+    shapes.push_back(one_by_one);
     return shapes;
 }
 
@@ -161,18 +175,23 @@ ConvShapes random_small_shape(std::mt19937_64& rng) {
     s.stride_w = draw(0, 2) == 0 ? draw(1, 3) : s.stride_h;
     s.dilation_h = draw(0, 3) == 0 ? 2 : 1;
     s.dilation_w = draw(0, 3) == 0 ? 2 : s.dilation_h;
-    s.pad_h = draw(0, 2);
-    s.pad_w = draw(0, 3) == 0 ? draw(0, 2) : s.pad_h;
+    // Symmetric mostly; a quarter of the draws pad each side on its own.
+    const std::int64_t ph = draw(0, 2), pw = draw(0, 3) == 0 ? draw(0, 2) : ph;
+    if (draw(0, 3) == 0) {
+        s.set_padding(draw(0, 2), draw(0, 2), draw(0, 2), draw(0, 2));
+    } else {
+        s.set_padding(ph, pw);
+    }
     s.bias = draw(0, 1) == 1;
     const std::int64_t extent_h = s.dilation_h * (s.R - 1) + 1, extent_w = s.dilation_w * (s.S - 1) + 1;
-    s.H = draw(std::max<std::int64_t>(1, extent_h - 2 * s.pad_h), extent_h + 14);
-    s.W = draw(std::max<std::int64_t>(1, extent_w - 2 * s.pad_w), extent_w + 14);
+    s.H = draw(std::max<std::int64_t>(1, extent_h - s.pad_top - s.pad_bottom), extent_h + 14);
+    s.W = draw(std::max<std::int64_t>(1, extent_w - s.pad_left - s.pad_right), extent_w + 14);
     return s;
 }
 
 ConvShapes sampled_vgg_like_shape() {
     ConvShapes s;
-    s.N = 2, s.C = 64, s.H = 28, s.W = 30, s.K = 42, s.R = 3, s.S = 3, s.pad_h = s.pad_w = 1, s.bias = true;
+    s.N = 2, s.C = 64, s.H = 28, s.W = 30, s.K = 42, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
     return s;
 }
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "ops/ConvShapes.hpp"
-#include "ops/Kernel.hpp"
-#include "selector/Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 class KernelSelector;

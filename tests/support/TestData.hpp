@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ops/ReferenceConv.hpp"
-#include "runtime/Context.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "netcl/Context.hpp"
 
 namespace netcl::test {
 

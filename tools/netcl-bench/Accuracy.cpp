@@ -12,7 +12,7 @@
 #include "Layers.hpp"
 #include "Measure.hpp"
 #include "Progress.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl::bench {
 

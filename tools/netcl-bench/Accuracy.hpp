@@ -5,7 +5,7 @@
 
 #include "ReferenceCheck.hpp"
 #include "RunInfo.hpp"
-#include "runtime/Context.hpp"
+#include "netcl/Context.hpp"
 
 namespace netcl::bench {
 

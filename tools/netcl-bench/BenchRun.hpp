@@ -6,7 +6,7 @@
 #include "Layers.hpp"
 #include "ReferenceCheck.hpp"
 #include "Report.hpp"
-#include "runtime/Context.hpp"
+#include "netcl/Context.hpp"
 
 namespace netcl::bench {
 

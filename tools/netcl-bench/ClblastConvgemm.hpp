@@ -2,9 +2,9 @@
 #include <optional>
 #include <string>
 
-#include "ops/ConvShapes.hpp"
-#include "runtime/Context.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Tensor.hpp"
 
 namespace netcl::bench {
 

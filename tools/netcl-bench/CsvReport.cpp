@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "Report.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl::bench {
 
@@ -46,7 +46,7 @@ void write_csv(const std::string& path, const BenchReport& r) {
         const auto& s = layer.shapes;
         for (const auto& m : layer.results) {
             file << "layer," << quoted(layer.name) << ',' << layer.depth << ',' << s.N << ',' << s.C << ',' << s.H
-                 << ',' << s.W << ',' << s.K << ',' << s.R << ',' << s.S << ',' << s.stride_h << ',' << s.pad_h << ','
+                 << ',' << s.W << ',' << s.K << ',' << s.R << ',' << s.S << ',' << s.stride_h << ',' << s.pad_top << ','
                  << s.dilation_h << ',' << s.groups << ',' << number(s.direct_flops() * 1e-9) << ','
                  << m.candidate << ',' << (m.ran ? 1 : 0) << ',' << quoted(m.choice) << ',';
             if (m.ran) {

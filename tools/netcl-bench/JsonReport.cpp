@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "Report.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl::bench {
 
@@ -49,7 +49,7 @@ json shapes_json(const ConvShapes& s) {
     return {{"N", s.N},           {"C", s.C},           {"H", s.H},
             {"W", s.W},           {"K", s.K},           {"R", s.R},
             {"S", s.S},           {"P", s.P()},         {"Q", s.Q()},
-            {"stride", s.stride_h}, {"pad", s.pad_h},   {"dilation", s.dilation_h},
+            {"stride", s.stride_h}, {"pad", s.pad_top},   {"dilation", s.dilation_h},
             {"groups", s.groups}, {"bias", s.bias},     {"str", s.str()}};
 }
 

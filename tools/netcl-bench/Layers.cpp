@@ -1,8 +1,8 @@
 #include "Layers.hpp"
 
 #include "UsageError.hpp"
-#include "runtime/Error.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/Error.hpp"
+#include "tests/support/LayerSets.hpp"
 
 namespace netcl::bench {
 

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "ClblastConvgemm.hpp"
-#include "ops/Conv2d.hpp"
-#include "ops/ReferenceConv.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Conv2d.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl::bench {
@@ -85,7 +85,7 @@ Measurement measure(const std::shared_ptr<Context>& context, const Candidate& ca
             Conv2dOptions options = Conv2dOptions::for_shapes(s);
             if (candidate.kind == Candidate::Kind::Strategy) {
                 options.strategy = candidate.kernel;
-                if (candidate.kernel == Kernel::CONV2D_WINOGRAD) options.variant = candidate.variant;
+                options.variant = candidate.variant;
             }
             Conv2d conv(context, options);
             conv.set_weights(layer.weights, layer.bias);
@@ -97,9 +97,9 @@ Measurement measure(const std::shared_ptr<Context>& context, const Candidate& ca
                       layer, reference, settings, m);
             const Plan& plan = conv.last_plan();
             m.plan = plan.str();
-            m.choice = candidate_id(plan.kernel, plan.variant);
+            m.choice = plan.variant.id;
             m.workspace_bytes = conv.last_workspace_bytes();
-            m.tolerance = conv_tolerance(s, tolerance_factor(plan.kernel, plan.variant));
+            m.tolerance = conv_tolerance(s, tolerance_factor(plan.variant));
         }
         m.within_tolerance = m.max_error <= m.tolerance;
     } catch (const std::exception& error) {  // netcl::Error, or cl::Error from the bindings

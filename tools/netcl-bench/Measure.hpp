@@ -6,10 +6,10 @@
 
 #include "Candidates.hpp"
 #include "ReferenceCheck.hpp"
-#include "ops/ConvShapes.hpp"
-#include "runtime/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Context.hpp"
 #include "runtime/EventTiming.hpp"
-#include "runtime/Tensor.hpp"
+#include "netcl/Tensor.hpp"
 
 namespace netcl::bench {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 #ifndef NETCL_PLOT_SCRIPT
 #define NETCL_PLOT_SCRIPT "tools/plot_bench.py"

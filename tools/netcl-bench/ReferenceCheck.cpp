@@ -7,7 +7,7 @@
 #include <numeric>
 #include <thread>
 
-#include "ops/ReferenceConv.hpp"
+#include "tests/support/ReferenceConv.hpp"
 
 namespace netcl::bench {
 

@@ -76,7 +76,7 @@ std::optional<double> LayerResult::speedup(const Measurement& result, const std:
 std::string compact_shape(const ConvShapes& s) {
     std::string text = std::to_string(s.C) + "x" + std::to_string(s.H) + "x" + std::to_string(s.W) + " K" +
                        std::to_string(s.K) + " " + std::to_string(s.R) + "x" + std::to_string(s.S) + " s" +
-                       std::to_string(s.stride_h) + " p" + std::to_string(s.pad_h);
+                       std::to_string(s.stride_h) + " p" + std::to_string(s.pad_top);
     if (s.dilation_h != 1) text += " d" + std::to_string(s.dilation_h);
     if (s.groups != 1) text += " g" + std::to_string(s.groups);
     return text;

@@ -6,7 +6,7 @@
 
 #include "Measure.hpp"
 #include "RunInfo.hpp"
-#include "ops/ConvShapes.hpp"
+#include "netcl/ConvShapes.hpp"
 
 namespace netcl::bench {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "runtime/DeviceProfile.hpp"
+#include "netcl/DeviceProfile.hpp"
 
 namespace netcl::bench {
 

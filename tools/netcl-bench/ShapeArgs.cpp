@@ -3,8 +3,8 @@
 #include <charconv>
 
 #include "UsageError.hpp"
-#include "runtime/Error.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/Error.hpp"
+#include "tests/support/LayerSets.hpp"
 
 namespace netcl::bench {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/ConvShapes.hpp"
+#include "netcl/ConvShapes.hpp"
 
 namespace netcl::bench {
 

@@ -22,8 +22,8 @@
 #include "RunInfo.hpp"
 #include "ShapeArgs.hpp"
 #include "UsageError.hpp"
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
 
 namespace {
 

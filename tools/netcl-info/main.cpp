@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "runtime/Context.hpp"
+#include "netcl/Context.hpp"
 #include "tools/ToolDevice.hpp"
-#include "runtime/Error.hpp"
-#include "selector/KernelSelector.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
 
 namespace {

@@ -4,19 +4,17 @@
 #include <cstdio>
 #include <numeric>
 
-#include "ops/Conv2d.hpp"
-#include "ops/ReferenceConv.hpp"
-#include "ops/StrategyLimits.hpp"
-#include "runtime/Error.hpp"
+#include "netcl/Conv2d.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "ops/Implementations.hpp"
+#include "netcl/Error.hpp"
 #include "runtime/EventTiming.hpp"
 
 namespace netcl::tune {
 
 namespace {
 
-std::string label(Kernel kernel, const Variant& v) {
-    return kernel == Kernel::CONV2D_WINOGRAD ? to_string(kernel) + " " + v.str() : to_string(kernel);
-}
+std::string label(Kernel kernel, const Variant& v) { return to_string(kernel) + " " + v.id; }
 
 struct Reference {
     std::vector<std::size_t> indices;  // empty: every element
@@ -47,13 +45,7 @@ std::optional<std::string> check(const std::vector<float>& y, const Reference& r
 std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>& strategies) {
     std::vector<std::pair<Kernel, Variant>> out;
     for (const Kernel k : strategies) {
-        if (k != Kernel::CONV2D_WINOGRAD) {
-            out.emplace_back(k, Variant{});
-            continue;
-        }
-        for (const int tile : {2, 4})
-            for (const bool low : {false, true})
-                for (const bool constant : {false, true}) out.emplace_back(k, Variant{tile, low, constant});
+        for (const Variant& v : variants_of(k)) out.emplace_back(k, v);
     }
     return out;
 }
@@ -78,7 +70,7 @@ ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes
     Tensor y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
     for (const auto& [kernel, variant] : all_candidates(options.strategies)) {
         const std::string name = label(kernel, variant);
-        if (const auto reason = why_not(kernel, variant, s, context->profile())) {
+        if (const auto reason = why_not(variant, s, context->profile())) {
             progress("  skip   " + name + ": " + *reason);
             continue;
         }
@@ -91,7 +83,7 @@ ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes
             // Correct first: a poisoned output, one run, compared before any timing.
             y.fill(std::nanf(""));
             conv.forward(x, y);
-            if (const auto wrong = check(y.to_host(), ref, conv_tolerance(s, tolerance_factor(kernel, variant)))) {
+            if (const auto wrong = check(y.to_host(), ref, conv_tolerance(s, tolerance_factor(variant)))) {
                 progress("  WRONG  " + name + ": " + *wrong + " (not recorded)");
                 continue;
             }

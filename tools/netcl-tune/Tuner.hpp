@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "ops/ConvShapes.hpp"
-#include "ops/Kernel.hpp"
-#include "runtime/Context.hpp"
-#include "selector/ThresholdFit.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/Context.hpp"
+#include "tests/support/ThresholdFit.hpp"
 
 namespace netcl::tune {
 
@@ -23,7 +23,8 @@ struct TuneOptions {
     std::vector<Kernel> strategies = all_kernels();
 };
 
-// Every variant of every requested strategy, in a fixed order.
+// Every variant of every implementation under the requested strategies, in
+// the implementations' order (ops/Implementations.cpp).
 std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>& strategies);
 
 // Runs the candidates on `shapes`; only those that match the reference are in

@@ -9,9 +9,9 @@
 #include <iostream>
 
 #include "tools/ToolDevice.hpp"
-#include "runtime/Context.hpp"
-#include "runtime/Error.hpp"
-#include "selector/LayerSets.hpp"
+#include "netcl/Context.hpp"
+#include "netcl/Error.hpp"
+#include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
 #include "Tuner.hpp"
 

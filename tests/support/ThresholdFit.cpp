@@ -1,10 +1,11 @@
-#include "selector/ThresholdFit.hpp"
+#include "tests/support/ThresholdFit.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "ops/winograd/WinogradVariants.hpp"
 #include "selector/Thresholds.hpp"
 
 namespace netcl {
@@ -21,6 +22,8 @@ double best_ms(const ShapeTiming& t, const std::function<bool(const CandidateTim
 }
 
 bool is_winograd(const CandidateTiming& c) { return c.kernel == Kernel::CONV2D_WINOGRAD; }
+// The Winograd variant's fields, for votes between variant families.
+WinogradVariant winograd_of(const CandidateTiming& c) { return winograd_variant(c.variant).value_or(WinogradVariant{0}); }
 
 // Which of two variant families was faster on more layers where both ran:
 // 1 for `a`, 0 for `b`; nothing without a layer that ran both or on a tie.
@@ -98,17 +101,17 @@ std::map<std::string, double> fit_thresholds(const std::vector<ShapeTiming>& tim
     const auto min_c = fit_cut(winograd_points);
     put(k::winograd_min_channels, min_c ? std::optional<double>(std::ceil(*min_c)) : std::nullopt,
         "C of 3x3 layers Winograd won vs lost");
-    const auto four = majority(timings, [](const auto& c) { return is_winograd(c) && c.variant.winograd_tile == 4; },
-                               [](const auto& c) { return is_winograd(c) && c.variant.winograd_tile == 2; });
+    const auto four = majority(timings, [](const auto& c) { return is_winograd(c) && winograd_of(c).m == 4; },
+                               [](const auto& c) { return is_winograd(c) && winograd_of(c).m == 2; });
     put(k::winograd_tile, four ? std::optional<double>(*four == 1.0 ? 4.0 : 2.0) : std::nullopt,
         "F(4x4) vs F(2x2) on layers that ran both");
     put(k::winograd_prefer_low_local_memory,
-        majority(timings, [](const auto& c) { return is_winograd(c) && c.variant.low_local_memory; },
-                 [](const auto& c) { return is_winograd(c) && !c.variant.low_local_memory; }),
+        majority(timings, [](const auto& c) { return is_winograd(c) && winograd_of(c).low_local_memory; },
+                 [](const auto& c) { return is_winograd(c) && !winograd_of(c).low_local_memory; }),
         "low-local-memory vs fused on layers that ran both");
     put(k::winograd_constant_weights,
-        majority(timings, [](const auto& c) { return is_winograd(c) && c.variant.constant_weights; },
-                 [](const auto& c) { return is_winograd(c) && !c.variant.constant_weights; }),
+        majority(timings, [](const auto& c) { return is_winograd(c) && winograd_of(c).constant_weights; },
+                 [](const auto& c) { return is_winograd(c) && !winograd_of(c).constant_weights; }),
         "__constant vs __global weights on layers that ran both");
     return fitted;
 }

@@ -1,8 +1,9 @@
-#include "ops/ReferenceConv.hpp"
+#include "tests/support/ReferenceConv.hpp"
 
 #include <random>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
+#include "ops/Implementations.hpp"
 
 namespace netcl {
 
@@ -38,10 +39,10 @@ double output_at(const ConvShapes& s, const float* x, const float* w, const floa
         const float* xc = x + ((n * s.C + g * Cg + c) * s.H) * s.W;
         const float* wc = w + ((k * Cg + c) * s.R) * s.S;
         for (std::int64_t r = 0; r < s.R; ++r) {
-            const std::int64_t h = p * s.stride_h - s.pad_h + r * s.dilation_h;
+            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
             if (h < 0 || h >= s.H) continue;
             for (std::int64_t t = 0; t < s.S; ++t) {
-                const std::int64_t col = q * s.stride_w - s.pad_w + t * s.dilation_w;
+                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
                 if (col < 0 || col >= s.W) continue;
                 sum += static_cast<double>(xc[h * s.W + col]) * static_cast<double>(wc[r * s.S + t]);
             }
@@ -106,10 +107,7 @@ std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float l
     return values;
 }
 
-double tolerance_factor(Kernel kernel, const Variant& variant) {
-    if (kernel != Kernel::CONV2D_WINOGRAD) return 1.0;
-    return variant.winograd_tile == 4 ? 16.0 : 4.0;
-}
+double tolerance_factor(const Variant& variant) { return implementation_of(variant).error_factor(variant); }
 
 double conv_tolerance(const ConvShapes& s, double factor) {
     const double terms = static_cast<double>(s.C / s.groups) * s.R * s.S + (s.bias ? 1.0 : 0.0);

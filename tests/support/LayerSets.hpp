@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "../ops/ConvShapes.hpp"
+#include "netcl/ConvShapes.hpp"
 
 namespace netcl {
 

@@ -1,4 +1,6 @@
 #pragma once
+// Decides which strategy, implementation and variant run a convolution, and
+// says why: frameworks register their own rules and set a global default.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -6,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "../ops/ConvShapes.hpp"
-#include "../ops/Kernel.hpp"
-#include "../runtime/DeviceProfile.hpp"
-#include "Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 
@@ -57,6 +59,17 @@ public:
     // netcl::Error for an unknown op, an invalid shape, or a bad NETCL_CONV_STRATEGY.
     Plan select(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
     Decision explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
+    // A strict override: `kernel` with `variant` (or, without one, the variant
+    // this selector ranks first among those that can take the shape). Throws
+    // netcl::Error naming the strategy, the shape and the reason when it cannot.
+    Plan select_strategy(const std::string& op, Kernel kernel, const std::optional<Variant>& variant,
+                         const ConvShapes& shapes, const DeviceProfile& profile) const;
+
+    // The profile plans are made against: the device's facts and the caller's
+    // tuned values, with the stored profiles' tuned values (shipped, then the
+    // user's) for every key the caller did not set. Conv2d plans and builds
+    // its strategy from this one profile.
+    static DeviceProfile resolve_profile(const DeviceProfile& device);
 
 private:
     struct State;

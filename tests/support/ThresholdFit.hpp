@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "../ops/ConvShapes.hpp"
-#include "../ops/Kernel.hpp"
-#include "Plan.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 

@@ -3,9 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../selector/Plan.hpp"
-#include "ConvShapes.hpp"
-#include "Kernel.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Plan.hpp"
 
 namespace netcl {
 
@@ -48,11 +47,10 @@ std::vector<std::size_t> sample_output_indices(const ConvShapes& shapes, std::si
 inline constexpr double kConvTolerancePerTerm = 1e-6;
 double conv_tolerance(const ConvShapes& shapes, double factor = 1.0);
 
-// The `factor` for a strategy and variant: 1 for direct sums (naive, im2col,
-// CLBlast); 4 for F(2x2,3x3) and 16 for F(4x4,3x3), whose transforms amplify
-// rounding (Lavin & Gray Table 4: F(2x2) at most direct's error, F(4x4) up to
-// about 7x it, so 16 leaves room for unlucky draws without hiding a bug).
-double tolerance_factor(Kernel kernel, const Variant& variant);
+// The `factor` for a variant: how much more rounding error than a direct sum
+// its implementation declares (ConvImplementation::error_factor): 1 for
+// naive and im2col, 4 for F(2x2,3x3), 16 for F(4x4,3x3).
+double tolerance_factor(const Variant& variant);
 
 // `count` floats uniform in [low, high) from a seeded generator: the data every
 // check against the reference uses (tests, netcl-bench, netcl-tune).

@@ -1,8 +1,8 @@
-#include "selector/LayerSets.hpp"
+#include "tests/support/LayerSets.hpp"
 
 #include <charconv>
 
-#include "runtime/Error.hpp"
+#include "netcl/Error.hpp"
 
 namespace netcl {
 
@@ -16,7 +16,7 @@ ConvShapes conv(std::int64_t C, std::int64_t HW, std::int64_t K, std::int64_t RS
     s.K = K;
     s.R = s.S = RS;
     s.stride_h = s.stride_w = stride;
-    s.pad_h = s.pad_w = pad;
+    s.set_padding(pad);
     return s;
 }
 
@@ -126,7 +126,7 @@ ConvShapes parse_shape_spec(const std::string& spec) {
     s.S = values[6];
     if (values.size() >= 9) {
         s.stride_h = s.stride_w = values[7];
-        s.pad_h = s.pad_w = values[8];
+        s.set_padding(values[8]);
     }
     if (values.size() == 11) {
         s.dilation_h = s.dilation_w = values[9];

@@ -1,0 +1,64 @@
+#pragma once
+// Internal: one convolution implementation, in the manner of oneDNN's
+// primitive descriptors. It owns everything about itself:
+//   - its variants (the only list of them: the selector, netcl-bench and
+//     netcl-tune enumerate candidates from it);
+//   - why_not: the one place that says it cannot take a layer;
+//   - the configuration it derives for a layer on a device, from which both
+//     its build options and its launch sizes come;
+//   - the workspace it needs, declared before it runs;
+//   - the error growth of each variant relative to a direct sum;
+//   - its kernels, in kernels_cl/.
+// It decides nothing: the selector ranks what the implementations offer.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netcl/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/Plan.hpp"
+#include "ops/ConvStrategy.hpp"
+
+namespace netcl {
+
+class ConvImplementation {
+public:
+    virtual ~ConvImplementation() = default;
+
+    virtual std::string name() const = 0;  // "naive", "im2col", "winograd-fused"
+    virtual Kernel kernel() const = 0;     // the strategy it runs under
+    // Its variants, in the order it lists them (netcl-bench's columns).
+    virtual const std::vector<Variant>& variants() const = 0;
+
+    // Why `variant` cannot run `shapes` on a device with `profile`; nothing
+    // when it can. Called only with one of variants() and valid shapes.
+    virtual std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes,
+                                               const DeviceProfile& profile) const = 0;
+    // The configuration for this layer, as a line for plans and logs.
+    virtual std::string config(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
+    // Device scratch memory one forward needs (0: none).
+    virtual std::size_t workspace_bytes(const Variant& variant, const ConvShapes& shapes,
+                                        const DeviceProfile& profile) const = 0;
+    // Device memory kept besides the weights for as long as the layer lives
+    // (Winograd's transformed weights U).
+    virtual std::size_t persistent_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const { return 0; }
+    // How much more rounding error than a direct fp32 sum the variant makes,
+    // at most (1 for a direct sum; Winograd's transforms amplify it).
+    virtual double error_factor(const Variant&) const { return 1.0; }
+
+    // Profile "tuned" keys the implementation reads (e.g. its workspace cap),
+    // so a profile naming a key nobody reads is warned about.
+    virtual std::vector<std::string> profile_keys() const { return {}; }
+
+    // The strategy for `shapes`; why_not() must have said nothing for
+    // (variant, shapes, profile).
+    virtual std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& variant,
+                                                 const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
+
+    bool offers(const Variant& variant) const;
+};
+
+}  // namespace netcl

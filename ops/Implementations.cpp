@@ -1,0 +1,79 @@
+#include "ops/Implementations.hpp"
+
+#include <algorithm>
+
+#include "netcl/Error.hpp"
+
+namespace netcl {
+
+// Each implementation defines its descriptor in its own folder.
+const ConvImplementation& naive_implementation();     // ops/naive/
+const ConvImplementation& im2col_implementation();    // ops/im2col/
+const ConvImplementation& winograd_implementation();  // ops/winograd/
+
+const std::vector<const ConvImplementation*>& conv_implementations() {
+    static const std::vector<const ConvImplementation*> list = {
+        &naive_implementation(),
+        &im2col_implementation(),
+        &winograd_implementation(),
+    };
+    return list;
+}
+
+bool ConvImplementation::offers(const Variant& variant) const {
+    const auto& all = variants();
+    return std::find(all.begin(), all.end(), variant) != all.end();
+}
+
+const ConvImplementation& implementation_of(const Variant& variant) {
+    for (const ConvImplementation* impl : conv_implementations()) {
+        if (impl->offers(variant)) return *impl;
+    }
+    std::string known;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& v : impl->variants()) known += (known.empty() ? "" : ", ") + v.id;
+    }
+    throw Error("unknown convolution variant '" + variant.id + "'; expected one of: " + known);
+}
+
+std::vector<Variant> variants_of(Kernel kernel) {
+    std::vector<Variant> out;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        if (impl->kernel() != kernel) continue;
+        out.insert(out.end(), impl->variants().begin(), impl->variants().end());
+    }
+    return out;
+}
+
+std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
+    constexpr std::int64_t kLimit = 2147483647;  // INT_MAX: the kernels index with int
+    if (s.input_numel() >= kLimit || s.output_numel() >= kLimit || s.weight_numel() >= kLimit) {
+        return "the kernels index with 32-bit ints; this layer has a tensor of 2^31 elements or more (input " +
+               std::to_string(s.input_numel()) + ", output " + std::to_string(s.output_numel()) + ", weights " +
+               std::to_string(s.weight_numel()) + ")";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) {
+    const ConvImplementation& impl = implementation_of(variant);
+    shapes.validate();
+    if (auto reason = int_indexing_why_not(shapes)) return reason;
+    return impl.why_not(variant, shapes, profile);
+}
+
+std::unique_ptr<ConvStrategy> create_strategy(std::shared_ptr<Context> context, const Plan& plan,
+                                              const ConvShapes& shapes, const DeviceProfile& profile) {
+    NETCL_REQUIRE(context != nullptr, "create_strategy needs a Context; got a null one");
+    const ConvImplementation& impl = implementation_of(plan.variant);
+    if (impl.kernel() != plan.kernel) {
+        throw Error("plan names " + to_string(plan.kernel) + " with variant " + plan.variant.id + ", which runs under " +
+                    to_string(impl.kernel()));
+    }
+    if (const auto reason = why_not(plan.variant, shapes, profile)) {
+        throw Error(to_string(plan.kernel) + " " + plan.variant.id + " cannot run " + shapes.str() + ": " + *reason);
+    }
+    return impl.create(std::move(context), plan.variant, shapes, profile);
+}
+
+}  // namespace netcl

@@ -1,0 +1,31 @@
+#include "ops/internal/EventChain.hpp"
+
+#include "netcl/Error.hpp"
+
+namespace netcl::internal {
+
+EventChain::EventChain(bool in_order, std::vector<cl::Event> wait) : in_order_(in_order), wait_(std::move(wait)) {
+    for (const auto& event : wait_) NETCL_REQUIRE(event() != nullptr, "a wait list holds a null cl_event; expected events of enqueued commands");
+}
+
+void EventChain::then(const cl::Event& event) {
+    events_.push_back(event);
+    if (in_order_) {
+        wait_.clear();  // the queue orders whatever comes next after this command
+    } else {
+        wait_.assign(1, event);
+    }
+}
+
+void EventChain::barrier_if_waiting(const cl::CommandQueue& queue) {
+    if (wait_.empty()) return;
+    cl::Event event;
+    NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, &event), "enqueueing a barrier before a library call");
+    then(event);
+}
+
+void EventChain::also_wait_for(const std::vector<cl::Event>& events) {
+    wait_.insert(wait_.end(), events.begin(), events.end());
+}
+
+}  // namespace netcl::internal

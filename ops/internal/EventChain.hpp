@@ -1,0 +1,37 @@
+#pragma once
+// Internal: the order of netcl's commands within one call, on any queue.
+//
+// On an in-order queue the queue orders netcl's commands by itself; only the
+// first command must wait for the caller's events (which may come from
+// another queue). On an out-of-order queue each command waits for the one
+// before it. A chain gives each command its wait list and records its event.
+#include <vector>
+
+#include "netcl/OpenCL.hpp"
+
+namespace netcl::internal {
+
+class EventChain {
+public:
+    EventChain(bool in_order, std::vector<cl::Event> wait);
+
+    // The wait list for the next command: nullptr when it needs none.
+    const std::vector<cl::Event>* wait_list() const { return wait_.empty() ? nullptr : &wait_; }
+    // Record the command just enqueued; what follows is ordered after it.
+    void then(const cl::Event& event);
+    // Before a library call that takes no wait list (CLBlast): a barrier
+    // that waits for what is pending, so the call's commands come after it.
+    void barrier_if_waiting(const cl::CommandQueue& queue);
+    // More events the next command must wait for (e.g. weights copied in).
+    void also_wait_for(const std::vector<cl::Event>& events);
+
+    // Every command enqueued through the chain, in order.
+    const std::vector<cl::Event>& events() const { return events_; }
+
+private:
+    bool in_order_;
+    std::vector<cl::Event> wait_;
+    std::vector<cl::Event> events_;
+};
+
+}  // namespace netcl::internal

@@ -1,0 +1,38 @@
+// CONV2D_NAIVE's descriptor: one variant, takes every valid convolution.
+#include "ops/ConvImplementation.hpp"
+#include "ops/naive/NaiveConfig.hpp"
+#include "ops/naive/NaiveConv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class NaiveImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "naive"; }
+    Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
+    const std::vector<Variant>& variants() const override {
+        static const std::vector<Variant> list = {Variant("naive")};
+        return list;
+    }
+    std::optional<std::string> why_not(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
+        return std::nullopt;  // every stride, padding, dilation, group count and bias
+    }
+    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+        return naive_config(s).str();
+    }
+    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+                                         const DeviceProfile&) const override {
+        return std::make_unique<NaiveConv>(std::move(context), shapes);
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& naive_implementation() {
+    static const NaiveImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl

@@ -1,0 +1,134 @@
+#pragma once
+// A 2-D convolution layer, as a framework's Conv2d op holds it.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netcl/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Kernel.hpp"
+#include "netcl/OpenCL.hpp"
+#include "netcl/Plan.hpp"
+#include "netcl/Tensor.hpp"
+
+namespace netcl {
+
+class KernelSelector;
+
+// Zero padding on each side. {p} pads every side by p, {h, w} pads top and
+// bottom by h and left and right by w (PyTorch), {top, left, bottom, right}
+// each side on its own (ONNX's pads, reordered: ONNX lists begins, then ends).
+struct Padding {
+    std::int64_t top = 0, left = 0, bottom = 0, right = 0;
+
+    constexpr Padding() = default;
+    constexpr Padding(std::int64_t all) : top(all), left(all), bottom(all), right(all) {}  // NOLINT
+    constexpr Padding(std::int64_t height, std::int64_t width)
+        : top(height), left(width), bottom(height), right(width) {}
+    constexpr Padding(std::int64_t top_, std::int64_t left_, std::int64_t bottom_, std::int64_t right_)
+        : top(top_), left(left_), bottom(bottom_), right(right_) {}
+    bool operator==(const Padding&) const = default;
+};
+
+// ONNX's auto_pad (TensorFlow's "SAME"/"VALID"; PyTorch's padding="same" is
+// SAME_UPPER with stride 1). SAME_* pad so that P = ceil(H / stride), with the
+// odd pixel at the end (UPPER) or the beginning (LOWER); the padding then
+// depends on the input size and is worked out per input shape.
+enum class AutoPad { NOTSET, SAME_UPPER, SAME_LOWER, VALID };
+
+// Parameters as PyTorch's nn.Conv2d takes them.
+struct Conv2dOptions {
+    std::int64_t in_channels = 0;
+    std::int64_t out_channels = 0;
+    std::array<std::int64_t, 2> kernel{3, 3};
+    std::array<std::int64_t, 2> stride{1, 1};
+    Padding padding;                    // used when auto_pad is NOTSET
+    AutoPad auto_pad = AutoPad::NOTSET;
+    std::array<std::int64_t, 2> dilation{1, 1};
+    std::int64_t groups = 1;
+    bool bias = true;
+    // Strict per-op override: this strategy or a netcl::Error saying why it cannot.
+    std::optional<Kernel> strategy;
+    // With `strategy`: this exact variant (tests, netcl-tune, netcl-bench).
+    std::optional<Variant> variant;
+    // Caps IM2COL's workspace for this op (else the profile's limit).
+    std::optional<std::size_t> workspace_limit_bytes;
+    // The selector to ask; nullptr means KernelSelector::global().
+    KernelSelector* selector = nullptr;
+
+    // The options of a layer computing `shapes` (channels, kernel, stride,
+    // padding, dilation, groups, bias); strategy and the rest left as defaults.
+    static Conv2dOptions for_shapes(const ConvShapes& shapes);
+};
+
+// forward() asks the selector for a plan per input shape (kept, with its
+// reason), prepares that implementation once and enqueues it on the
+// Context's queue without blocking. One Conv2d is used by one thread at a
+// time; Conv2ds on one Context may run on different threads.
+class Conv2d {
+public:
+    Conv2d(std::shared_ptr<Context> context, Conv2dOptions options);
+    ~Conv2d();
+    Conv2d(const Conv2d&) = delete;
+    Conv2d& operator=(const Conv2d&) = delete;
+
+    // weights: out_channels x in_channels/groups x R x S; bias: out_channels
+    // (empty when the layer has none). Copied to the device once here (this
+    // blocks until copied); each prepared implementation transforms them
+    // once, at its next forward.
+    void set_weights(const std::vector<float>& weights, const std::vector<float>& bias = {});
+    // The same from device memory (e.g. Tensor::view of a framework's own
+    // parameters): copied on the device after `wait`, with no host round trip
+    // and no blocking; later changes to those buffers do not reach the layer.
+    void set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
+
+    // Enqueues y = conv(x) after the events in `wait` and returns the event
+    // of netcl's last command; nothing in it blocks the host. y must be
+    // N x K x P x Q and not overlap x. `workspace`, when given, is scratch
+    // memory of at least workspace_bytes(x.shape()) (e.g. a view into the
+    // framework's own buffer); without it the layer allocates its own once
+    // and keeps it.
+    cl::Event forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait = {},
+                      const Tensor* workspace = nullptr);
+    // Allocates y and runs forward into it.
+    Tensor forward(const Tensor& x);
+    Tensor operator()(const Tensor& x) { return forward(x); }
+
+    // The shape the layer computes for an input of `input_shape` (validated).
+    ConvShapes shapes_for(const Tensor::Shape& input_shape) const;
+    // What forward would run for `input_shape`: planned (and prepared) now, kept.
+    const Plan& plan_for(const Tensor::Shape& input_shape);
+    // Scratch bytes forward needs for `input_shape` (0: none).
+    std::size_t workspace_bytes(const Tensor::Shape& input_shape);
+
+    // Throws netcl::Error before the first forward.
+    const Plan& last_plan() const;
+    // The events of the last forward's commands (time them with device_span_ms).
+    const std::vector<cl::Event>& last_events() const { return last_events_; }
+    std::size_t last_workspace_bytes() const;
+    const Conv2dOptions& options() const { return options_; }
+
+private:
+    struct Prepared;
+    Prepared& prepare(const ConvShapes& shapes);
+    DeviceProfile planning_profile() const;
+    Plan make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const;
+
+    std::shared_ptr<Context> context_;
+    Conv2dOptions options_;
+    Tensor weights_;
+    Tensor bias_;
+    // Bumped by every set_weights; a Prepared strategy re-takes the weights
+    // when its copy of this differs (0: no weights yet).
+    std::uint64_t weights_version_ = 0;
+    std::vector<cl::Event> weights_ready_;  // copies of device-side weights still to wait for
+    std::map<std::string, std::unique_ptr<Prepared>> prepared_;  // by ConvShapes::str()
+    Prepared* last_ = nullptr;
+    std::vector<cl::Event> last_events_;
+};
+
+}  // namespace netcl

@@ -1,0 +1,90 @@
+// CONV2D_WINOGRAD's descriptor: the fused three-phase kernel, F(2x2,3x3) and
+// F(4x4,3x3), fused or low-local-memory blocks, U in __global or __constant.
+#include "ops/ConvImplementation.hpp"
+#include "ops/winograd/WinogradConfig.hpp"
+#include "ops/winograd/WinogradConv.hpp"
+#include "ops/winograd/WinogradVariants.hpp"
+
+namespace netcl {
+
+namespace {
+
+WinogradVariant parse(const Variant& v) { return *winograd_variant(v); }  // only called with its own variants
+
+class WinogradImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "winograd-fused"; }
+    Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
+    const std::vector<Variant>& variants() const override {
+        static const std::vector<Variant> list = [] {
+            std::vector<Variant> ids;
+            for (const auto& v : winograd_variants()) ids.push_back(v.variant());
+            return ids;
+        }();
+        return list;
+    }
+
+    std::optional<std::string> why_not(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+        const WinogradVariant v = parse(id);
+        if (s.R != v.r || s.S != v.r) {
+            return "F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," + std::to_string(v.r) + "x" +
+                   std::to_string(v.r) + ") takes " + std::to_string(v.r) + "x" + std::to_string(v.r) +
+                   " filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
+        }
+        if (s.stride_h != 1 || s.stride_w != 1) {
+            return "Winograd takes stride 1; this layer has stride " + std::to_string(s.stride_h) + "x" +
+                   std::to_string(s.stride_w);
+        }
+        if (s.dilation_h != 1 || s.dilation_w != 1) {
+            return "Winograd takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
+                   std::to_string(s.dilation_w);
+        }
+        const WinogradConfig c = winograd_config(v);
+        if (profile.local_mem_bytes != 0 && c.local_bytes() > profile.local_mem_bytes) {
+            return std::string(v.low_local_memory ? "the low-local-memory" : "the fused") + " Winograd variant needs " +
+                   std::to_string(c.local_bytes()) + " bytes of local memory; the device offers " +
+                   std::to_string(profile.local_mem_bytes);
+        }
+        if (profile.max_work_group_size != 0 && c.work_group_size() > profile.max_work_group_size) {
+            return "the Winograd variant needs work-groups of " + std::to_string(c.work_group_size()) +
+                   " work-items; the device allows " + std::to_string(profile.max_work_group_size);
+        }
+        if (v.constant_weights && c.weight_bytes(s) > profile.max_constant_buffer_bytes) {
+            return "the transformed weights (" + std::to_string(c.weight_bytes(s)) +
+                   " bytes) exceed the device's constant buffer (" + std::to_string(profile.max_constant_buffer_bytes) +
+                   " bytes)";
+        }
+        // 32-bit index arithmetic in the kernel: U is padded beyond the weights.
+        if (c.weight_bytes(s) / sizeof(float) >= 2147483647u) {
+            return "the Winograd kernel indexes with 32-bit ints; the transformed weights would have 2^31 elements "
+                   "or more";
+        }
+        return std::nullopt;
+    }
+
+    std::string config(const Variant& id, const ConvShapes&, const DeviceProfile&) const override {
+        return winograd_config(parse(id)).str();
+    }
+    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::size_t persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile&) const override {
+        return winograd_config(parse(id)).weight_bytes(s);
+    }
+    // Lavin & Gray Table 4: F(2x2) at most direct's error, F(4x4) up to about
+    // 7x it on the VGG layers; 4 and 16 leave room for unlucky draws without
+    // hiding a bug (a wrong tap or coefficient is off by O(0.1)).
+    double error_factor(const Variant& id) const override { return parse(id).m == 4 ? 16.0 : 4.0; }
+
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& id, const ConvShapes& shapes,
+                                         const DeviceProfile&) const override {
+        return std::make_unique<WinogradConv>(std::move(context), winograd_config(parse(id)), shapes);
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& winograd_implementation() {
+    static const WinogradImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl
