@@ -4,6 +4,7 @@
 // written into a caller's tensor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -247,6 +248,63 @@ TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
         }
     }
     EXPECT_GE(winograd_ran, 4) << "too few Winograd variants could take the shape on this device";
+}
+
+// ONNX's auto_pad, as a framework importing a model hands it over: SAME_UPPER
+// puts the odd row/column of padding at the end, SAME_LOWER at the start, and
+// the output is ceil(H / stride); VALID pads nothing. Each resolved shape runs
+// on every strategy that takes it, against the reference on the same pads.
+TEST(ConvApi, AutoPadResolvesPerInputShapeAsOnnxDoes) {
+    auto ctx = shared_context();
+    struct Case {
+        AutoPad mode;
+        std::int64_t H, W, R, stride;
+        std::int64_t top, left, bottom, right;
+    };
+    const Case cases[] = {
+        {AutoPad::SAME_UPPER, 8, 7, 3, 2, 0, 1, 1, 1},  // H: out 4, total 1 -> (0, 1); W: out 4, total 2 -> (1, 1)
+        {AutoPad::SAME_LOWER, 8, 7, 3, 2, 1, 1, 0, 1},
+        {AutoPad::SAME_UPPER, 6, 6, 4, 1, 1, 1, 2, 2},  // even kernel, stride 1: total 3 -> (1, 2)
+        {AutoPad::SAME_LOWER, 6, 6, 4, 1, 2, 2, 1, 1},
+        {AutoPad::VALID, 9, 8, 3, 2, 0, 0, 0, 0},
+    };
+    for (const Case& c : cases) {
+        Conv2dOptions o = layer(3, 5, c.R);
+        o.padding = Padding{};
+        o.auto_pad = c.mode;
+        o.stride = {c.stride, c.stride};
+        const ConvShapes s = Conv2d(ctx, o).shapes_for({2, 3, c.H, c.W});
+        EXPECT_EQ(s.pad_top, c.top) << s.str();
+        EXPECT_EQ(s.pad_left, c.left) << s.str();
+        EXPECT_EQ(s.pad_bottom, c.bottom) << s.str();
+        EXPECT_EQ(s.pad_right, c.right) << s.str();
+        if (c.mode != AutoPad::VALID) {
+            EXPECT_EQ(s.P(), (c.H + c.stride - 1) / c.stride);
+            EXPECT_EQ(s.Q(), (c.W + c.stride - 1) / c.stride);
+        }
+        for (const Kernel kernel : all_kernels()) {
+            const auto variants = variants_of(kernel);
+            if (std::none_of(variants.begin(), variants.end(),
+                             [&](const Variant& v) { return !why_not(v, s, ctx->profile()).has_value(); })) {
+                continue;  // this strategy cannot take the layer (Winograd: stride 2, a 4x4 filter)
+            }
+            Conv2dOptions forced = o;
+            forced.strategy = kernel;
+            Conv2d conv(ctx, forced);
+            const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 31);
+            const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 32);
+            const auto b = random_uniform(static_cast<std::size_t>(s.K), 33);
+            conv.set_weights(w, b);
+            const Tensor y = conv(Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W}));
+            const Comparison cmp = compare(y.to_host(), reference_conv(s, x, w, b));
+            EXPECT_EQ(cmp.non_finite, 0u) << s.str() << " " << to_string(kernel);
+            EXPECT_LE(cmp.max_abs_error, conv_tolerance(s, tolerance_factor(conv.last_plan().variant))) << s.str();
+        }
+    }
+    // Explicit padding and auto_pad together are refused, as ONNX does.
+    Conv2dOptions both = layer(3, 5);
+    both.auto_pad = AutoPad::SAME_UPPER;
+    expect_error([&] { Conv2d(ctx, both); }, {"both explicit padding and auto_pad"});
 }
 
 TEST(ConvApi, ForwardReturnsAFreshOutputPerInputShape) {

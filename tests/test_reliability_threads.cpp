@@ -1,12 +1,15 @@
 // Threads sharing one Context: the program cache (documented thread-safe) is
 // hit by several threads at once for the same and for different build
 // options, and several Conv2d layers (one per thread) enqueue on the shared
-// queue at once. Run by the ThreadSanitizer build of tools/netcl.sh test
+// queue at once. Two frameworks' contexts in one process, each wrapped with
+// its own queue, driven from two threads at once. Run by the ThreadSanitizer build of tools/netcl.sh test
 // (target netcl_tsan_suites), where a data race in netcl fails it; in the
 // other builds it checks that the results stay right.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <limits>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -96,6 +99,70 @@ TEST(ReliabilityThreads, LayersOnOneContextEnqueueConcurrently) {
     }
     for (auto& thread : threads) thread.join();
     for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+// Two contexts on the same device, as two frameworks (or two model replicas)
+// in one process would make them, each with its own profiling-less queue and
+// its own layers of every strategy; one thread drives each, at once. netcl's
+// process-wide state (the selector, the profile store, the logger) is shared
+// between them.
+TEST(ReliabilityThreads, TwoWrappedContextsOnTwoThreads) {
+    const auto entries = Context::devices();
+    cl_device_id device = entries[Context::pick(entries, std::getenv("NETCL_DEVICE") ? std::getenv("NETCL_DEVICE") : "")].device();
+    struct Own {
+        cl_context context = nullptr;
+        cl_command_queue queue = nullptr;
+    } own[2];
+    for (auto& o : own) {
+        cl_int status = CL_SUCCESS;
+        o.context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+        ASSERT_EQ(status, CL_SUCCESS);
+        o.queue = clCreateCommandQueue(o.context, device, 0, &status);
+        ASSERT_EQ(status, CL_SUCCESS);
+    }
+    ConvShapes s;
+    s.N = 2, s.C = 6, s.H = 10, s.W = 9, s.K = 9, s.R = 3, s.S = 3, s.bias = true;
+    s.set_padding(1, 1, 0, 2);
+    const Kernel kernels[] = {Kernel::CONV2D_NAIVE, Kernel::IM2COL, Kernel::CONV2D_WINOGRAD};
+    std::atomic<int> wrong{0}, checked{0};
+    std::vector<std::string> errors(2);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                auto ctx = Context::wrap(own[t].context, device, own[t].queue);
+                for (int round = 0; round < 4; ++round) {
+                    for (const Kernel kernel : kernels) {
+                        const std::uint64_t seed = 1000 * t + 10 * round + static_cast<std::uint64_t>(kernel);
+                        const auto x_host = test::random_uniform(static_cast<std::size_t>(s.input_numel()), seed);
+                        const auto w_host = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1);
+                        const auto b_host = test::random_uniform(static_cast<std::size_t>(s.K), seed + 2);
+                        Conv2dOptions o = Conv2dOptions::for_shapes(s);
+                        o.strategy = kernel;
+                        Conv2d conv(ctx, o);
+                        conv.set_weights(w_host, b_host);
+                        const Tensor x = Tensor::from_host(ctx, x_host, {s.N, s.C, s.H, s.W});
+                        Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+                        cl::Event done = y.fill(std::numeric_limits<float>::quiet_NaN());
+                        done = conv.forward(x, y, {done});
+                        const auto result = test::compare(y.to_host({done}), reference_conv(s, x_host, w_host, b_host));
+                        if (result.non_finite != 0 || result.max_abs_error > conv_tolerance(s, 16.0)) ++wrong;
+                        ++checked;
+                    }
+                }
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    for (auto& o : own) {
+        clReleaseCommandQueue(o.queue);
+        clReleaseContext(o.context);
+    }
+    for (int t = 0; t < 2; ++t) EXPECT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
+    EXPECT_EQ(checked.load(), 24);
     EXPECT_EQ(wrong.load(), 0);
 }
 

@@ -5,8 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include <limits>
+
+#include "netcl/Conv2d.hpp"
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
@@ -224,6 +229,55 @@ TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
     EXPECT_NE(logged().find("replacing it"), std::string::npos) << logged();
     EXPECT_NO_THROW(load_profile_data(path.string()));
     EXPECT_NE(read_text(path).find("netcl_profile"), std::string::npos);
+}
+
+// A user profile raising the IM2COL workspace limit (and lowering
+// im2col_min_flops) used to make the selector plan IM2COL for a 5x5 layer
+// whose columns exceed the device's default limit, after which forward threw
+// "the limit is ... bytes": the plan was made against the stored profile and
+// the strategy checked against the context's. Both now come from one
+// resolved profile (KernelSelector::resolve_profile).
+TEST_F(SelectorTest, UserProfileLimitReachesTheStrategyBuiltFromThePlan) {
+    auto ctx = Context::create();  // its own, so the shared context's profile stays as it is
+    DeviceProfile small = ctx->profile();
+    small.max_alloc_bytes = 8u << 20;  // the default IM2COL limit is a quarter: 2 MiB
+    ctx->set_profile(small);
+    write_user_file("limits.json", R"({"netcl_profile": 1, "match": {"name": ")" + small.name +
+                                       R"("}, "tuned": {"im2col_workspace_limit_bytes": 1e12, "im2col_min_flops": 1000}})");
+    ConvShapes s;  // one image's columns: 16 x 25 x 40 x 40 floats = 2.56 MB, over 2 MiB
+    s.N = 1, s.C = 16, s.H = s.W = 40, s.K = 8, s.R = s.S = 5, s.bias = true;
+    s.set_padding(2);
+    Conv2d conv(ctx, Conv2dOptions::for_shapes(s));
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 2);
+    const auto b = random_uniform(static_cast<std::size_t>(s.K), 3);
+    conv.set_weights(w, b);
+    Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+    y.fill(std::numeric_limits<float>::quiet_NaN());
+    ASSERT_NO_THROW(conv.forward(Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W}), y));
+    EXPECT_EQ(conv.last_plan().kernel, Kernel::IM2COL) << conv.last_plan().str();
+    EXPECT_GT(conv.last_workspace_bytes(), 2u << 20);
+    const auto result = compare(y.to_host(), reference_conv(s, x, w, b));
+    EXPECT_EQ(result.non_finite, 0u);
+    EXPECT_LE(result.max_abs_error, conv_tolerance(s));
+    // Without the user file the same layer does not plan IM2COL on this device.
+    std::filesystem::remove(dir_ / "limits.json");
+    ProfileStore::global().invalidate();
+    Conv2d fresh(ctx, Conv2dOptions::for_shapes(s));
+    EXPECT_NE(fresh.plan_for({s.N, s.C, s.H, s.W}).kernel, Kernel::IM2COL);
+}
+
+// A tuned key netcl does not read is warned about by name (a typo would
+// otherwise silently leave the default in force); the file still loads.
+TEST_F(SelectorTest, UnknownTunedKeyIsWarnedAboutByName) {
+    write_user_file("typo.json", R"({"netcl_profile": 1, "match": {"name": "Test Device 9000"},
+                                     "tuned": {"winograd_min_channel": 3, "im2col_workspace_limit_bytes": 1000000}})");
+    const auto stored = ProfileStore::global().lookup(test_device());
+    EXPECT_EQ(stored->sources.size(), 2u);
+    EXPECT_NE(logged().find("tuned.winograd_min_channel is not a key netcl reads"), std::string::npos) << logged();
+    EXPECT_NE(logged().find("known keys: "), std::string::npos);
+    EXPECT_EQ(logged().find("tuned.im2col_workspace_limit_bytes is not"), std::string::npos)
+        << "an implementation's own key (ConvImplementation::profile_keys) is known";
 }
 
 }  // namespace

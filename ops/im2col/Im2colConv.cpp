@@ -57,29 +57,32 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
             columns = &workspace.buffer;
             columns_origin = workspace_origin;
         }
-        // One GEMM per (image, group) of the pass; image b's group g columns
-        // start g·(C/g·R·S) rows into its block, its outputs g·K/g rows into y's.
-        const std::size_t batch = static_cast<std::size_t>(images * s.groups);
-        std::vector<std::size_t> a_offsets(batch), b_offsets(batch), c_offsets(batch);
-        std::vector<float> alphas(batch, 1.0f), betas(batch, 0.0f);
-        for (std::size_t e = 0; e < batch; ++e) {
-            const auto b = static_cast<std::int64_t>(e) / s.groups, g = static_cast<std::int64_t>(e) % s.groups;
-            a_offsets[e] = weights_.offset() + static_cast<std::size_t>(g) * static_cast<std::size_t>(Kg) * rows_per_group;
-            b_offsets[e] = columns_origin + (static_cast<std::size_t>(b) * s.groups + g) * rows_per_group * PQ;
-            c_offsets[e] = y.offset() + (static_cast<std::size_t>(n0 + b) * s.K + static_cast<std::size_t>(g * Kg)) * PQ;
+        // Per group, one strided-batched GEMM over the pass's images: image
+        // b's group-g columns start g·(C/g·R·S) rows into its block, its
+        // outputs g·K/g rows into y's; the weights are the same for every
+        // image (stride 0). Not GemmBatched: CLBlast uploads its per-batch
+        // offset arrays with a blocking write and clFinish each (5 per call,
+        // counted), which a framework's forward must not do.
+        for (std::int64_t g = 0; g < s.groups; ++g) {
+            const std::size_t a_offset = weights_.offset() + static_cast<std::size_t>(g * Kg) * rows_per_group;
+            const std::size_t b_offset = columns_origin + static_cast<std::size_t>(g) * rows_per_group * PQ;
+            const std::size_t c_offset = y.offset() + (static_cast<std::size_t>(n0) * s.K + static_cast<std::size_t>(g * Kg)) * PQ;
+            // CLBlast takes no wait list: a barrier orders it after what is pending.
+            chain.barrier_if_waiting(context_->queue());
+            cl_event event = nullptr;
+            internal::check_clblast(
+                clblast::GemmStridedBatched(
+                    clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
+                    static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group, 1.0f,
+                    weights_.buffer()(), a_offset, rows_per_group, 0, (*columns)(), b_offset,
+                    static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, 0.0f,
+                    y.buffer()(), c_offset, static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.K * PQ),
+                    static_cast<std::size_t>(images), &queue, &event),
+                "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) + "x" +
+                    std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ", group " + std::to_string(g) +
+                    ") for " + s.str());
+            chain.then(cl::Event(event));  // takes over CLBlast's reference
         }
-        // CLBlast takes no wait list: a barrier orders it after what is pending.
-        chain.barrier_if_waiting(context_->queue());
-        cl_event event = nullptr;
-        internal::check_clblast(
-            clblast::GemmBatched(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
-                                 static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group,
-                                 alphas.data(), weights_.buffer()(), a_offsets.data(), rows_per_group, (*columns)(),
-                                 b_offsets.data(), static_cast<std::size_t>(PQ), betas.data(), y.buffer()(),
-                                 c_offsets.data(), static_cast<std::size_t>(PQ), batch, &queue, &event),
-            "IM2COL's batched SGEMM (" + std::to_string(batch) + " x " + std::to_string(Kg) + "x" +
-                std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ") for " + s.str());
-        chain.then(cl::Event(event));  // takes over CLBlast's reference
     }
     if (s.bias) {
         internal::set_args(bias_add_, "bias_add", y.buffer(), internal::offset_of(y), bias_.buffer(), i(s.K), i(PQ));

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: IM2COL. kernels_cl/im2col.cl expands a pass of images into the
-// column workspace, then one CLBlast GemmBatched call multiplies every
-// (image, group) pair:
+// column workspace, then one CLBlast GemmStridedBatched call per group
+// multiplies every image of the pass:
 // Y[n, g] (K/g x P·Q) = W[g] (K/g x C/g·R·S) x col[n, g] (C/g·R·S x P·Q).
 // 1x1 stride-1 unpadded layers skip the expansion and multiply the input.
 // The bias is added by kernels_cl/bias_add.cl afterwards.

@@ -1,0 +1,311 @@
+// netcl as a framework uses it: the framework's own context, device and
+// command queue (made with raw OpenCL, without profiling), its own buffers,
+// and events between layers. No host synchronisation inside a forward.
+//
+// The blocking calls (clFinish, clWaitForEvents, blocking read/write/map) are
+// counted by the OpenCL interposer of tests/support/ClInterposer: the
+// framework path must make none in a forward after the first (weights from
+// the host block once, in set_weights; from the device, not at all).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "netcl/Conv2d.hpp"
+#include "netcl/Error.hpp"
+#include "ops/Implementations.hpp"
+#include "runtime/EventTiming.hpp"
+#include "tests/support/ClInterposer.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl {
+namespace {
+
+// A framework's own OpenCL objects, made without netcl.
+struct FrameworkDevice {
+    cl_platform_id platform = nullptr;
+    cl_device_id device = nullptr;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+
+    explicit FrameworkDevice(cl_command_queue_properties properties = 0) {
+        const auto entries = Context::devices();
+        const auto& entry = entries[Context::pick(entries, std::getenv("NETCL_DEVICE") ? std::getenv("NETCL_DEVICE") : "")];
+        device = entry.device();
+        cl_int status = CL_SUCCESS;
+        context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+        EXPECT_EQ(status, CL_SUCCESS);
+        queue = clCreateCommandQueue(context, device, properties, &status);
+        EXPECT_EQ(status, CL_SUCCESS) << "queue properties " << properties;
+    }
+    ~FrameworkDevice() {
+        if (queue) clReleaseCommandQueue(queue);
+        if (context) clReleaseContext(context);
+    }
+    cl_mem buffer(std::size_t bytes) const {
+        cl_int status = CL_SUCCESS;
+        cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+        EXPECT_EQ(status, CL_SUCCESS);
+        return mem;
+    }
+    void write(cl_mem mem, std::size_t offset_floats, const std::vector<float>& values) const {
+        ASSERT_EQ(clEnqueueWriteBuffer(queue, mem, CL_TRUE, offset_floats * 4, values.size() * 4, values.data(), 0,
+                                       nullptr, nullptr),
+                  CL_SUCCESS);
+    }
+    std::vector<float> read(cl_mem mem, std::size_t offset_floats, std::size_t count, cl_event after) const {
+        std::vector<float> values(count);
+        EXPECT_EQ(clEnqueueReadBuffer(queue, mem, CL_TRUE, offset_floats * 4, count * 4, values.data(), after ? 1 : 0,
+                                      after ? &after : nullptr, nullptr),
+                  CL_SUCCESS);
+        return values;
+    }
+};
+
+std::size_t floats(const ConvShapes& s, bool output) {
+    return static_cast<std::size_t>(output ? s.output_numel() : s.input_numel());
+}
+
+// One layer placed in the framework's buffer: where each operand starts (floats).
+struct Placement {
+    std::size_t x = 0, w = 0, b = 0, y = 0, workspace = 0, workspace_floats = 0;
+};
+
+void expect_matches(const std::vector<float>& out, const std::vector<double>& ref, double tolerance, const std::string& what) {
+    const test::Comparison c = test::compare(out, ref);
+    EXPECT_EQ(c.non_finite, 0u) << what;
+    EXPECT_LE(c.max_abs_error, tolerance) << what << " (worst output " << c.worst_index << ")";
+}
+
+// Two layers chained with events in one framework buffer holding, at odd
+// float offsets (not multiples of any alignment the device reports), x,
+// both layers' weights and biases, the intermediate, the output and one
+// shared workspace; a profiling-less queue, in order or out of order.
+void run_two_layer_network(cl_command_queue_properties properties, const Variant& first, const Variant& second) {
+    FrameworkDevice fw(properties);
+    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    EXPECT_TRUE(ctx->wrapped());
+    EXPECT_FALSE(ctx->profiling());
+    EXPECT_EQ(ctx->out_of_order(), (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0);
+
+    ConvShapes l1;  // 3x3, uneven padding
+    l1.N = 2, l1.C = 5, l1.H = 11, l1.W = 9, l1.K = 12, l1.R = l1.S = 3, l1.bias = true;
+    l1.set_padding(1, 0, 2, 1);
+    ConvShapes l2;  // 3x3 pad 1 on l1's output
+    l2.N = 2, l2.C = l1.K, l2.H = l1.P(), l2.W = l1.Q(), l2.K = 7, l2.R = l2.S = 3, l2.bias = true;
+    l2.set_padding(1);
+
+    Conv2dOptions o1 = Conv2dOptions::for_shapes(l1), o2 = Conv2dOptions::for_shapes(l2);
+    o1.strategy = implementation_of(first).kernel(), o1.variant = first;
+    o2.strategy = implementation_of(second).kernel(), o2.variant = second;
+    Conv2d conv1(ctx, o1), conv2(ctx, o2);
+    const std::size_t ws_floats =
+        (std::max(conv1.workspace_bytes({l1.N, l1.C, l1.H, l1.W}), conv2.workspace_bytes({l2.N, l2.C, l2.H, l2.W})) + 3) / 4;
+
+    Placement p1, p2;
+    std::size_t at = 3;  // odd offsets everywhere
+    const auto place = [&](std::size_t count) {
+        const std::size_t here = at;
+        at += count + 5;
+        return here;
+    };
+    p1.x = place(floats(l1, false));
+    p1.w = place(static_cast<std::size_t>(l1.weight_numel()));
+    p1.b = place(static_cast<std::size_t>(l1.K));
+    p1.y = place(floats(l1, true));  // = layer 2's input
+    p2.w = place(static_cast<std::size_t>(l2.weight_numel()));
+    p2.b = place(static_cast<std::size_t>(l2.K));
+    p2.y = place(floats(l2, true));
+    const std::size_t ws = place(std::max<std::size_t>(ws_floats, 1));
+    cl_mem buffer = fw.buffer(at * sizeof(float));
+
+    const auto x = random_uniform(floats(l1, false), 1);
+    const auto w1 = random_uniform(static_cast<std::size_t>(l1.weight_numel()), 2);
+    const auto b1 = random_uniform(static_cast<std::size_t>(l1.K), 3);
+    const auto w2 = random_uniform(static_cast<std::size_t>(l2.weight_numel()), 4);
+    const auto b2 = random_uniform(static_cast<std::size_t>(l2.K), 5);
+    // The framework fills its buffer: poison everything, then the operands.
+    fw.write(buffer, 0, std::vector<float>(at, std::numeric_limits<float>::quiet_NaN()));
+    fw.write(buffer, p1.x, x);
+    fw.write(buffer, p1.w, w1);
+    fw.write(buffer, p1.b, b1);
+    fw.write(buffer, p2.w, w2);
+    fw.write(buffer, p2.b, b2);
+
+    const auto view = [&](std::size_t offset, Tensor::Shape shape) {
+        return Tensor::view(ctx, buffer, offset * sizeof(float), std::move(shape));
+    };
+    const Tensor xt = view(p1.x, {l1.N, l1.C, l1.H, l1.W});
+    Tensor mid = view(p1.y, {l1.N, l1.K, l1.P(), l1.Q()});
+    Tensor yt = view(p2.y, {l2.N, l2.K, l2.P(), l2.Q()});
+    const Tensor workspace = view(ws, {static_cast<std::int64_t>(std::max<std::size_t>(ws_floats, 1))});
+    const Tensor w1t = view(p1.w, {l1.K, l1.C, 3, 3}), b1t = view(p1.b, {l1.K});
+    const Tensor w2t = view(p2.w, {l2.K, l2.C, 3, 3}), b2t = view(p2.b, {l2.K});
+    conv1.set_weights(w1t, &b1t);  // device to device: no host round trip
+    conv2.set_weights(w2t, &b2t);
+
+    const auto reference1 = reference_conv(l1, x, w1, b1);
+    std::vector<float> mid_host(reference1.begin(), reference1.end());
+    const auto reference2 = reference_conv(l2, mid_host, w2, b2);
+    const double tol1 = conv_tolerance(l1, tolerance_factor(first));
+    const double tol2 = conv_tolerance(l2, tolerance_factor(second)) + 3.0 * tol1;  // layer 1's error carried along
+
+    for (int round = 0; round < 3; ++round) {
+        const test::BlockingCalls before = test::blocking_calls();
+        cl_event input_ready = nullptr;  // a framework command the network waits for
+        ASSERT_EQ(clEnqueueMarkerWithWaitList(fw.queue, 0, nullptr, &input_ready), CL_SUCCESS);
+        const cl::Event e1 = conv1.forward(xt, mid, {cl::Event(input_ready)}, &workspace);
+        const cl::Event e2 = conv2.forward(mid, yt, {e1}, &workspace);
+        const test::BlockingCalls after = test::blocking_calls();
+        EXPECT_EQ(after.total(), before.total()) << "round " << round << ": a forward blocked the host ("
+                                                 << after.finish - before.finish << " clFinish, "
+                                                 << after.wait_for_events - before.wait_for_events
+                                                 << " clWaitForEvents, "
+                                                 << after.blocking_transfers - before.blocking_transfers
+                                                 << " blocking transfers)";
+        const std::string what = first.id + " -> " + second.id + " round " + std::to_string(round);
+        expect_matches(fw.read(buffer, p1.y, floats(l1, true), e1()), reference1, tol1, what + ", layer 1");
+        expect_matches(fw.read(buffer, p2.y, floats(l2, true), e2()), reference2, tol2, what + ", layer 2");
+        // What lies between the operands is never written.
+        const auto all = fw.read(buffer, 0, at, e2());
+        const auto untouched = [&](std::size_t from, std::size_t to) {
+            for (std::size_t i = from; i < to; ++i) {
+                if (!std::isnan(all[i])) return false;
+            }
+            return true;
+        };
+        EXPECT_TRUE(untouched(0, p1.x) && untouched(p1.x + floats(l1, false), p1.w)) << what;
+        EXPECT_TRUE(untouched(p1.y + floats(l1, true), p2.w) && untouched(p2.y + floats(l2, true), ws)) << what;
+    }
+    EXPECT_EQ(conv1.last_plan().variant, first);
+    EXPECT_EQ(conv2.last_plan().variant, second);
+    // Timing needs a profiling queue, and says so.
+    try {
+        (void)device_span_ms(conv2.last_events());
+        ADD_FAILURE() << "timing on a profiling-less queue should be refused";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("CL_QUEUE_PROFILING_ENABLE"), std::string::npos) << e.what();
+    }
+    clReleaseMemObject(buffer);
+}
+
+// Every variant runs as layer 1 on views at odd offsets (each kernel must add
+// them), with Winograd F(4x4) fused behind it as layer 2.
+class FrameworkPath : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FrameworkPath, TwoLayersInTheFrameworksBufferInOrderQueue) {
+    run_two_layer_network(0, GetParam(), "wino-f4-fused-global");
+}
+
+std::vector<std::string> every_variant() {
+    std::vector<std::string> ids;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& v : impl->variants()) ids.push_back(v.id);
+    }
+    return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, FrameworkPath, ::testing::ValuesIn(every_variant()), [](const auto& info) {
+    std::string name = info.param;
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+});
+
+TEST(FrameworkPathQueues, OutOfOrderQueueIsOrderedByEvents) {
+    cl_command_queue_properties supported = 0;
+    const auto entries = Context::devices();
+    ASSERT_EQ(clGetDeviceInfo(entries[Context::pick(entries, "")].device(), CL_DEVICE_QUEUE_PROPERTIES,
+                              sizeof supported, &supported, nullptr),
+              CL_SUCCESS);
+    ASSERT_NE(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0u)
+        << "this device has no out-of-order queues: the out-of-order path cannot be checked here";
+    run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "im2col-clblast", "wino-f2-fused-global");
+    run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "naive", "im2col-clblast");
+}
+
+TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
+    FrameworkDevice fw;
+    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    ConvShapes s;
+    s.N = 2, s.C = 4, s.H = 9, s.W = 10, s.K = 6, s.R = s.S = 3, s.bias = true;
+    s.set_padding(1);
+    Conv2dOptions o = Conv2dOptions::for_shapes(s);
+    o.strategy = Kernel::IM2COL;  // it needs a workspace: netcl allocates and keeps it
+    Conv2d conv(ctx, o);
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 7);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 8);
+    const auto b = random_uniform(static_cast<std::size_t>(s.K), 9);
+    const test::BlockingCalls before_weights = test::blocking_calls();
+    conv.set_weights(w, b);
+    EXPECT_GE(test::blocking_calls().blocking_transfers, before_weights.blocking_transfers + 1)
+        << "host weights are copied with a blocking write (documented)";
+    const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+    Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+    EXPECT_GT(conv.workspace_bytes(xt.shape()), 0u);
+    cl::Event done = conv.forward(xt, y);  // the first: prepares (builds), allocates the workspace
+    const auto first = y.to_host({done});
+    const test::BlockingCalls before = test::blocking_calls();
+    for (int i = 0; i < 5; ++i) done = conv.forward(xt, y, {done});
+    EXPECT_EQ(test::blocking_calls().total(), before.total());
+    expect_matches(y.to_host({done}), reference_conv(s, x, w, b), conv_tolerance(s), "own workspace");
+    expect_matches(first, reference_conv(s, x, w, b), conv_tolerance(s), "first forward");
+}
+
+TEST(FrameworkPathErrors, WrapAndViewRefuseWhatTheyCannotUse) {
+    FrameworkDevice fw, other;
+    const auto expect_error = [](const std::function<void()>& f, const std::string& fragment) {
+        try {
+            f();
+            ADD_FAILURE() << "expected a netcl::Error mentioning '" << fragment << "'";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+        }
+    };
+    expect_error([&] { Context::wrap(nullptr, fw.device, fw.queue); }, "null cl_context");
+    expect_error([&] { Context::wrap(fw.context, fw.device, nullptr); }, "null cl_command_queue");
+    expect_error([&] { Context::wrap(other.context, fw.device, fw.queue); }, "belongs to another cl_context");
+    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    cl_mem mine = fw.buffer(400), theirs = other.buffer(400);
+    expect_error([&] { Tensor::view(ctx, nullptr, 0, {4}); }, "null cl_mem");
+    expect_error([&] { Tensor::view(ctx, theirs, 0, {4}); }, "another cl_context");
+    expect_error([&] { Tensor::view(ctx, mine, 6, {4}); }, "not a multiple of 4");
+    expect_error([&] { Tensor::view(ctx, mine, 304, {25}); }, "runs past the end of a 400-byte buffer");
+    const Tensor fits = Tensor::view(ctx, mine, 300, {25});
+    EXPECT_EQ(fits.offset(), 75u);
+    EXPECT_TRUE(fits.is_view());
+    // Overlapping input and output views are refused.
+    Conv2d conv(ctx, {.in_channels = 1, .out_channels = 1, .kernel = {1, 1}, .bias = false});
+    conv.set_weights(std::vector<float>{1.0f});
+    const Tensor x = Tensor::view(ctx, mine, 0, {1, 1, 5, 5});
+    Tensor y = Tensor::view(ctx, mine, 96, {1, 1, 5, 5});  // floats 24..48 overlap x's 0..24
+    expect_error([&] { conv.forward(x, y); }, "overlaps the input");
+    clReleaseMemObject(mine);
+    clReleaseMemObject(theirs);
+}
+
+// netcl retains the caller's handles and releases only its own references:
+// after the Context is gone the framework's objects are still valid.
+TEST(FrameworkPathErrors, WrappedHandlesOutliveTheContext) {
+    FrameworkDevice fw;
+    cl_uint before = 0, after = 0;
+    clGetContextInfo(fw.context, CL_CONTEXT_REFERENCE_COUNT, sizeof before, &before, nullptr);
+    {
+        auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+        cl_uint during = 0;
+        clGetContextInfo(fw.context, CL_CONTEXT_REFERENCE_COUNT, sizeof during, &during, nullptr);
+        EXPECT_GT(during, before);
+    }
+    clGetContextInfo(fw.context, CL_CONTEXT_REFERENCE_COUNT, sizeof after, &after, nullptr);
+    EXPECT_EQ(after, before);
+    cl_uint queue_refs = 0;
+    EXPECT_EQ(clGetCommandQueueInfo(fw.queue, CL_QUEUE_REFERENCE_COUNT, sizeof queue_refs, &queue_refs, nullptr),
+              CL_SUCCESS);
+    EXPECT_EQ(queue_refs, 1u);
+}
+
+}  // namespace
+}  // namespace netcl
