@@ -81,12 +81,13 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
     // compiler (ptxas, via clang's NVPTX path) puts on the stack (64 bytes).
 #pragma unroll
     for (int kk = 0; kk < KB; ++kk) {
-        if (kk >= kvalid) break;
-        const int k = k0 + kk;
-        const float b = has_bias ? bias[k] : 0.0f;
-        __global float* out = y + (size_t)((n * K + k) * P + p) * Q;
-        for (int j = 0; j < QB; ++j) {
-            if (q0 + j < Q) out[q0 + j] = acc[kk][j] + b;
+        if (kk < kvalid) {
+            const int k = k0 + kk;
+            const float b = has_bias ? bias[k] : 0.0f;
+            __global float* out = y + (size_t)((n * K + k) * P + p) * Q;
+            for (int j = 0; j < QB; ++j) {
+                if (q0 + j < Q) out[q0 + j] = acc[kk][j] + b;
+            }
         }
     }
 }

@@ -16,21 +16,35 @@
 //
 // Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_M, WINO_ALPHA,
 // WINO_BT, WINO_AT) and the build options of ops/winograd/WinogradConfig.cpp:
-// BK (multiple of 8), BT, BC, SK, V_ESTRIDE, LOCAL_FLOATS; U_CONSTANT binds
-// U as __constant (it fits the device's constant buffer), else __global const. (The work-items of one NVIDIA warp read different U
-// elements, which __constant serialises; with these blocks U is at least
-// 256 KiB for the fused variants anyway, so there only the low-local ones can
-// take __constant.) The local-memory layout (V_ESTRIDE, SK, LOCAL_FLOATS)
-// comes from the configuration, so the size the host checks against the
-// device is the size the kernel declares.
+// BK (multiple of 8), BT, BC, SK, V_ESTRIDE, LOCAL_FLOATS. The local-memory
+// layout comes from the configuration, so the size the host checks against
+// the device is the size the kernel declares. Optional:
+//   U_CONSTANT      U bound as __constant (it fits the device's constant
+//                   buffer), else __global const. (The work-items of one
+//                   NVIDIA warp read different U elements, which __constant
+//                   serialises: there only small low-local layers take it.)
+//   C_TAIL          the last C step multiplies only the channels that exist,
+//                   in chunks of C_CHUNK (U is padded to a multiple of
+//                   C_CHUNK, not of a whole C step: few multiply-adds of
+//                   zeros; NVIDIA), else a fixed trip count over U padded to
+//                   whole C steps (PoCL vectorises the fixed loop better);
+//   BLOCK_PARTIAL   each C step sums into fresh accumulators that are then
+//                   added to the running total: the fp32 sum over C becomes
+//                   C/BC short sums of BC terms plus C/BC additions, which
+//                   halves the rounding error on C = 512 layers, for BT more
+//                   float8 registers.
+// Split C: the work-groups of one K block and tile block may be spread over
+// `c_slice`-channel slices of C (more work-groups for small layers on many
+// compute units); each writes its partial output, without bias, to its own
+// slice of `y` (y_split_stride floats apart), and winograd_reduce below sums
+// the slices and adds the bias.
 //
 // Every shape is handled by bounds, not by padded copies: input elements
 // outside the image (padding, the ragged last tile) or past C count as 0 (the
 // load address is clamped into the tensor, the value zeroed), outputs past P,
-// Q or K are not written. U is padded to Kp (a multiple
-// of BK) and Cp (a multiple of BC) with zeros by winograd_weights, laid out
-// [K block][Cp][e][BK] so a work-group's U for one step of C is one
-// contiguous piece.
+// Q or K are not written. U is padded to Kp (a multiple of BK) and Cp with
+// zeros by winograd_weights, laid out [K block][Cp][e][BK] so a work-group's
+// U for one step of C is one contiguous piece.
 
 #ifdef U_CONSTANT
 #define U_SPACE __constant
@@ -48,13 +62,18 @@
 // work-items of different e reading the same (c, t) hit different banks.
 // SK: phase 3 stages M through local memory SK output channels at a time.
 #define KVS (SK / 8)
+// U as 128-bit loads: a float8 is two float4s from a pointer the compiler
+// knows is 16-byte aligned (every offset into U is a multiple of 8 floats),
+// so NVIDIA's compiler emits two ld.v4 instead of eight 32-bit loads.
+#define U_LOAD8(p) ((float8)(((U_SPACE float4*)(p))[0], ((U_SPACE float4*)(p))[1]))
 
 __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     __global const float* restrict x, const ulong x_offset, U_SPACE float* restrict u,
     __global const float* restrict bias, const ulong bias_offset, __global float* restrict y, const ulong y_offset,
     const int C, const int H, const int W, const int K, const int P, const int Q, const int pad_top,
     const int pad_left, const int tiles_w, const int tiles_per_image, const int tiles_total, const int x_channels,
-    const int c_base, const int y_channels, const int k_base, const int Cp, const int u_offset, const int has_bias) {
+    const int c_base, const int y_channels, const int k_base, const int Cp, const int u_offset, const int has_bias,
+    const int tile_blocks, const int c_slice, const ulong y_split_stride) {
     // Each tensor starts `*_offset` floats into its buffer (a framework's view).
     x += x_offset;
     bias += bias_offset;
@@ -69,17 +88,21 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     // tile blocks: groups running at the same time stream the same slice of U,
     // which then comes from the shared cache instead of memory (U is the
     // largest operand: alpha^2 x C x K floats).
-    const int tile_blocks = (int)get_num_groups(2);
-    const int linear = (int)get_group_id(0) + (int)get_group_id(2) * (int)get_num_groups(0);
+    // Dimension 2 enumerates (C slice, tile block); a slice's partial output
+    // goes to its own part of y.
+    const int split = (int)get_group_id(2) / tile_blocks;
+    const int linear = (int)get_group_id(0) + ((int)get_group_id(2) - split * tile_blocks) * (int)get_num_groups(0);
     const int kblock = linear / tile_blocks;
     const int k0 = kblock * BK;
     const int tile0 = (linear - kblock * tile_blocks) * BT;
+    const int c_begin = split * c_slice, c_end = min(C, c_begin + c_slice);
+    y += (size_t)split * y_split_stride;
 
     float8 acc[BT];
 #pragma unroll
     for (int t = 0; t < BT; ++t) acc[t] = (float8)(0.0f);
 
-    for (int c0 = 0; c0 < C; c0 += BC) {
+    for (int c0 = c_begin; c0 < c_end; c0 += BC) {
         // Phase 1: BT x BC input tiles, each transformed by one work-item, a
         // fixed number per work-item (no divergent loop; PoCL vectorises it
         // across work-items). Loads are branch-free: the address is clamped
@@ -92,7 +115,7 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
 #endif
             const int t = p % BT, c = p / BT;
             const int tile = tile0 + t, ch = c0 + c;
-            const bool live = tile < tiles_total && ch < C;
+            const bool live = tile < tiles_total && ch < c_end;
             const int tile_c = min(tile, tiles_total - 1);
             const int n = tile_c / tiles_per_image;
             const int rest = tile_c - n * tiles_per_image;
@@ -100,6 +123,13 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
             __global const float* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
             float d[WINO_ALPHA][WINO_ALPHA];
+#if BT * BC > LSIZE
+            // Several tiles per work-item: unrolled, d stays in registers (else
+            // clang's NVPTX path leaves it in 144 B of stack for F(4x4)). With
+            // one tile per work-item ptxas keeps d in registers by itself, and
+            // unrolling would only cost registers.
+#pragma unroll
+#endif
             for (int i = 0; i < WINO_ALPHA; ++i) {
                 const int iy = iy0 + i;
                 const bool row_in = live && iy >= 0 && iy < H;
@@ -125,18 +155,49 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t]. U is
-        // padded to Cp (a multiple of BC) with zeros: a fixed trip count.
+        // Phase 2: acc[t] += U[e][c][k0 + kv*8 .. +7] * V[e][c][t]. Without
+        // C_TAIL, U is padded to Cp (a multiple of BC) with zeros: a fixed
+        // trip count.
         U_SPACE float* up = u + u_offset + (((size_t)kblock * Cp + c0) * A2 + e) * BK + kv * 8;
         __local const float* vp = lmem + e * V_ESTRIDE;
+
+#ifdef BLOCK_PARTIAL
+        float8 part[BT];
+#pragma unroll
+        for (int t = 0; t < BT; ++t) part[t] = (float8)(0.0f);
+#define SUM part
+#else
+#define SUM acc
+#endif
         // The t loop must unroll: then the compiler keeps the BT accumulators
         // in registers across the c loop (rolled, PoCL left them in memory:
         // a load and a store per multiply-add).
-        for (int c = 0; c < BC; ++c) {
-            const float8 uv = vload8(0, up + c * A2 * BK);
+#ifdef C_TAIL
+        // Whole chunks of C_CHUNK channels up to Cp (Cg rounded up to
+        // C_CHUNK): a fixed inner trip count the compiler unrolls, so the
+        // accumulators stay in registers (a loop over exactly the channels
+        // left took F(2x2) from 128 to 153 registers under ptxas).
+        const int csteps = min(BC, Cp - c0);
+        for (int cc = 0; cc < csteps; cc += C_CHUNK) {
 #pragma unroll
-            for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
+            for (int c = cc; c < cc + C_CHUNK; ++c) {
+                const float8 uv = U_LOAD8(up + c * A2 * BK);
+#pragma unroll
+                for (int t = 0; t < BT; ++t) SUM[t] = fma((float8)(vp[c * BT + t]), uv, SUM[t]);
+            }
         }
+#else
+        for (int c = 0; c < BC; ++c) {
+            const float8 uv = U_LOAD8(up + c * A2 * BK);
+#pragma unroll
+            for (int t = 0; t < BT; ++t) SUM[t] = fma((float8)(vp[c * BT + t]), uv, SUM[t]);
+        }
+#endif
+#undef SUM
+#ifdef BLOCK_PARTIAL
+#pragma unroll
+        for (int t = 0; t < BT; ++t) acc[t] += part[t];
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
@@ -176,4 +237,22 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             }
         }
     }
+}
+
+// The C slices' partial outputs of winograd_fused summed, plus the bias:
+// y[n, k, :] = sum_s part[s][n, k, :] + bias[k], for one group's K channels.
+// NDRange: dim0 = P*Q rounded up, dim1 = N * Kg.
+__kernel void winograd_reduce(__global const float* restrict part, const ulong part_offset, const int splits,
+                              const ulong split_stride, __global float* restrict y, const ulong y_offset,
+                              __global const float* restrict bias, const ulong bias_offset, const int has_bias,
+                              const int Kg, const int y_channels, const int k_base, const int PQ) {
+    const int pq = (int)get_global_id(0);
+    const int nk = (int)get_global_id(1);
+    if (pq >= PQ) return;  // dim0 is rounded up to the work-group size
+    const int n = nk / Kg, k = k_base + nk % Kg;
+    const size_t at = ((size_t)n * y_channels + k) * PQ + pq;
+    part += part_offset;
+    float sum = has_bias ? bias[bias_offset + k] : 0.0f;
+    for (int s = 0; s < splits; ++s) sum += part[s * split_stride + at];
+    y[y_offset + at] = sum;
 }

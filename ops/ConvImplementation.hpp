@@ -21,6 +21,7 @@
 #include "netcl/Kernel.hpp"
 #include "netcl/Plan.hpp"
 #include "ops/ConvStrategy.hpp"
+#include "ops/ProgramSpec.hpp"
 
 namespace netcl {
 
@@ -48,6 +49,11 @@ public:
     // How much more rounding error than a direct fp32 sum the variant makes,
     // at most (1 for a direct sum; Winograd's transforms amplify it).
     virtual double error_factor(const Variant&) const { return 1.0; }
+
+    // The OpenCL programs the strategy for this layer builds (netcl's own
+    // kernels; a library it calls, CLBlast, builds its own and is not listed).
+    virtual std::vector<ProgramSpec> programs(const Variant& variant, const ConvShapes& shapes,
+                                              const DeviceProfile& profile) const = 0;
 
     // Profile "tuned" keys the implementation reads (e.g. its workspace cap),
     // so a profile naming a key nobody reads is warned about.

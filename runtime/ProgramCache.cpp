@@ -14,6 +14,7 @@
 #include "runtime/EmbeddedSources.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
+#include "runtime/internal/Text.hpp"
 
 namespace netcl {
 
@@ -55,7 +56,9 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, const DeviceP
     : context_(std::move(context)),
       device_(std::move(device)),
       device_key_(profile.name + "|" + profile.driver_version + "|" + profile.platform_name),
-      directory_(default_directory()) {}
+      directory_(default_directory()) {
+    if (internal::contains_ignoring_case(profile.vendor, "NVIDIA")) device_options_ = " -cl-nv-verbose";
+}
 
 std::string ProgramCache::disk_key(const std::string& source, const std::string& options) const {
     const std::string key = device_key_ + "|" + hex(hash(source)) + "|" + options;
@@ -65,14 +68,15 @@ std::string ProgramCache::disk_key(const std::string& source, const std::string&
 
 std::string ProgramCache::disk_path(const std::string& source, const std::string& options) const {
     if (directory_.empty()) return {};
-    return directory_ + "/programs/" + disk_key(source, options) + ".bin";
+    return directory_ + "/programs/" + disk_key(source, options + device_options_) + ".bin";
 }
 
 cl::Program ProgramCache::get(const std::string& source_name, const std::string& options) {
     return get_source(source_name, embedded_source(source_name), options);
 }
 
-cl::Program ProgramCache::get_source(const std::string& label, const std::string& source, const std::string& options) {
+cl::Program ProgramCache::get_source(const std::string& label, const std::string& source, const std::string& given) {
+    const std::string options = given + device_options_;
     const std::string memory_key = hex(hash(source)) + "|" + options;
     std::lock_guard lock(mutex_);
     if (const auto it = programs_.find(memory_key); it != programs_.end()) {
@@ -80,7 +84,7 @@ cl::Program ProgramCache::get_source(const std::string& label, const std::string
         return it->second;
     }
     cl::Program program;
-    const std::string path = disk_path(source, options);
+    const std::string path = disk_path(source, given);
     if (path.empty() || !load_binary(path, label, options, program)) {
         program = build(label, source, options);
         if (!path.empty()) store_binary(path, program);
@@ -103,6 +107,11 @@ cl::Program ProgramCache::build(const std::string& label, const std::string& sou
     ++stats_.builds;
     stats_.build_ms += ms_since(start);
     log().debug("built program '{}' [{}] in {:.0f} ms", label, options, ms_since(start));
+    if (!device_options_.empty() && log().should_log(spdlog::level::debug)) {
+        std::string build_log;
+        program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &build_log);
+        log().debug("build log of '{}' (the driver's compiler):\n{}", label, build_log);
+    }
     return program;
 }
 

@@ -50,6 +50,10 @@ private:
     cl::Context context_;
     cl::Device device_;
     std::string device_key_;  // device name + driver version
+    // Options this device's compiler gets on every build: on NVIDIA
+    // -cl-nv-verbose, so ptxas's register/spill/shared-memory lines land in
+    // the build log, which is logged at debug level.
+    std::string device_options_;
     std::string directory_;
     mutable std::mutex mutex_;
     std::map<std::string, cl::Program> programs_;

@@ -28,6 +28,10 @@ struct ProfileData {
     std::map<std::string, std::string> match;  // keys: vendor, platform, type, name, driver
     DeviceProfile device;                      // facts as the file gives them; tuned = the file's values
     std::map<std::string, TunedRecord> records;  // by record_key
+    // Static budgets the kernels built for such a device are held to by the
+    // nvptx check (tests/nvptx): min_occupancy, max_spill_bytes,
+    // max_stack_bytes, max_registers, max_shared_bytes.
+    std::map<std::string, double> budget;
 
     // 0: matches every device (default); 1: vendor/platform/type; 2: device
     // name; 3: device name and driver. Higher layers over lower.

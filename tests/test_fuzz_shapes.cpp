@@ -71,7 +71,7 @@ ConvShapes winograd_shape(std::mt19937_64& rng) {
 // A Winograd layer past the variant's blocks: C in (BC, 2.5 BC], K in
 // (BK, 2.5 BK], on small images so the cost stays in the channels.
 ConvShapes winograd_multi_block_shape(std::mt19937_64& rng, const WinogradVariant& variant) {
-    const WinogradConfig b = winograd_config(variant);
+    const WinogradConfig b = winograd_config(variant, test::shared_context()->profile());
     ConvShapes s;
     s.R = s.S = 3;
     s.N = uniform(rng, 1, 2);
@@ -138,7 +138,7 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
         ++ran;
         const auto wino = winograd_variant(d.variant);
         ++per_plan[to_string(d.kernel) + " " + d.variant.id + (d.workspace_limit_bytes ? " (workspace limit)" : "") +
-                   (wino && d.shapes.C > winograd_config(*wino).block_c ? " (multi-block)" : "")];
+                   (wino && d.shapes.C > winograd_config(*wino, profile).block_c ? " (multi-block)" : "")];
         if (d.workspace_limit_bytes) {
             EXPECT_LE(result.workspace_bytes, *d.workspace_limit_bytes) << "case " << i;
             EXPECT_LT(result.workspace_bytes, im2col_layout(d.shapes).columns_per_image_bytes * static_cast<std::size_t>(d.shapes.N))

@@ -64,7 +64,7 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     constant.constant_weights = true;
     const bool allowed = threshold(profile, threshold_key::winograd_constant_weights) != 0;
     EXPECT_EQ(chosen->constant_weights,
-              allowed && winograd_config(constant).weight_bytes(c.shapes) <= profile.max_constant_buffer_bytes);
+              allowed && winograd_config(constant, profile).weight_bytes(c.shapes) <= profile.max_constant_buffer_bytes);
     EXPECT_FALSE(why_not(d.plan.variant, c.shapes, profile).has_value());
 }
 
@@ -117,7 +117,7 @@ TEST_F(SelectorTest, ProfileDrivesFusedVersusLowLocalMemory) {
     const ConvShapes s = shape(1, 64, 56, 56, 64, 3, 3, 1, 1);
     KernelSelector selector;
     const Variant fused4 = winograd_variant_id(4, false, false);
-    const std::size_t fused4_local = winograd_config(*winograd_variant(fused4)).local_bytes();
+    const std::size_t fused4_local = winograd_config(*winograd_variant(fused4), profile).local_bytes();
     profile.local_mem_bytes = fused4_local;
     EXPECT_EQ(selector.select("conv2d", s, profile).variant, fused4);
     profile.local_mem_bytes = fused4_local - 1;
@@ -138,7 +138,7 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
     const ConvShapes s = shape(1, 16, 32, 32, 16, 3, 3, 1, 1);
     const Variant f4c = winograd_variant_id(4, false, true);
     KernelSelector selector;
-    profile.max_constant_buffer_bytes = winograd_config(*winograd_variant(f4c)).weight_bytes(s);
+    profile.max_constant_buffer_bytes = winograd_config(*winograd_variant(f4c), profile).weight_bytes(s);
     EXPECT_EQ(selector.select("conv2d", s, profile).variant, f4c);
     profile.max_constant_buffer_bytes -= 1;
     const Decision d = selector.explain("conv2d", s, profile);

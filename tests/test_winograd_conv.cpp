@@ -21,6 +21,7 @@
 #include "ops/winograd/WinogradConfig.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "netcl/Error.hpp"
+#include "selector/ProfileStore.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -28,7 +29,7 @@ namespace netcl {
 namespace {
 
 double factor_for(const Variant& v) { return tolerance_factor(v); }
-WinogradConfig config_of(const Variant& v) { return winograd_config(*winograd_variant(v)); }
+WinogradConfig config_of(const Variant& v) { return winograd_config(*winograd_variant(v), test::shared_context()->profile()); }
 Plan plan_of(const Variant& v) {
     Plan plan;
     plan.kernel = Kernel::CONV2D_WINOGRAD;
@@ -180,6 +181,50 @@ TEST(WinogradConv, RefusesWhatItCannotRun) {
     EXPECT_THROW(conv->enqueue(x, y, Workspace{}, chain), Error);  // before set_weights
     const Tensor wrong = Tensor::from_host(context, test::random_uniform(4 * 4 * 9, 2), {4, 4, 9});
     EXPECT_THROW(conv->set_weights(wrong, nullptr, chain), Error);
+}
+
+// The configuration shipped for NVIDIA (selector/profiles/nvidia-gpu.json:
+// its fused block sizes, exact C tails in chunks of 8, C split over slices for
+// enough work-groups, 48 KiB of local and 64 KiB of constant memory) built and
+// run here, on this device, against the fp64 reference: the configuration
+// the nvptx check holds to its budget is the one that is tested.
+TEST(WinogradConv, NvidiaProfileConfigurationRunsHere) {
+    auto ctx = Context::create();
+    const DeviceProfile nvidia = load_profile("nvidia-gpu");
+    DeviceProfile profile = ctx->profile();
+    profile.tuned = nvidia.tuned;
+    profile.local_mem_bytes = nvidia.local_mem_bytes;
+    profile.max_constant_buffer_bytes = nvidia.max_constant_buffer_bytes;
+    ctx->set_profile(profile);
+    const std::vector<ConvShapes> shapes = {
+        conv3x3(1, 150, 9, 9, 70, 1),           // C over 2 steps of F(4x4)'s 72 and 4 of F(2x2)'s 32: split, tail
+        conv3x3(2, 40, 7, 10, 130, 1, false),   // K over two blocks, C off the chunk of 8
+        conv3x3(1, 19, 5, 5, 9, 0),             // small: one tile block, C tail inside one step
+        conv3x3(3, 64, 6, 6, 34, 2, true, 2),   // groups 2, pad 2
+    };
+    int ran = 0, split = 0;
+    std::uint64_t seed = 900;
+    for (const auto& wv : winograd_variants()) {
+        const Variant v = wv.variant();
+        const WinogradConfig config = winograd_config(wv, profile);
+        EXPECT_TRUE(config.c_tail) << v.id;
+        for (const ConvShapes& s : shapes) {
+            if (why_not(v, s, profile)) continue;  // e.g. U over the 64 KiB constant buffer
+            test::ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_WINOGRAD;
+            options.variant = v;
+            options.seed = seed++;
+            options.tolerance_factor = factor_for(v);
+            options.context = ctx;
+            const auto result = test::run_conv_case(s, options);
+            EXPECT_TRUE(result.passed()) << v.id << " [" << config.str(s) << "] " << test::describe(s, result);
+            EXPECT_EQ(result.workspace_bytes, config.workspace_bytes(s)) << v.id << " " << s.str();
+            ++ran;
+            split += config.splits(s) > 1;
+        }
+    }
+    EXPECT_GE(ran, 16);  // 8 variants x 4 shapes, less the constant-weights ones U outgrows 64 KiB for
+    EXPECT_GE(split, 8) << "the split-C path must be exercised";
 }
 
 TEST(WinogradConv, WeightTransformMatchesGeneratorOnHost) {

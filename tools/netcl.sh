@@ -16,6 +16,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libclblast-dev libspdlog-dev libgtest-dev nlohmann-json3-dev libcli11-dev
   oclgrind valgrind python3 python3-matplotlib
+  clang-15 libclc-15 libdnnl-dev
 )
 
 install_missing() {

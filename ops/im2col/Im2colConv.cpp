@@ -15,8 +15,10 @@ constexpr const char* kName = "IM2COL";
 
 Im2colConv::Im2colConv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Im2colLayout& layout)
     : context_(std::move(context)), shapes_(shapes), layout_(layout) {
-    if (!layout_.direct) im2col_ = internal::make_kernel(context_->programs().get("im2col"), "im2col");
-    if (shapes_.bias) bias_add_ = internal::make_kernel(context_->programs().get("bias_add"), "bias_add");
+    for (const ProgramSpec& spec : im2col_programs(layout_, shapes_.bias)) {
+        const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
+        (spec.label == "im2col" ? im2col_ : bias_add_) = internal::make_kernel(program, spec.kernels.front().name.c_str());
+    }
 }
 
 void Im2colConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain&) {

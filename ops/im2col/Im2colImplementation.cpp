@@ -33,6 +33,9 @@ public:
     std::size_t workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return im2col_layout(s, im2col_workspace_limit(profile)).workspace_bytes;
     }
+    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return im2col_programs(im2col_layout(s, im2col_workspace_limit(profile)), s.bias);
+    }
     std::vector<std::string> profile_keys() const override { return {"im2col_workspace_limit_bytes"}; }
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {

@@ -1,5 +1,7 @@
 #include "ops/im2col/Im2colLayout.hpp"
 
+#include "runtime/EmbeddedSources.hpp"
+
 
 #include <algorithm>
 
@@ -20,6 +22,13 @@ Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes) {
     layout.images_per_pass = std::clamp<std::int64_t>(fit, 1, s.N);
     layout.workspace_bytes = layout.columns_per_image_bytes * static_cast<std::size_t>(layout.images_per_pass);
     return layout;
+}
+
+std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias) {
+    std::vector<ProgramSpec> programs;
+    if (!layout.direct) programs.push_back({"im2col", embedded_source("im2col"), "", {{"im2col", {64, 1, 1}}}});
+    if (bias) programs.push_back({"bias_add", embedded_source("bias_add"), "", {{"bias_add", {64, 1, 1}}}});
+    return programs;
 }
 
 std::size_t im2col_workspace_limit(const DeviceProfile& profile) {

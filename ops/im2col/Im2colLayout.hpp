@@ -4,6 +4,8 @@
 
 #include "netcl/ConvShapes.hpp"
 #include "netcl/DeviceProfile.hpp"
+#include "ops/ProgramSpec.hpp"
+#include <vector>
 
 namespace netcl {
 
@@ -30,6 +32,10 @@ inline constexpr std::size_t kIm2colPassBytes = std::size_t{32} << 20;
 // limit below one image's columns still gives one image per pass; why_not()
 // declines that case.
 Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes);
+
+// netcl's own programs for the layer: the column expansion (unless direct)
+// and the bias pass (with a bias), both launched in work-groups of 64.
+std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias);
 
 // The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else
 // a quarter of the device's largest allocation.

@@ -5,6 +5,7 @@
 
 #include "netcl/ConvShapes.hpp"
 #include "netcl/OpenCL.hpp"
+#include "ops/ProgramSpec.hpp"
 
 namespace netcl {
 
@@ -19,6 +20,8 @@ struct NaiveConfig {
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const { return cl::NDRange(8, 4, 1); }
     std::string str() const;
+    // kernels_cl/conv2d_naive.cl with these options.
+    ProgramSpec program() const;
 };
 
 NaiveConfig naive_config(const ConvShapes& shapes);

@@ -11,7 +11,8 @@ constexpr const char* kName = "CONV2D_NAIVE";
 
 NaiveConv::NaiveConv(std::shared_ptr<Context> context, const ConvShapes& shapes)
     : context_(std::move(context)), shapes_(shapes), config_(naive_config(shapes)) {
-    const cl::Program program = context_->programs().get("conv2d_naive", config_.build_options());
+    const ProgramSpec spec = config_.program();
+    const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     kernel_ = internal::make_kernel(program, "conv2d_naive");
 }
 

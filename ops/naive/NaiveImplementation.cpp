@@ -22,6 +22,9 @@ public:
         return naive_config(s).str();
     }
     std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+        return {naive_config(s).program()};
+    }
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile&) const override {
         return std::make_unique<NaiveConv>(std::move(context), shapes);

@@ -3,13 +3,29 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "ops/winograd/WinogradMatrices.hpp"
+#include "ops/winograd/WinogradSource.hpp"
+#include "runtime/EmbeddedSources.hpp"
+
 namespace netcl {
 
 namespace {
+
 std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+std::int64_t divide_up(std::int64_t value, std::int64_t by) { return (value + by - 1) / by; }
+
+std::string block_key(int m, const char* what) { return "winograd_f" + std::to_string(m) + "_block_" + what; }
+
 }  // namespace
 
-WinogradConfig winograd_config(const WinogradVariant& v) {
+std::vector<std::string> winograd_profile_keys() {
+    std::vector<std::string> keys = {"winograd_c_tail", "winograd_block_partial", "winograd_min_work_groups"};
+    for (const int m : {2, 4})
+        for (const char* what : {"k", "tiles", "c"}) keys.push_back(block_key(m, what));
+    return keys;
+}
+
+WinogradConfig winograd_config(const WinogradVariant& v, const DeviceProfile& profile) {
     WinogradConfig c;
     c.variant = v;
     c.alpha = v.m + v.r - 1;
@@ -22,11 +38,15 @@ WinogradConfig winograd_config(const WinogradVariant& v) {
     // Low-local: 8 KiB (F(2x2)) and 10.3 KiB (F(4x4)), under 16 KiB. A larger
     // BK means fewer work-groups transforming the same input tiles (measured
     // on PoCL: F(2x2) BK 64 -> 128 and F(4x4) BK 32 -> 64 each cut 15-20%).
+    // A device's profile may set the fused blocks (the NVIDIA profile does,
+    // from the ptxas register counts of tests/nvptx).
     const bool f4 = v.m == 4;
     if (v.low_local_memory) {
         c.block_k = f4 ? 8 : 16, c.block_tiles = 8, c.block_c = f4 ? 9 : 8;
     } else {
-        c.block_k = f4 ? 64 : 128, c.block_tiles = 8, c.block_c = f4 ? 36 : 32;
+        c.block_k = static_cast<int>(profile.tuned_or(block_key(v.m, "k"), f4 ? 64 : 128));
+        c.block_tiles = static_cast<int>(profile.tuned_or(block_key(v.m, "tiles"), 8));
+        c.block_c = static_cast<int>(profile.tuned_or(block_key(v.m, "c"), f4 ? 36 : 32));
     }
     // Phase 3 stages M through local memory at most 32 output channels at a
     // time, so the staging stays at alpha^2 x BT x 32 floats however large BK is.
@@ -35,6 +55,9 @@ WinogradConfig winograd_config(const WinogradVariant& v) {
     c.v_row_floats = static_cast<std::size_t>(c.block_c * c.block_tiles + 1);
     const std::size_t staging = a2 * static_cast<std::size_t>(c.block_tiles * c.stage_k);
     c.local_floats = std::max(a2 * c.v_row_floats, staging);
+    c.c_tail = profile.tuned_or("winograd_c_tail", 0) != 0;
+    c.block_partial = profile.tuned_or("winograd_block_partial", 0) != 0;
+    c.min_work_groups = static_cast<std::int64_t>(profile.tuned_or("winograd_min_work_groups", 0));
     return c;
 }
 
@@ -43,19 +66,38 @@ cl::NDRange WinogradConfig::local() const {
 }
 
 std::int64_t WinogradConfig::padded_k(const ConvShapes& s) const { return round_up(s.K / s.groups, block_k); }
-std::int64_t WinogradConfig::padded_c(const ConvShapes& s) const { return round_up(s.C / s.groups, block_c); }
+std::int64_t WinogradConfig::padded_c(const ConvShapes& s) const {
+    return round_up(s.C / s.groups, c_tail ? c_chunk() : block_c);
+}
+std::int64_t WinogradConfig::tiles(const ConvShapes& s) const {
+    return s.N * divide_up(s.P(), variant.m) * divide_up(s.Q(), variant.m);
+}
+std::int64_t WinogradConfig::tile_blocks(const ConvShapes& s) const { return divide_up(tiles(s), block_tiles); }
+
+std::int64_t WinogradConfig::c_slice(const ConvShapes& s) const {
+    const std::int64_t cg = s.C / s.groups, steps = divide_up(cg, block_c);
+    const std::int64_t groups = (padded_k(s) / block_k) * tile_blocks(s);
+    const std::int64_t wanted = min_work_groups > groups ? divide_up(min_work_groups, groups) : 1;
+    const std::int64_t slices = std::clamp<std::int64_t>(wanted, 1, steps);
+    return divide_up(steps, slices) * block_c;
+}
+
+std::int64_t WinogradConfig::splits(const ConvShapes& s) const { return divide_up(s.C / s.groups, c_slice(s)); }
 
 std::size_t WinogradConfig::weight_bytes(const ConvShapes& s) const {
     return static_cast<std::size_t>(alpha * alpha) * static_cast<std::size_t>(s.groups) *
            static_cast<std::size_t>(padded_c(s)) * static_cast<std::size_t>(padded_k(s)) * sizeof(float);
 }
 
+std::size_t WinogradConfig::workspace_bytes(const ConvShapes& s) const {
+    const std::int64_t n = splits(s);
+    return n > 1 ? static_cast<std::size_t>(n) * static_cast<std::size_t>(s.output_numel()) * sizeof(float) : 0;
+}
+
 cl::NDRange WinogradConfig::global(const ConvShapes& s) const {
-    const std::int64_t tiles = s.N * ((s.P() + variant.m - 1) / variant.m) * ((s.Q() + variant.m - 1) / variant.m);
-    const std::int64_t tile_blocks = (tiles + block_tiles - 1) / block_tiles;
     const std::size_t kv = static_cast<std::size_t>(block_k / 8);
     return cl::NDRange(kv * static_cast<std::size_t>(padded_k(s) / block_k), static_cast<std::size_t>(alpha * alpha),
-                       static_cast<std::size_t>(tile_blocks));
+                       static_cast<std::size_t>(tile_blocks(s) * splits(s)));
 }
 
 std::string WinogradConfig::build_options() const {
@@ -64,15 +106,35 @@ std::string WinogradConfig::build_options() const {
                           " -DV_ESTRIDE=" + std::to_string(v_row_floats) +
                           " -DLOCAL_FLOATS=" + std::to_string(local_floats);
     if (variant.constant_weights) options += " -DU_CONSTANT";
+    if (c_tail) options += " -DC_TAIL -DC_CHUNK=" + std::to_string(c_chunk());
+    if (block_partial) options += " -DBLOCK_PARTIAL";
     return options;
 }
 
-std::string WinogradConfig::str() const {
-    char text[160];
+std::string WinogradConfig::str(const ConvShapes& s) const {
+    char text[200];
     std::snprintf(text, sizeof text, "F(%dx%d,%dx%d) BK=%d BT=%d BC=%d, %zu work-items, %.1f KiB local, U %s",
                   variant.m, variant.m, variant.r, variant.r, block_k, block_tiles, block_c, work_group_size(),
                   static_cast<double>(local_bytes()) / 1024.0, variant.constant_weights ? "__constant" : "__global");
-    return text;
+    std::string out = text;
+    if (splits(s) > 1) out += ", C split in " + std::to_string(splits(s)) + " slices of " + std::to_string(c_slice(s));
+    if (c_tail) out += ", exact C";
+    if (block_partial) out += ", per-step partial sums";
+    return out;
+}
+
+ProgramSpec WinogradConfig::program() const {
+    const WinogradVariant& v = variant;
+    ProgramSpec spec;
+    spec.label = "winograd F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," + std::to_string(v.r) + "x" +
+                 std::to_string(v.r) + ")";
+    spec.source = winograd_cl_prelude(winograd_matrices(v.m, v.r)) + embedded_source("winograd_weights") +
+                  embedded_source("winograd_fused");
+    spec.options = build_options();
+    spec.kernels = {{"winograd_fused", {static_cast<std::size_t>(block_k / 8), static_cast<std::size_t>(alpha * alpha), 1}},
+                    {"winograd_weights", {8, 1, 1}},
+                    {"winograd_reduce", {64, 1, 1}}};
+    return spec;
 }
 
 }  // namespace netcl

@@ -1,15 +1,24 @@
 #pragma once
-// Internal: how one Winograd variant runs one layer on one device -- its
-// configuration. The build options of kernels_cl/winograd_*.cl (block sizes
-// and the local-memory layout they imply) and the launch sizes both come from
-// here; the kernel computes none of them itself.
+// Internal: how one Winograd variant runs on one device -- its configuration,
+// and the geometry it gives a layer. The build options of
+// kernels_cl/winograd_*.cl (block sizes, the local-memory layout they imply,
+// the optional code paths) and the launch sizes both come from here; the
+// kernel computes none of them itself.
+//
+// Profile keys (tuned values; ConvImplementation::profile_keys):
+//   winograd_f{2,4}_block_k / _block_tiles / _block_c   the fused blocks
+//   winograd_c_tail           1: no padding of C to a whole C step (C_TAIL)
+//   winograd_block_partial    1: per-C-step partial sums (BLOCK_PARTIAL)
+//   winograd_min_work_groups  split C over this many work-groups at least
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "netcl/ConvShapes.hpp"
 #include "netcl/DeviceProfile.hpp"
 #include "netcl/OpenCL.hpp"
+#include "ops/ProgramSpec.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 
 namespace netcl {
@@ -28,22 +37,45 @@ struct WinogradConfig {
     int stage_k = 0;
     std::size_t v_row_floats = 0;
     std::size_t local_floats = 0;
+    bool c_tail = false;
+    bool block_partial = false;
+    std::int64_t min_work_groups = 0;  // 0: never split C
 
+    // With c_tail, U's C is padded to this (whole chunks of the unrolled
+    // inner loop): 8 where the C step is a multiple of 8, else 1.
+    int c_chunk() const { return block_c % 8 == 0 ? 8 : 1; }
     std::size_t local_bytes() const { return local_floats * sizeof(float); }
     std::size_t work_group_size() const { return static_cast<std::size_t>(block_k / 8) * alpha * alpha; }
     cl::NDRange local() const;
-    // Per layer: output channels of one group's U rounded up to the K block
-    // (Kp) and input channels rounded up to the C step (Cp).
+
+    // Per layer (per group of it): output channels of U rounded up to the K
+    // block (Kp), input channels as U holds them (Cp: rounded up to the C
+    // step, or with C_TAIL only to c_chunk()).
     std::int64_t padded_k(const ConvShapes& shapes) const;
     std::int64_t padded_c(const ConvShapes& shapes) const;
+    std::int64_t tiles(const ConvShapes& shapes) const;  // N x ceil(P/m) x ceil(Q/m)
+    std::int64_t tile_blocks(const ConvShapes& shapes) const;
+    // C split into slices of c_slice channels (a multiple of the C step):
+    // enough that a launch has min_work_groups work-groups, at most one
+    // slice per C step.
+    std::int64_t c_slice(const ConvShapes& shapes) const;
+    std::int64_t splits(const ConvShapes& shapes) const;
     // Bytes of U: groups x alpha^2 x Cp x Kp floats.
     std::size_t weight_bytes(const ConvShapes& shapes) const;
+    // The slices' partial outputs when C is split (0 when it is not).
+    std::size_t workspace_bytes(const ConvShapes& shapes) const;
     cl::NDRange global(const ConvShapes& shapes) const;
 
     std::string build_options() const;
-    std::string str() const;
+    std::string str(const ConvShapes& shapes) const;
+    // One program per configuration: the generated prelude of the variant's
+    // matrices, the weight transform, the fused kernel and the slice reduction.
+    ProgramSpec program() const;
 };
 
-WinogradConfig winograd_config(const WinogradVariant& variant);
+WinogradConfig winograd_config(const WinogradVariant& variant, const DeviceProfile& profile);
+
+// The keys above, for ConvImplementation::profile_keys.
+std::vector<std::string> winograd_profile_keys();
 
 }  // namespace netcl

@@ -2,9 +2,6 @@
 
 #include "netcl/Error.hpp"
 #include "ops/internal/KernelLaunch.hpp"
-#include "ops/winograd/WinogradMatrices.hpp"
-#include "ops/winograd/WinogradSource.hpp"
-#include "runtime/EmbeddedSources.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -13,24 +10,15 @@ namespace {
 
 constexpr const char* kName = "CONV2D_WINOGRAD";
 
-// One program per (tile, weight memory, block sizes): at most 8 builds. The
-// weight transform lives in the same program so it costs no build of its own.
-cl::Program build_program(Context& context, const WinogradConfig& config) {
-    const WinogradVariant& v = config.variant;
-    const std::string source = winograd_cl_prelude(winograd_matrices(v.m, v.r)) +
-                               embedded_source("winograd_weights") + embedded_source("winograd_fused");
-    const std::string label = "winograd F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," +
-                              std::to_string(v.r) + "x" + std::to_string(v.r) + ")";
-    return context.programs().get_source(label, source, config.build_options());
-}
-
 }  // namespace
 
 WinogradConv::WinogradConv(std::shared_ptr<Context> context, const WinogradConfig& config, const ConvShapes& shapes)
     : context_(std::move(context)), config_(config), shapes_(shapes) {
-    const cl::Program program = build_program(*context_, config_);
+    const ProgramSpec spec = config_.program();
+    const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     weights_kernel_ = internal::make_kernel(program, "winograd_weights");
     fused_kernel_ = internal::make_kernel(program, "winograd_fused");
+    reduce_kernel_ = internal::make_kernel(program, "winograd_reduce");
 }
 
 void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
@@ -52,7 +40,7 @@ void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, intern
     has_weights_ = true;
 }
 
-void WinogradConv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, internal::EventChain& chain) {
+void WinogradConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) {
     NETCL_REQUIRE(has_weights_, "CONV2D_WINOGRAD: enqueue before set_weights; expected weights first");
     internal::check_io(kName, shapes_, x, y);
     const ConvShapes& s = shapes_;
@@ -60,18 +48,35 @@ void WinogradConv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, i
     const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
     const std::int64_t Cp = config_.padded_c(s), Kp = config_.padded_k(s);
     const std::int64_t tiles_h = (P + m - 1) / m, tiles_w = (Q + m - 1) / m;
-    const std::int64_t tiles_total = s.N * tiles_h * tiles_w;
+    const std::int64_t splits = config_.splits(s);
+    NETCL_REQUIRE(splits == 1 || (workspace.buffer() && workspace.bytes >= config_.workspace_bytes(s)),
+                  "CONV2D_WINOGRAD: the workspace is missing or smaller than the " +
+                      std::to_string(config_.workspace_bytes(s)) + " bytes it declared");
+    // Split C: the partial outputs go to the workspace, then one reduction
+    // per group adds them and the bias into y.
+    const cl::Buffer& out = splits > 1 ? workspace.buffer : y.buffer();
+    const cl_ulong out_offset = splits > 1 ? workspace.offset_bytes / sizeof(float) : internal::offset_of(y);
+    const auto split_stride = static_cast<cl_ulong>(s.output_numel());
     // Without a bias the kernel never reads its bias argument; bind U there.
     const Tensor& bias = s.bias ? bias_ : u_;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     const std::int64_t u_group = static_cast<std::int64_t>(alpha) * alpha * Cp * Kp;
     for (std::int64_t g = 0; g < s.groups; ++g) {
         internal::set_args(fused_kernel_, "winograd_fused", x.buffer(), internal::offset_of(x), u_.buffer(),
-                           bias.buffer(), internal::offset_of(bias), y.buffer(), internal::offset_of(y), i(Cg), i(s.H),
-                           i(s.W), i(Kg), i(P), i(Q), i(s.pad_top), i(s.pad_left), i(tiles_w), i(tiles_h * tiles_w),
-                           i(tiles_total), i(s.C), i(g * Cg), i(s.K), i(g * Kg), i(Cp), i(g * u_group),
-                           i(s.bias ? 1 : 0));
+                           bias.buffer(), internal::offset_of(bias), out, out_offset, i(Cg), i(s.H), i(s.W), i(Kg),
+                           i(P), i(Q), i(s.pad_top), i(s.pad_left), i(tiles_w), i(tiles_h * tiles_w),
+                           i(config_.tiles(s)), i(s.C), i(g * Cg), i(s.K), i(g * Kg), i(Cp), i(g * u_group),
+                           i(s.bias && splits == 1 ? 1 : 0), i(config_.tile_blocks(s)), i(config_.c_slice(s)),
+                           split_stride);
         internal::launch(context_->queue(), fused_kernel_, "winograd_fused", config_.global(s), config_.local(), chain);
+        if (splits > 1) {
+            internal::set_args(reduce_kernel_, "winograd_reduce", workspace.buffer, out_offset, i(splits), split_stride,
+                               y.buffer(), internal::offset_of(y), bias.buffer(), internal::offset_of(bias),
+                               i(s.bias ? 1 : 0), i(Kg), i(s.K), i(g * Kg), i(P * Q));
+            internal::launch(context_->queue(), reduce_kernel_, "winograd_reduce",
+                             cl::NDRange(static_cast<std::size_t>(P * Q), static_cast<std::size_t>(s.N * Kg)),
+                             cl::NDRange(64, 1), chain);
+        }
     }
 }
 

@@ -31,6 +31,7 @@ private:
     ConvShapes shapes_;
     cl::Kernel weights_kernel_;
     cl::Kernel fused_kernel_;
+    cl::Kernel reduce_kernel_;
     Tensor u_;
     Tensor bias_;
     bool has_weights_ = false;

@@ -39,7 +39,7 @@ public:
             return "Winograd takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
                    std::to_string(s.dilation_w);
         }
-        const WinogradConfig c = winograd_config(v);
+        const WinogradConfig c = winograd_config(v, profile);
         if (profile.local_mem_bytes != 0 && c.local_bytes() > profile.local_mem_bytes) {
             return std::string(v.low_local_memory ? "the low-local-memory" : "the fused") + " Winograd variant needs " +
                    std::to_string(c.local_bytes()) + " bytes of local memory; the device offers " +
@@ -62,21 +62,27 @@ public:
         return std::nullopt;
     }
 
-    std::string config(const Variant& id, const ConvShapes&, const DeviceProfile&) const override {
-        return winograd_config(parse(id)).str();
+    std::string config(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_config(parse(id), profile).str(s);
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
-    std::size_t persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile&) const override {
-        return winograd_config(parse(id)).weight_bytes(s);
+    std::size_t workspace_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_config(parse(id), profile).workspace_bytes(s);
     }
+    std::vector<ProgramSpec> programs(const Variant& id, const ConvShapes&, const DeviceProfile& profile) const override {
+        return {winograd_config(parse(id), profile).program()};
+    }
+    std::size_t persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_config(parse(id), profile).weight_bytes(s);
+    }
+    std::vector<std::string> profile_keys() const override { return winograd_profile_keys(); }
     // Lavin & Gray Table 4: F(2x2) at most direct's error, F(4x4) up to about
     // 7x it on the VGG layers; 4 and 16 leave room for unlucky draws without
     // hiding a bug (a wrong tap or coefficient is off by O(0.1)).
     double error_factor(const Variant& id) const override { return parse(id).m == 4 ? 16.0 : 4.0; }
 
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& id, const ConvShapes& shapes,
-                                         const DeviceProfile&) const override {
-        return std::make_unique<WinogradConv>(std::move(context), winograd_config(parse(id)), shapes);
+                                         const DeviceProfile& profile) const override {
+        return std::make_unique<WinogradConv>(std::move(context), winograd_config(parse(id), profile), shapes);
     }
 };
 

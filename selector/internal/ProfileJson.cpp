@@ -192,8 +192,19 @@ ProfileData parse_profile(const std::string& text, const std::string& source) {
             }
         } else if (key == "records") {
             read_records(value, out, source);
+        } else if (key == "budget") {
+            if (!value.is_object()) fail(source, std::string("\"budget\" must be an object, got ") + value.type_name());
+            for (const auto& [name, number] : value.items()) {
+                if (name != "min_occupancy" && name != "max_spill_bytes" && name != "max_stack_bytes" &&
+                    name != "max_registers" && name != "max_shared_bytes") {
+                    fail(source, "budget." + name + " is not a budget; expected min_occupancy, max_spill_bytes, "
+                                 "max_stack_bytes, max_registers or max_shared_bytes");
+                }
+                if (!number.is_number()) fail(source, "budget." + name + " must be a number, got " + number.type_name());
+                out.budget[name] = number.get<double>();
+            }
         } else {
-            fail(source, "unknown top-level key \"" + key + "\"; expected match, device, tuned, records, description");
+            fail(source, "unknown top-level key \"" + key + "\"; expected match, device, tuned, records, budget, description");
         }
     }
     out.device.tuned_source = source;

@@ -18,8 +18,11 @@
 
 #include "tests/support/ReferenceConv.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
+#include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
+#include "selector/ProfileStore.hpp"
 #include "tests/support/ConvCase.hpp"
+#include "tests/support/TestData.hpp"
 
 namespace netcl {
 namespace {
@@ -100,12 +103,39 @@ void winograd_multi_block_cases(bool low_local_memory) {
     for (int tile : {2, 4}) {
         for (bool constant : {false, true}) {
             const Variant v = winograd_variant_id(tile, low_local_memory, constant);
-            const WinogradConfig b = winograd_config(*winograd_variant(v));
+            const WinogradConfig b = winograd_config(*winograd_variant(v), test::shared_context()->profile());
             SCOPED_TRACE(v.str());
             auto s = shape(1, b.block_c + 1, 3, 3, b.block_k + 3, 3, 1, true);
             expect_clean(s, Kernel::CONV2D_WINOGRAD, v, tolerance_factor(v));
         }
     }
+}
+
+// The nvidia-gpu profile's configuration (its fused blocks, exact C tails,
+// split C with the reduction kernel), under oclgrind with NVIDIA's 48 KiB of
+// local and 64 KiB of constant memory (CTest entry oclgrind_nvidia_profile):
+// each variant through two K blocks, and C over two steps of the fused F(4x4)
+// so the split and its reduction run.
+TEST(OclgrindNvidiaProfile, WinogradEveryVariant) {
+    const auto ctx = test::shared_context();
+    DeviceProfile profile = ctx->profile();
+    profile.tuned = load_profile("nvidia-gpu").tuned;
+    ctx->set_profile(profile);
+    int split = 0;
+    for (const auto& wv : winograd_variants()) {
+        const WinogradConfig config = winograd_config(wv, profile);
+        auto s = shape(1, config.block_c + 3, 3, 3, config.block_k + 5, 3, 1, true);
+        if (why_not(wv.variant(), s, profile)) s = shape(1, 11, 3, 3, 9, 3, 1, true);  // U over 64 KiB of __constant
+        if (const auto reason = why_not(wv.variant(), s, profile)) {
+            // F(2x2) fused pads K to 128: its U never fits 64 KiB of __constant.
+            EXPECT_NE(reason->find("constant buffer"), std::string::npos) << wv.variant().id << ": " << *reason;
+            continue;
+        }
+        SCOPED_TRACE(wv.variant().id + " " + config.str(s));
+        split += config.splits(s) > 1;
+        expect_clean(s, Kernel::CONV2D_WINOGRAD, wv.variant(), tolerance_factor(wv.variant()));
+    }
+    EXPECT_GE(split, 4);
 }
 
 // One minimal case each (CLBlast's SGEMM is slow under oclgrind); groups = 2

@@ -14,7 +14,7 @@ namespace netcl::test {
 
 ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options) {
     s.validate();
-    const auto context = shared_context();
+    const auto context = options.context ? options.context : shared_context();
     // Distinct streams for x, w and b so no two tensors share values.
     const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);

@@ -5,6 +5,7 @@
 // fp64 reference (ops/ReferenceConv) with conv_tolerance().
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "netcl/Plan.hpp"
 
 namespace netcl {
+class Context;
 class KernelSelector;
 }
 
@@ -28,6 +30,8 @@ struct ConvCaseOptions {
     double tolerance_factor = 1.0;  // passed to conv_tolerance()
     std::optional<std::size_t> workspace_limit_bytes;
     KernelSelector* selector = nullptr;
+    // The context to run on; nullptr means the test process's shared one.
+    std::shared_ptr<Context> context;
     // 0: compare every output; else only this many sampled outputs (large layers).
     std::size_t samples = 0;
 };

@@ -12,6 +12,7 @@
 #include "netcl/KernelSelector.hpp"
 #include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
+#include "ProgramManifest.hpp"
 
 namespace {
 
@@ -38,13 +39,45 @@ void print_profile(const netcl::DeviceProfile& p) {
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-info: the OpenCL devices netcl sees and their profiles"};
-    std::string explain, explain_profile;
+    std::string explain, explain_profile, programs;
+    std::vector<std::string> nets;
     app.add_option("--explain", explain,
                    "print the selector's whole decision for one shape N,C,H,W,K,R,S[,stride,pad] on this device");
     app.add_option("--profile", explain_profile,
-                   "with --explain: decide for a stored profile (shipped name or JSON file) instead of a device");
+                   "with --explain or --programs: a stored profile (shipped name or JSON file) instead of a device");
+    app.add_option("--programs", programs,
+                   "write every OpenCL program netcl would build for the --net layers on the device (or --profile) "
+                   "into this directory, with manifest.json (for tests/nvptx)");
+    app.add_option("--net", nets, "with --programs: layer sets (vgg16, resnet50, alexnet5x5, inception5x5; repeatable)")
+        ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
     try {
+        if (!programs.empty()) {
+            if (nets.empty()) nets = {"vgg16", "resnet50"};
+            std::vector<netcl::NamedLayer> layers;
+            for (const auto& net : nets) {
+                for (netcl::NamedLayer layer : netcl::layer_set(net)) {
+                    layers.push_back(layer);
+                    layer.shapes.bias = true;  // as frameworks' layers mostly have: the bias paths too
+                    layer.name += "+bias";
+                    layers.push_back(layer);
+                }
+            }
+            std::map<std::string, double> budget;
+            netcl::DeviceProfile device;
+            if (explain_profile.empty()) {
+                device = netcl::tools::tool_context("netcl-info")->profile();
+            } else {
+                const auto data = netcl::load_profile_data(explain_profile);
+                device = data.device;
+                budget = data.budget;
+            }
+            const netcl::DeviceProfile profile = netcl::KernelSelector::resolve_profile(device);
+            const auto summary = netcl::info::write_program_manifest(programs, profile, layers, budget);
+            std::printf("%zu programs for %zu (layer, variant) pairs over %zu layers on %s written to %s/manifest.json\n",
+                        summary.programs, summary.variants, summary.layers, profile.name.c_str(), programs.c_str());
+            return 0;
+        }
         if (!explain.empty()) {
             const netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
             const netcl::DeviceProfile profile =
