@@ -17,6 +17,7 @@ struct Conv2d::Prepared {
     std::size_t workspace_bytes = 0;    // declared by the implementation for this shape
     Tensor own_workspace;               // allocated at the first forward given no workspace
     std::uint64_t weights_version = 0;  // the weights the strategy holds
+    std::uint64_t generation = 0;       // selection_generation() when planned
     cl::Event last;                     // this shape's last command: the next forward's U and workspace wait for it
 };
 
@@ -214,17 +215,38 @@ Plan Conv2d::make_plan(const ConvShapes& shapes, const DeviceProfile& profile) c
 
 Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes) {
     const std::string key = shapes.str() + (shapes.bias ? " bias" : "");
+    const std::uint64_t generation = selection_generation();
     auto it = prepared_.find(key);
-    if (it == prepared_.end()) {
-        const DeviceProfile profile = planning_profile();
-        auto prepared = std::make_unique<Prepared>();
-        prepared->shapes = shapes;
-        prepared->plan = make_plan(shapes, profile);
-        prepared->strategy = create_strategy(context_, prepared->plan, shapes, profile);
-        prepared->workspace_bytes = implementation_of(prepared->plan.variant).workspace_bytes(prepared->plan.variant, shapes, profile);
-        it = prepared_.emplace(key, std::move(prepared)).first;
+    if (it != prepared_.end() && it->second->generation == generation) return *it->second;
+
+    // A shape not seen yet, or one planned before a rule or the default
+    // strategy changed: ask the selector (again).
+    const DeviceProfile profile = planning_profile();
+    Plan plan = make_plan(shapes, profile);
+    if (it != prepared_.end()) {
+        Prepared& kept = *it->second;
+        kept.generation = generation;
+        if (plan.variant == kept.plan.variant && plan.config == kept.plan.config) {
+            kept.plan = std::move(plan);  // same program and weights: only the reason may differ
+            return kept;
+        }
+        // Another strategy now: built afresh below, in the same slot (last_
+        // may point at it). The old one's commands still hold their buffers
+        // (OpenCL keeps them until those commands finish); the next forward
+        // orders itself after them through `last`.
+        cl::Event last = kept.last;
+        kept = Prepared{};
+        kept.last = last;
+    } else {
+        it = prepared_.emplace(key, std::make_unique<Prepared>()).first;
     }
-    return *it->second;
+    Prepared& prepared = *it->second;
+    prepared.shapes = shapes;
+    prepared.plan = std::move(plan);
+    prepared.strategy = create_strategy(context_, prepared.plan, shapes, profile);
+    prepared.workspace_bytes = implementation_of(prepared.plan.variant).workspace_bytes(prepared.plan.variant, shapes, profile);
+    prepared.generation = generation;
+    return prepared;
 }
 
 const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape) { return prepare(shapes_for(input_shape)).plan; }

@@ -65,6 +65,9 @@ public:
                                                  const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
 
     bool offers(const Variant& variant) const;
+    // "<name>_enabled" (dashes as underscores): a profile that sets it to 0
+    // keeps the implementation off that device (e.g. a CPU-shaped kernel on a GPU).
+    std::string enabled_key() const;
 };
 
 }  // namespace netcl

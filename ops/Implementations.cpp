@@ -7,17 +7,29 @@
 namespace netcl {
 
 // Each implementation defines its descriptor in its own folder.
-const ConvImplementation& naive_implementation();     // ops/naive/
-const ConvImplementation& im2col_implementation();    // ops/im2col/
-const ConvImplementation& winograd_implementation();  // ops/winograd/
+const ConvImplementation& naive_implementation();          // ops/naive/
+const ConvImplementation& gemm1x1_implementation();        // ops/gemm/
+const ConvImplementation& implicit_gemm_implementation();  // ops/implicit_gemm/
+const ConvImplementation& im2col_implementation();         // ops/im2col/
+const ConvImplementation& winograd_implementation();       // ops/winograd/
 
 const std::vector<const ConvImplementation*>& conv_implementations() {
+    // Within one strategy, the order the selector tries them in when the
+    // profile says nothing else: the specialised GEMMs before im2col + CLBlast.
     static const std::vector<const ConvImplementation*> list = {
         &naive_implementation(),
+        &gemm1x1_implementation(),
+        &implicit_gemm_implementation(),
         &im2col_implementation(),
         &winograd_implementation(),
     };
     return list;
+}
+
+std::string ConvImplementation::enabled_key() const {
+    std::string key = name();
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key + "_enabled";
 }
 
 bool ConvImplementation::offers(const Variant& variant) const {
@@ -59,6 +71,9 @@ std::optional<std::string> why_not(const Variant& variant, const ConvShapes& sha
     const ConvImplementation& impl = implementation_of(variant);
     shapes.validate();
     if (auto reason = int_indexing_why_not(shapes)) return reason;
+    if (profile.tuned_or(impl.enabled_key(), 1) == 0) {
+        return impl.name() + " is off on this device (its profile sets " + impl.enabled_key() + " = 0)";
+    }
     return impl.why_not(variant, shapes, profile);
 }
 

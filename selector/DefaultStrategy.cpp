@@ -5,6 +5,7 @@
 #include "netcl/Error.hpp"
 #include "runtime/Log.hpp"
 #include "netcl/KernelSelector.hpp"
+#include "selector/SelectionGeneration.hpp"
 
 namespace netcl {
 
@@ -48,6 +49,7 @@ void set_default_conv_strategy(Kernel kernel) {
     s.resolved = true;
     s.error.clear();
     s.kernel = kernel;
+    note_selection_change();
 }
 
 void clear_default_conv_strategy() {
@@ -56,6 +58,7 @@ void clear_default_conv_strategy() {
     s.resolved = true;
     s.error.clear();
     s.kernel.reset();
+    note_selection_change();
 }
 
 std::optional<Kernel> default_conv_strategy() {
@@ -70,6 +73,7 @@ void reload_default_conv_strategy_from_environment() {
     auto& s = state();
     std::lock_guard lock(s.mutex);
     s.resolved = false;
+    note_selection_change();
 }
 
 }  // namespace netcl

@@ -11,6 +11,7 @@
 #include "runtime/Log.hpp"
 #include "selector/BuiltinRules.hpp"
 #include "selector/ProfileStore.hpp"
+#include "selector/SelectionGeneration.hpp"
 #include "selector/VariantChoice.hpp"
 
 namespace netcl {
@@ -101,6 +102,7 @@ KernelSelector::RuleHandle KernelSelector::register_rule(const std::string& op, 
     std::unique_lock lock(state_->mutex);
     rule->handle = state_->next_handle++;
     state_->rules.push_back(rule);
+    note_selection_change();
     return rule->handle;
 }
 
@@ -110,6 +112,7 @@ bool KernelSelector::remove_rule(RuleHandle handle) {
     const auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r->handle == handle; });
     if (it == rules.end()) return false;
     rules.erase(it);
+    note_selection_change();
     return true;
 }
 

@@ -34,6 +34,7 @@ std::vector<std::string> known_keys() {
     std::vector<std::string> keys = threshold_keys();
     for (const ConvImplementation* impl : conv_implementations()) {
         for (const auto& key : impl->profile_keys()) keys.push_back(key);
+        keys.push_back(impl->enabled_key());
     }
     std::sort(keys.begin(), keys.end());
     return keys;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -139,6 +140,7 @@ TEST(ConvApi, Im2colDeclinesAShapeAboveTheWorkspaceLimit) {
     auto ctx = shared_context();
     Conv2dOptions o = layer(3, 4);
     o.strategy = Kernel::IM2COL;
+    o.variant = Variant("im2col-clblast");
     o.workspace_limit_bytes = 1024;  // one image's columns need 3·9·13·13·4 = 18252 bytes
     Conv2d conv(ctx, o);
     conv.set_weights(ones(4 * 3 * 9), ones(4));
@@ -327,6 +329,41 @@ TEST(ConvApi, SelectorPathRunsAndReportsAPlan) {
     const ConvCaseResult r = run_conv_case(s, ConvCaseOptions{});
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_FALSE(r.plan.reason.empty()) << r.plan.str();
+}
+
+// A rule or default strategy set after a layer's first forward reaches its
+// next forward, and so does undoing it (the wiki sets the default strategy
+// between two calls of one conv); each plan's result is right.
+TEST(ConvApi, ReplansAShapeWhenRulesOrTheDefaultChange) {
+    auto ctx = shared_context();
+    ConvShapes s;
+    s.N = 1, s.C = 8, s.H = 12, s.W = 12, s.K = 8, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
+    const auto x_host = random_uniform(static_cast<std::size_t>(s.input_numel()), 71);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 72);
+    const auto b = random_uniform(static_cast<std::size_t>(s.K), 73);
+    const auto reference = reference_conv(s, x_host, w, b);
+    Conv2d conv(ctx, Conv2dOptions::for_shapes(s));
+    conv.set_weights(w, b);
+    const Tensor x = Tensor::from_host(ctx, x_host, {s.N, s.C, s.H, s.W});
+    const auto run = [&](Kernel expected) {
+        const std::vector<float> y = conv.forward(x).to_host();
+        EXPECT_EQ(conv.last_plan().kernel, expected) << conv.last_plan().str();
+        double error = 0;
+        for (std::size_t i = 0; i < y.size(); ++i) error = std::max(error, std::abs(y[i] - reference[i]));
+        EXPECT_LE(error, conv_tolerance(s, tolerance_factor(conv.last_plan().variant))) << conv.last_plan().str();
+    };
+    const Kernel built_in = conv.plan_for(x.shape()).kernel;
+    set_default_conv_strategy(Kernel::CONV2D_NAIVE);
+    run(Kernel::CONV2D_NAIVE);
+    set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
+    run(Kernel::CONV2D_WINOGRAD);
+    const auto rule = KernelSelector::global().register_rule(
+        "conv2d", [](const ConvShapes&, const DeviceProfile&) { return true; }, Kernel::IM2COL, 100);
+    run(Kernel::IM2COL);
+    KernelSelector::global().remove_rule(rule);
+    run(Kernel::CONV2D_WINOGRAD);
+    clear_default_conv_strategy();
+    run(built_in);
 }
 
 }  // namespace

@@ -92,9 +92,13 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
     EXPECT_FALSE(ctx->profiling());
     EXPECT_EQ(ctx->out_of_order(), (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0);
 
-    ConvShapes l1;  // 3x3, uneven padding
+    ConvShapes l1;  // 3x3, uneven padding; 1x1 unpadded for a variant that takes only that
     l1.N = 2, l1.C = 5, l1.H = 11, l1.W = 9, l1.K = 12, l1.R = l1.S = 3, l1.bias = true;
     l1.set_padding(1, 0, 2, 1);
+    if (why_not(first, l1, ctx->profile())) {
+        l1.R = l1.S = 1;
+        l1.set_padding(0);
+    }
     ConvShapes l2;  // 3x3 pad 1 on l1's output
     l2.N = 2, l2.C = l1.K, l2.H = l1.P(), l2.W = l1.Q(), l2.K = 7, l2.R = l2.S = 3, l2.bias = true;
     l2.set_padding(1);
@@ -143,7 +147,7 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
     Tensor mid = view(p1.y, {l1.N, l1.K, l1.P(), l1.Q()});
     Tensor yt = view(p2.y, {l2.N, l2.K, l2.P(), l2.Q()});
     const Tensor workspace = view(ws, {static_cast<std::int64_t>(std::max<std::size_t>(ws_floats, 1))});
-    const Tensor w1t = view(p1.w, {l1.K, l1.C, 3, 3}), b1t = view(p1.b, {l1.K});
+    const Tensor w1t = view(p1.w, {l1.K, l1.C, l1.R, l1.S}), b1t = view(p1.b, {l1.K});
     const Tensor w2t = view(p2.w, {l2.K, l2.C, 3, 3}), b2t = view(p2.b, {l2.K});
     conv1.set_weights(w1t, &b1t);  // device to device: no host round trip
     conv2.set_weights(w2t, &b2t);
@@ -225,6 +229,7 @@ TEST(FrameworkPathQueues, OutOfOrderQueueIsOrderedByEvents) {
         << "this device has no out-of-order queues: the out-of-order path cannot be checked here";
     run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "im2col-clblast", "wino-f2-fused-global");
     run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "naive", "im2col-clblast");
+    run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "gemm-1x1", "implicit-gemm");
 }
 
 TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
@@ -234,7 +239,8 @@ TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
     s.N = 2, s.C = 4, s.H = 9, s.W = 10, s.K = 6, s.R = s.S = 3, s.bias = true;
     s.set_padding(1);
     Conv2dOptions o = Conv2dOptions::for_shapes(s);
-    o.strategy = Kernel::IM2COL;  // it needs a workspace: netcl allocates and keeps it
+    o.strategy = Kernel::IM2COL;  // im2col + CLBlast needs a workspace: netcl allocates and keeps it
+    o.variant = Variant("im2col-clblast");
     Conv2d conv(ctx, o);
     const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 7);
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 8);

@@ -1,6 +1,8 @@
-// IM2COL (im2col kernel + CLBlast GemmBatched) against the fp64 reference:
-// the edge-case table, 200 random small shapes (fixed seed), passes of fewer
-// images under a small workspace limit, and the workspace it reports.
+// IM2COL's variants against the fp64 reference: im2col + CLBlast, the 1x1
+// GEMM and the implicit GEMM of netcl's GEMM engine, each on the edge-case
+// table and 200 random small shapes (fixed seed) where it can take them, and
+// a VGG-like layer; im2col + CLBlast's passes of fewer images under a small
+// workspace limit, and the workspace each reports.
 // Tolerance: conv_tolerance(shapes) = 1e-6 x (C/groups·R·S + bias), see
 // ops/ReferenceConv.hpp; CLBlast's blocked summation order stays well inside it.
 #include <gtest/gtest.h>
@@ -17,25 +19,71 @@
 namespace netcl::test {
 namespace {
 
-TEST(ConvIm2col, EdgeCaseShapesMatchReference) {
+// Every variant under IM2COL (im2col + CLBlast, the 1x1 GEMM, the implicit
+// GEMM) on the edge table and 200 random shapes, each where its why_not lets
+// it, with the workspace it declares; each must take a good share of them.
+class Im2colVariants : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Im2colVariants, EdgeCaseShapesMatchReference) {
+    const Variant variant(GetParam());
     std::uint64_t seed = 200;
     const DeviceProfile& profile = shared_context()->profile();
+    int ran = 0;
     for (const ConvShapes& s : edge_case_shapes()) {
-        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, seed++);
-        EXPECT_TRUE(r.passed()) << describe(s, r);
-        EXPECT_EQ(r.plan.kernel, Kernel::IM2COL) << s.str();
-        EXPECT_EQ(r.workspace_bytes, implementation_of("im2col-clblast").workspace_bytes("im2col-clblast", s, profile)) << s.str();
+        if (why_not(variant, s, profile)) continue;
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
+        EXPECT_TRUE(r.passed()) << variant.id << " " << describe(s, r);
+        EXPECT_EQ(r.plan.variant, variant) << s.str();
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile)) << s.str();
+        ++ran;
     }
+    EXPECT_GE(ran, variant.id == "gemm-1x1" ? 3 : 15) << variant.id << " took too few edge shapes";
 }
 
-TEST(ConvIm2col, RandomSmallShapesMatchReference) {
+TEST_P(Im2colVariants, RandomSmallShapesMatchReference) {
+    const Variant variant(GetParam());
     std::mt19937_64 rng(20261123);
+    int ran = 0;
     for (int i = 0; i < 200; ++i) {
-        const ConvShapes s = random_small_shape(rng);
-        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, 3000 + i);
-        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+        ConvShapes s = random_small_shape(rng);
+        if (variant.id == "gemm-1x1") {  // its own kind of layer: the same draw made 1x1, stride 1, unpadded
+            s.R = s.S = 1, s.stride_h = s.stride_w = 1;
+            s.set_padding(0);
+        }
+        if (why_not(variant, s, shared_context()->profile())) continue;
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 3000 + i);
+        ASSERT_TRUE(r.passed()) << variant.id << " random shape #" << i << ": " << describe(s, r);
+        ++ran;
     }
+    EXPECT_GE(ran, 100) << variant.id << " took too few random shapes";
 }
+
+TEST_P(Im2colVariants, LargerLayerMatchesSampledReference) {
+    // A VGG-like layer (or its 1x1 version for the 1x1 GEMM), checked on 2000
+    // sampled outputs plus a scan of all outputs for NaN poison, the way
+    // netcl-bench checks full-size layers.
+    ConvShapes s = sampled_vgg_like_shape();
+    if (GetParam() == "gemm-1x1") s.R = s.S = 1, s.set_padding(0);
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant(GetParam());
+    options.seed = 42;
+    options.samples = 2000;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_EQ(r.compared, 2000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, Im2colVariants, ::testing::ValuesIn([] {
+                             std::vector<std::string> ids;
+                             for (const Variant& v : variants_of(Kernel::IM2COL)) ids.push_back(v.id);
+                             return ids;
+                         }()),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             for (char& c : name) c = c == '-' ? '_' : c;
+                             return name;
+                         });
 
 TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
     ConvShapes s;
@@ -50,6 +98,7 @@ TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
     // A limit of 1.5 images' columns: one image per pass, three passes.
     ConvCaseOptions options;
     options.strategy = Kernel::IM2COL;
+    options.variant = Variant("im2col-clblast");
     options.workspace_limit_bytes = per_image + per_image / 2;
     options.seed = 11;
     const ConvCaseResult r = run_conv_case(s, options);
@@ -60,7 +109,7 @@ TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
 TEST(ConvIm2col, OneByOneUnpaddedLayersNeedNoWorkspace) {
     ConvShapes s;
     s.N = 3, s.C = 12, s.H = 7, s.W = 13, s.K = 10, s.R = 1, s.S = 1, s.groups = 2, s.bias = true;
-    const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, std::nullopt, 12);
+    const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, Variant("im2col-clblast"), 12);
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_EQ(r.workspace_bytes, 0u);
     EXPECT_TRUE(im2col_layout(s).direct);
@@ -78,14 +127,6 @@ TEST(ConvIm2col, ClblastFailuresNameTheStatus) {
     EXPECT_NE(internal::clblast_status_name(clblast::StatusCode::kOpenCLOutOfResources).find("CL_OUT_OF_RESOURCES"),
               std::string::npos);
     EXPECT_NO_THROW(internal::check_clblast(clblast::StatusCode::kSuccess, "a GEMM"));
-}
-
-TEST(ConvIm2col, LargerLayerMatchesSampledReference) {
-    // A VGG-like layer, checked on 2000 sampled outputs (plus a scan of all
-    // outputs for NaN poison) the way netcl-bench checks full-size layers.
-    const ConvCaseResult r = run_sampled_vgg_like_case(Kernel::IM2COL, 42);
-    EXPECT_TRUE(r.passed()) << describe(sampled_vgg_like_shape(), r);
-    EXPECT_EQ(r.compared, 2000u);
 }
 
 }  // namespace

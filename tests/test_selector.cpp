@@ -50,7 +50,15 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     EXPECT_EQ(implementation_of(d.plan.variant).kernel(), d.plan.kernel) << d.plan.variant.id;
     EXPECT_FALSE(d.plan.config.empty());
     if (c.kernel != Kernel::CONV2D_WINOGRAD) {
-        EXPECT_EQ(d.plan.variant, c.kernel == Kernel::IM2COL ? Variant("im2col-clblast") : Variant("naive"));
+        // The first variant of the strategy, in the implementations' order, that takes the layer.
+        Variant first;
+        for (const Variant& v : variants_of(c.kernel)) {
+            if (!why_not(v, c.shapes, profile)) {
+                first = v;
+                break;
+            }
+        }
+        EXPECT_EQ(d.plan.variant, first);
         return;
     }
     const auto chosen = winograd_variant(d.plan.variant);
@@ -102,7 +110,8 @@ std::vector<RuleCase> cases() {
     all.push_back({"small_output_3x3", shape(1, 64, 6, 6, 64, 3, 3, 1, 1), "pocl-cpu", NAIVE, 0, "tiny layer"});
     // A 151 MB im2col workspace: over the default profile's limit (a quarter of
     // its 128 MiB max allocation), under PoCL's and NVIDIA's.
-    all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "default", NAIVE, 0, "direct convolution"});
+    // im2col + CLBlast's columns are over the default limit; the implicit GEMM needs none.
+    all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "default", IM2COL, 0, "workspace 0 bytes"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "pocl-cpu", IM2COL, 0, "im2col"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "nvidia-gpu", IM2COL, 0, "im2col"});
     // 3x3 stride 1 with C = 16 = K on NVIDIA: F(2x2)'s U is 64 KiB, F(4x4)'s 72 KiB.
@@ -153,11 +162,14 @@ TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
     KernelSelector selector;
     const Plan plan = selector.select("conv2d", s, profile);
     EXPECT_EQ(plan.kernel, Kernel::IM2COL) << plan.str();
-    // An im2col workspace cap below the 7x7 layer's need sends it to direct convolution.
+    // An im2col workspace cap below the dilated 7x7 layer's need (the
+    // implicit GEMM, which needs none, takes no dilation) sends it to direct
+    // convolution.
     profile.tuned = {{"im2col_workspace_limit_bytes", 1 << 20}};
-    const Decision d = selector.explain("conv2d", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), profile);
-    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE);
+    const Decision d = selector.explain("conv2d", shape(1, 3, 224, 224, 64, 7, 7, 2, 6, 1, 2), profile);
+    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE) << d.str();
     EXPECT_NE(d.str().find("the limit is 1048576"), std::string::npos) << d.str();
+    EXPECT_NE(d.str().find("implicit-gemm: the implicit GEMM takes dilation 1"), std::string::npos) << d.str();
 }
 
 TEST_F(SelectorTest, EveryRejectedCandidateCarriesAReason) {

@@ -150,7 +150,7 @@ std::vector<BadFile> bad_files() {
          "unknown convolution variant 'wino-f3-fused-global'"},
         {"unknown_variant",
          R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "im2col-fft"}]})",
-         "records[0].variant: unknown convolution variant 'im2col-fft'; expected one of: naive, im2col-clblast"},
+         "records[0].variant: unknown convolution variant 'im2col-fft'; expected one of: naive, gemm-1x1"},
         {"variant_of_another_strategy",
          R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "naive"}]})",
          "records[0].variant naive does not run under IM2COL"},
@@ -246,7 +246,8 @@ TEST_F(SelectorTest, UserProfileLimitReachesTheStrategyBuiltFromThePlan) {
                                        R"("}, "tuned": {"im2col_workspace_limit_bytes": 1e12, "im2col_min_flops": 1000}})");
     ConvShapes s;  // one image's columns: 16 x 25 x 40 x 40 floats = 2.56 MB, over 2 MiB
     s.N = 1, s.C = 16, s.H = s.W = 40, s.K = 8, s.R = s.S = 5, s.bias = true;
-    s.set_padding(2);
+    s.dilation_h = s.dilation_w = 2;  // so that only im2col + CLBlast, with its workspace, takes it under IM2COL
+    s.set_padding(4);
     Conv2d conv(ctx, Conv2dOptions::for_shapes(s));
     const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 2);

@@ -87,4 +87,10 @@ std::optional<Kernel> default_conv_strategy();
 // Forget set/clear and read NETCL_CONV_STRATEGY again on next use (tests, tools).
 void reload_default_conv_strategy_from_environment();
 
+// Moves on every change that can alter a plan: a rule registered or removed on
+// any selector, the default strategy set, cleared or reloaded. A Conv2d
+// re-plans a shape it has kept when this has moved since it planned it, so a
+// rule or default set after a layer's first forward reaches its next one.
+std::uint64_t selection_generation();
+
 }  // namespace netcl

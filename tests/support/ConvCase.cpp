@@ -195,9 +195,10 @@ ConvShapes sampled_vgg_like_shape() {
     return s;
 }
 
-ConvCaseResult run_sampled_vgg_like_case(Kernel strategy, std::uint64_t seed) {
+ConvCaseResult run_sampled_vgg_like_case(Kernel strategy, std::uint64_t seed, std::optional<Variant> variant) {
     ConvCaseOptions options;
     options.strategy = strategy;
+    options.variant = variant;
     options.seed = seed;
     options.samples = 2000;
     return run_conv_case(sampled_vgg_like_shape(), options);

@@ -67,7 +67,8 @@ ConvShapes random_small_shape(std::mt19937_64& rng);
 // A VGG-like layer (N=2 C=64 28x30 K=42 3x3 pad 1, bias) run by `strategy` and
 // checked on 2000 sampled outputs plus a scan of all outputs for NaN poison,
 // the way netcl-bench checks full-size layers.
-ConvCaseResult run_sampled_vgg_like_case(Kernel strategy, std::uint64_t seed);
+ConvCaseResult run_sampled_vgg_like_case(Kernel strategy, std::uint64_t seed,
+                                         std::optional<Variant> variant = std::nullopt);
 ConvShapes sampled_vgg_like_shape();
 
 }  // namespace netcl::test

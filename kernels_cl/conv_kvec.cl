@@ -1,0 +1,165 @@
+// Implicit-GEMM convolution vectorised over output channels, needing no
+// im2col workspace: Y^T[PQ x K] = col^T[PQ x C*R*S] * Wp[C*R*S x K], with
+// the input gathered on the fly. Needs kernels_cl/gemm_tile.cl first. Used
+// for strided 1x1 layers, 3x3 stride 2 and the 7x7 stride-2 stem; valid for
+// any R, S, stride and padding (dilation 1).
+//
+// Why it is shaped so (measured on PoCL, 2 cores of a Zen-1 EPYC, peak 80
+// GFLOPS):
+//  * Vectorised along the columns (pixels), a stride-2 vector must be
+//    assembled from every other float: shuffles that compete with the FMAs
+//    (3x3 s2 at 33-38 GFLOPS). Here the gathered operand is the broadcast
+//    one: each of the MR pixels of the tile is one scalar broadcast from any
+//    address, so stride, padding and row wrap cost nothing, and the vector
+//    operand is the weights: 1x1 s2 at 53-62, 3x3 s2 at 62-66, the stem at 49.
+//  * Weights are packed once per set_weights (conv_kvec_pack below) into
+//    NR-channel panels Wp[ceil(K/NR)][R][C][S][NR], zero-padded: one
+//    work-item's weights are one sequential stream. The plain [R][S][C][K]
+//    layout jumps K*4 bytes every step and ran 3-4x slower on weight-heavy
+//    layers (res5 1x1 s2: 16 against 57 GFLOPS).
+//  * Interior rows (every tap of every pixel of the tile inside the image for
+//    this r) loop c outer with s unrolled and no bookkeeping; that is what
+//    makes the C = 3 stem fast. Border taps check validity per (r, s) and use
+//    a select, not a multiply by 0, so a NaN or Inf at the clamped address
+//    never leaks in.
+//
+// Tile: MR consecutive output pixels (flat p*Q+q, may wrap rows) x NR output
+// channels. NDRange: dim0 = channel panels, dim1 = pixel tiles, dim2 = image.
+// Build options: MR, NV, VW, S (the filter width: the tap loop of the interior
+// path unrolls over it), BIAS. The other geometry (R, strides, top/left
+// padding) arrives as arguments, so one build serves every layer of a filter
+// width: PoCL compiles a kernel in seconds, and a build per layer geometry
+// would cost that on every new layer.
+
+__kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, const int x_image_stride,
+                        __global const float* restrict Wp, const ulong wp_offset, __global float* restrict Y,
+                        const ulong y_offset,
+                        const int y_image_stride, __global const float* restrict bias, const ulong bias_offset,
+                        const int C, const int H, const int W, const int K, const int P, const int Q, const int R,
+                        const int SH, const int SW, const int PH, const int PW) {
+    const int PQ = P * Q;
+    const int ntk = (K + NR - 1) / NR, ntp = (PQ + MR - 1) / MR;
+    const int tk = (int)get_global_id(0), tp = (int)get_global_id(1);
+    if (tk >= ntk || tp >= ntp) return;
+    const int n = (int)get_global_id(2);
+    const int k0 = tk * NR;                        // a panel: guarded stores, no shift-back
+    const int m0 = max(min(tp * MR, PQ - MR), 0);  // the last pixel tile shifted back
+    const int HW = H * W;
+    X += x_offset + (size_t)n * x_image_stride;
+    Y += y_offset + (size_t)n * y_image_stride;
+    Wp += wp_offset + (size_t)tk * R * C * S * NR;
+    bias += bias_offset;
+
+    int ph[MR], pw[MR];
+    int cols_in = 1;  // every tap of every pixel inside the row width
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+        const int pixel = min(m0 + i, PQ - 1);
+        const int p = pixel / Q, q = pixel - p * Q;
+        ph[i] = p * SH - PH;
+        pw[i] = q * SW - PW;
+        cols_in &= (pw[i] >= 0) & (pw[i] + S - 1 < W);
+    }
+
+    vec_t acc[MR][NV];
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) acc[i][v] = (vec_t)(0.0f);
+    vec_t b[NV];
+
+    for (int r = 0; r < R; ++r) {
+        __global const float* wr = Wp + (size_t)r * C * S * NR;
+        int row_in = 1, any_row = 0;
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            const int in = (ph[i] + r >= 0) & (ph[i] + r < H);
+            row_in &= in;
+            any_row |= in;
+        }
+        if (!any_row) continue;
+        if (row_in & cols_in) {
+            int off[MR];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) off[i] = (ph[i] + r) * W + pw[i];
+            __global const float* xp = X;
+            __global const float* wp = wr;
+            for (int c = 0; c < C; ++c) {
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+#pragma unroll
+                    for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp + s * NR);
+#pragma unroll
+                    for (int i = 0; i < MR; ++i) {
+                        const vec_t a = (vec_t)(xp[off[i] + s]);
+#pragma unroll
+                        for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+                    }
+                }
+                wp += S * NR;
+                xp += HW;
+            }
+            continue;
+        }
+        for (int s = 0; s < S; ++s) {
+            int off[MR], in[MR];
+            int inside = 0;
+#pragma unroll
+            for (int i = 0; i < MR; ++i) {
+                const int ih = ph[i] + r, iw = pw[i] + s;
+                in[i] = ih >= 0 && ih < H && iw >= 0 && iw < W;
+                off[i] = in[i] ? ih * W + iw : 0;
+                inside += in[i];
+            }
+            if (inside == 0) continue;
+            __global const float* wp = wr + s * NR;
+            __global const float* xp = X;
+            for (int c = 0; c < C; ++c) {
+#pragma unroll
+                for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp);
+#pragma unroll
+                for (int i = 0; i < MR; ++i) {
+                    const float x = xp[off[i]];
+                    const vec_t a = (vec_t)(in[i] ? x : 0.0f);
+#pragma unroll
+                    for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+                }
+                wp += S * NR;
+                xp += HW;
+            }
+        }
+    }
+
+    // Transposed store: acc[i][v] holds channels k0 + v*VW .. of pixel m0 + i.
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            if (m0 + i >= PQ) break;  // only when PQ < MR (the tile is larger than the image)
+            __global float* yp = Y + (size_t)(k0 + v * VW) * PQ + m0 + i;
+#pragma unroll
+            for (int t = 0; t < VW; ++t) {
+                const int k = k0 + v * VW + t;
+                if (k >= K) break;
+#ifdef BIAS
+                yp[(size_t)t * PQ] = LANE(acc[i][v], t) + bias[k];
+#else
+                yp[(size_t)t * PQ] = LANE(acc[i][v], t);
+#endif
+            }
+        }
+    }
+}
+
+// Packs weights K x C x R x S (one group's, `w` at its first filter) into
+// conv_kvec's panels Wp[ceil(K/NR)][R][C][S][NR], zeros past K. Once per
+// set_weights. NDRange: dim0 = ceil(K/NR)*NR, dim1 = C*R*S.
+__kernel void conv_kvec_pack(__global const float* restrict w, const ulong w_offset, __global float* restrict wp,
+                             const ulong wp_offset, const int K, const int C, const int R) {
+    const int k = (int)get_global_id(0);
+    const int crs = (int)get_global_id(1);
+    if (crs >= C * R * S) return;
+    const int c = crs / (R * S), r = (crs / S) % R, s = crs % S;
+    const float value = k < K ? w[w_offset + (size_t)k * C * R * S + crs] : 0.0f;
+    wp[wp_offset + ((((size_t)(k / NR) * R + r) * C + c) * S + s) * NR + k % NR] = value;
+}

@@ -1,0 +1,117 @@
+// C[M x N] = A[M x Kd] * B[Kd x N] (+ bias[m]), batched over dimension 2:
+// netcl's dense GEMM, vectorised along N. Needs kernels_cl/gemm_tile.cl first.
+//
+// Used for 1x1 stride-1 convolutions straight on NCHW (A = the weights,
+// K x C as given; B = image n's input, C x H*W; C = its output, K x H*W; no
+// im2col copy at all) and for the multiply stage of separate-transform
+// Winograd (M_e = U_e[K x C] * V_e[C x T] per transform element e).
+// A row-major: each of the MR rows is its own sequential stream; the
+// transposed (k-major) layout was 0-40% slower on every shape measured (1.6x
+// on the Winograd T = 16 GEMM), page-crossing every step.
+//
+// Edges, with no padded copies: the last tile in each dimension is shifted
+// back to end at M (N); it overlaps its neighbour, whose work-item writes
+// bit-identical values (same FMA order), so the inner loop never tests
+// bounds. EDGE_M (M < MR) / EDGE_N (N < NR): the tile is larger than the
+// matrix; loads use clamped indices, stores are guarded.
+//
+// NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
+// dim2 = batch. Offsets and batch strides in floats.
+
+#ifndef EDGE_M
+#define EDGE_M 0
+#endif
+#ifndef EDGE_N
+#define EDGE_N 0
+#endif
+
+__kernel void gemm(__global const float* restrict A, const ulong a_offset, const int bsA,
+                   __global const float* restrict B, const ulong b_offset, const int bsB,
+                   __global float* restrict Cm, const ulong c_offset, const int bsC,
+                   __global const float* restrict bias, const ulong bias_offset,
+                   const int M, const int N, const int Kd, const int lda, const int ldb, const int ldc) {
+    const int ntn = (N + NR - 1) / NR, ntm = (M + MR - 1) / MR;
+    const int tn = (int)get_global_id(0), tm = (int)get_global_id(1);
+    if (tn >= ntn || tm >= ntm) return;
+    const int z = (int)get_global_id(2);
+    const int n0 = max(min(tn * NR, N - NR), 0);
+    const int m0 = max(min(tm * MR, M - MR), 0);
+    A += a_offset + (size_t)z * bsA;
+    B += b_offset + (size_t)z * bsB;
+    Cm += c_offset + (size_t)z * bsC;
+    bias += bias_offset;
+
+    int arow[MR];
+#pragma unroll
+    for (int i = 0; i < MR; ++i) arow[i] = min(m0 + i, M - 1);
+
+    vec_t acc[MR][NV];
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) acc[i][v] = (vec_t)(0.0f);
+
+    vec_t b[NV];
+    __global const float* ap = A;
+#if EDGE_N
+    // Columns clamped into the matrix; the duplicates are never stored.
+    __global const float* bp = B;
+    for (int k = 0; k < Kd; ++k) {
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+            float lanes[VW];
+#pragma unroll
+            for (int t = 0; t < VW; ++t) lanes[t] = bp[min(n0 + v * VW + t, N - 1)];
+            b[v] = VLOAD(0, lanes);
+        }
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            const vec_t a = (vec_t)(ap[arow[i] * lda]);
+#pragma unroll
+            for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+        }
+        ++ap;
+        bp += ldb;
+    }
+#else
+    __global const float* bp = B + n0;
+    for (int k = 0; k < Kd; ++k) {
+#pragma unroll
+        for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, bp);
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            const vec_t a = (vec_t)(ap[arow[i] * lda]);
+#pragma unroll
+            for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+        }
+        ++ap;
+        bp += ldb;
+    }
+#endif
+
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+        const int m = m0 + i;
+#if EDGE_M
+        if (m >= M) break;
+#endif
+#ifdef BIAS
+        const vec_t bi = (vec_t)(bias[m]);
+#endif
+        __global float* cp = Cm + (size_t)m * ldc + n0;
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+            vec_t o = acc[i][v];
+#ifdef BIAS
+            o += bi;
+#endif
+#if EDGE_N
+#pragma unroll
+            for (int t = 0; t < VW; ++t)
+                if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
+#else
+            VSTORE(o, v, cp);
+#endif
+        }
+    }
+}

@@ -1,0 +1,48 @@
+// The register tile netcl's GEMM engine is built from (kernels_cl/gemm.cl,
+// kernels_cl/conv_kvec.cl prepend it): each work-item owns MR x NR outputs,
+// NR = NV vectors of VW floats, held in MR * NV vector accumulators; a
+// reduction step loads NV vectors, broadcasts MR scalars and issues MR * NV
+// vector FMAs.
+//
+// Why this shape (measured on PoCL 3.1, 2 cores of a Zen-1 EPYC, FMA peak 80
+// GFLOPS; the lab tables are in the README's speed section):
+//  * PoCL runs a work-group as a loop over its work-items and does not
+//    vectorise a kernel with an inner reduction loop across work-items, so
+//    the SIMD comes from explicit vector types (float8 = one ymm register).
+//  * MR * NV accumulators + NV vectors + 1 broadcast must fit 16 ymm
+//    registers, and the loads per step (NV + MR broadcasts) must stay below
+//    the FMAs: 6 x 16 (12 accumulators, 8 loads : 12 FMAs) was best overall
+//    (0.94-0.99 of the per-shape best in every convolution class); 4 x 24 and
+//    4 x 16 within 2-9%; 8 x 8 (9 loads : 8 FMAs, load-bound) 20-40% slower.
+//  * No local memory and no barriers: on PoCL both cost (copies; a barrier
+//    splits the kernel into regions that spill private state). Reuse comes
+//    from a work-group's work-items running back to back on one core.
+//
+// Build options: MR, NV, VW (4 or 8), BIAS (add bias[row]).
+
+#ifndef MR
+#error "the GEMM engine needs MR, NV and VW from its configuration"
+#endif
+#define NR (NV * VW)
+
+#if VW == 4
+typedef float4 vec_t;
+#define VLOAD vload4
+#define VSTORE vstore4
+#elif VW == 8
+typedef float8 vec_t;
+#define VLOAD vload8
+#define VSTORE vstore8
+#else
+#error "VW must be 4 or 8"
+#endif
+
+// Lane t of a vector, by a constant t after unrolling: no address of a
+// private vector is taken (that would force it to memory on some compilers).
+#if VW == 4
+#define LANE(v, t) ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (v).s3)
+#else
+#define LANE(v, t)                                                                              \
+    ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (t) == 3 ? (v).s3 :           \
+     (t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (v).s7)
+#endif

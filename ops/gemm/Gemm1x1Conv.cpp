@@ -1,0 +1,44 @@
+#include "ops/gemm/Gemm1x1Conv.hpp"
+
+#include "ops/internal/KernelLaunch.hpp"
+#include "runtime/ProgramCache.hpp"
+
+namespace netcl {
+
+namespace {
+constexpr const char* kName = "gemm-1x1";
+}  // namespace
+
+Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Gemm1x1Config& config)
+    : context_(std::move(context)), shapes_(shapes), config_(config) {
+    const ProgramSpec spec = config_.program();
+    kernel_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options), "gemm");
+}
+
+void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain&) {
+    internal::check_weights(kName, shapes_, weights, bias);
+    weights_ = weights;
+    bias_ = shapes_.bias ? *bias : Tensor{};
+    has_weights_ = true;
+}
+
+void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, internal::EventChain& chain) {
+    NETCL_REQUIRE(has_weights_, "gemm-1x1: enqueue before set_weights; expected weights first");
+    internal::check_io(kName, shapes_, x, y);
+    const ConvShapes& s = shapes_;
+    const std::int64_t hw = s.H * s.W, cg = s.C / s.groups, kg = s.K / s.groups;
+    const Tensor& bias = s.bias ? bias_ : weights_;  // never read without BIAS
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
+    for (std::int64_t g = 0; g < s.groups; ++g) {
+        // Group g: weights rows g*Kg.., input channels g*Cg.., output channels g*Kg...
+        internal::set_args(kernel_, "gemm", weights_.buffer(), internal::offset_of(weights_) + u(g * kg * cg), 0,
+                           x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
+                           internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
+                           internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg), i(hw), i(cg), i(cg), i(hw),
+                           i(hw));
+        internal::launch(context_->queue(), kernel_, "gemm", config_.global(s), config_.local(), chain);
+    }
+}
+
+}  // namespace netcl

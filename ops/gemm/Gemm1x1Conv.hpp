@@ -1,0 +1,32 @@
+#pragma once
+// Internal: a 1x1 stride-1 unpadded convolution as netcl's GEMM, straight on
+// NCHW: no im2col copy and no workspace. One launch per group, images along
+// the batch dimension; the bias added in the GEMM's epilogue.
+#include <memory>
+
+#include "netcl/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/ConvStrategy.hpp"
+#include "ops/gemm/Gemm1x1Config.hpp"
+
+namespace netcl {
+
+class Gemm1x1Conv final : public ConvStrategy {
+public:
+    Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Gemm1x1Config& config);
+
+    void set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) override;
+    void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) override;
+
+private:
+    std::shared_ptr<Context> context_;
+    ConvShapes shapes_;
+    Gemm1x1Config config_;
+    cl::Kernel kernel_;
+    Tensor weights_;
+    Tensor bias_;
+    bool has_weights_ = false;
+};
+
+}  // namespace netcl

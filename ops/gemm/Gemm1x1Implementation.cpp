@@ -1,0 +1,52 @@
+// IM2COL's 1x1 variant on netcl's own GEMM engine: a 1x1 stride-1 unpadded
+// layer is a GEMM on NCHW as it lies (the input already is the column
+// matrix). 5-10x CLBlast's untuned GEMM on PoCL, 0.8-1.0x oneDNN's jit_1x1.
+#include "ops/ConvImplementation.hpp"
+#include "ops/gemm/Gemm1x1Config.hpp"
+#include "ops/gemm/Gemm1x1Conv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class Gemm1x1Implementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "gemm-1x1"; }
+    Kernel kernel() const override { return Kernel::IM2COL; }
+    const std::vector<Variant>& variants() const override {
+        static const std::vector<Variant> list = {Variant("gemm-1x1")};
+        return list;
+    }
+    std::optional<std::string> why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+        if (s.R != 1 || s.S != 1) {
+            return "the 1x1 GEMM takes 1x1 filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
+        }
+        if (s.stride_h != 1 || s.stride_w != 1) {
+            return "the 1x1 GEMM takes stride 1 (the implicit GEMM takes strided 1x1 layers); this layer has stride " +
+                   std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w);
+        }
+        if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
+        return std::nullopt;  // dilation does not matter to a 1x1 filter
+    }
+    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return gemm1x1_config(s, profile).str();
+    }
+    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return {gemm1x1_config(s, profile).program()};
+    }
+    std::vector<std::string> profile_keys() const override { return gemm_tile_keys("gemm"); }
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+                                         const DeviceProfile& profile) const override {
+        return std::make_unique<Gemm1x1Conv>(std::move(context), shapes, gemm1x1_config(shapes, profile));
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& gemm1x1_implementation() {
+    static const Gemm1x1Implementation instance;
+    return instance;
+}
+
+}  // namespace netcl

@@ -1,0 +1,35 @@
+#include "ops/gemm/GemmTile.hpp"
+
+#include "netcl/Error.hpp"
+
+namespace netcl {
+
+std::string GemmTile::build_options() const {
+    return "-DMR=" + std::to_string(mr) + " -DNV=" + std::to_string(nv) + " -DVW=" + std::to_string(vw);
+}
+
+std::string GemmTile::str() const {
+    return std::to_string(mr) + "x" + std::to_string(nr()) + " tile (float" + std::to_string(vw) + "), work-group " +
+           std::to_string(work_group[0]) + "x" + std::to_string(work_group[1]);
+}
+
+std::vector<std::string> gemm_tile_keys(const std::string& prefix) {
+    return {prefix + "_mr", prefix + "_nv", prefix + "_vw", prefix + "_wg0", prefix + "_wg1"};
+}
+
+GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback) {
+    GemmTile tile;
+    tile.mr = static_cast<int>(profile.tuned_or(prefix + "_mr", fallback.mr));
+    tile.nv = static_cast<int>(profile.tuned_or(prefix + "_nv", fallback.nv));
+    tile.vw = static_cast<int>(profile.tuned_or(prefix + "_vw", fallback.vw));
+    tile.work_group = {static_cast<std::size_t>(profile.tuned_or(prefix + "_wg0", static_cast<double>(fallback.work_group[0]))),
+                       static_cast<std::size_t>(profile.tuned_or(prefix + "_wg1", static_cast<double>(fallback.work_group[1])))};
+    if (tile.mr < 1 || tile.mr > 16 || tile.nv < 1 || tile.nv > 4 || (tile.vw != 4 && tile.vw != 8) ||
+        tile.work_group[0] < 1 || tile.work_group[1] < 1) {
+        throw Error("profile " + profile.tuned_source + ": the " + prefix + " tile " + tile.str() +
+                    " is not one the GEMM engine builds; expected mr 1..16, nv 1..4, vw 4 or 8, work-group >= 1");
+    }
+    return tile;
+}
+
+}  // namespace netcl

@@ -1,0 +1,31 @@
+#pragma once
+// Internal: the register tile of netcl's GEMM engine (kernels_cl/gemm_tile.cl)
+// as a configuration: MR rows x NV vectors of VW floats per work-item, and
+// the work-group shape. Read from the profile under a prefix, so each user of
+// the engine (1x1 GEMM, implicit GEMM, the Winograd multiply) has its own.
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "netcl/DeviceProfile.hpp"
+
+namespace netcl {
+
+struct GemmTile {
+    int mr = 6;  // rows per work-item
+    int nv = 2;  // vectors per row
+    int vw = 8;  // floats per vector (4 or 8)
+    std::array<std::size_t, 2> work_group{8, 2};
+
+    int nr() const { return nv * vw; }
+    std::string build_options() const;
+    std::string str() const;
+};
+
+// The tile under `prefix` ("gemm", "implicit_gemm"): keys <prefix>_mr, _nv,
+// _vw, _wg0, _wg1, each falling back to `fallback`'s value.
+GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback);
+std::vector<std::string> gemm_tile_keys(const std::string& prefix);
+
+}  // namespace netcl

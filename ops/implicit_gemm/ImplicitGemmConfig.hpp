@@ -1,0 +1,30 @@
+#pragma once
+// Internal: how the implicit GEMM runs one layer (kernels_cl/conv_kvec.cl):
+// its tile, the filter width as a build constant (its tap loop unrolls; the
+// rest of the geometry is passed at launch), and the packed-weight layout.
+#include <string>
+
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/OpenCL.hpp"
+#include "ops/ProgramSpec.hpp"
+#include "ops/gemm/GemmTile.hpp"
+
+namespace netcl {
+
+struct ImplicitGemmConfig {
+    GemmTile tile;
+    int R = 1, S = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+    bool bias = false;
+
+    // Packed weights of one group: ceil(Kg / NR) panels x Cg*R*S x NR floats.
+    std::size_t packed_floats_per_group(const ConvShapes& shapes) const;
+    cl::NDRange global(const ConvShapes& shapes) const;
+    cl::NDRange local() const;
+    ProgramSpec program() const;
+    std::string str() const;
+};
+
+ImplicitGemmConfig implicit_gemm_config(const ConvShapes& shapes, const DeviceProfile& profile);
+
+}  // namespace netcl

@@ -1,0 +1,60 @@
+#include "ops/implicit_gemm/ImplicitGemmConv.hpp"
+
+#include "ops/internal/KernelLaunch.hpp"
+#include "runtime/ProgramCache.hpp"
+
+namespace netcl {
+
+namespace {
+constexpr const char* kName = "implicit-gemm";
+}  // namespace
+
+ImplicitGemmConv::ImplicitGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
+                                   const ImplicitGemmConfig& config)
+    : context_(std::move(context)), shapes_(shapes), config_(config) {
+    const ProgramSpec spec = config_.program();
+    const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
+    conv_ = internal::make_kernel(program, "conv_kvec");
+    pack_ = internal::make_kernel(program, "conv_kvec_pack");
+}
+
+void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
+    internal::check_weights(kName, shapes_, weights, bias);
+    const ConvShapes& s = shapes_;
+    const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
+    if (!packed_.defined()) packed_ = Tensor::empty(context_, {per_group * s.groups});
+    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, crs = cg * s.R * s.S;
+    const std::int64_t padded_k = (kg + config_.tile.nr() - 1) / config_.tile.nr() * config_.tile.nr();
+    for (std::int64_t g = 0; g < s.groups; ++g) {
+        internal::set_args(pack_, "conv_kvec_pack", weights.buffer(),
+                           internal::offset_of(weights) + static_cast<cl_ulong>(g * kg * crs), packed_.buffer(),
+                           static_cast<cl_ulong>(g * per_group), static_cast<int>(kg), static_cast<int>(cg),
+                           static_cast<int>(s.R));
+        internal::launch(context_->queue(), pack_, "conv_kvec_pack",
+                         cl::NDRange(static_cast<std::size_t>(padded_k), static_cast<std::size_t>(crs)),
+                         cl::NDRange(8, 1), chain);
+    }
+    bias_ = s.bias ? *bias : Tensor{};
+    has_weights_ = true;
+}
+
+void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, internal::EventChain& chain) {
+    NETCL_REQUIRE(has_weights_, "implicit-gemm: enqueue before set_weights; expected weights first");
+    internal::check_io(kName, shapes_, x, y);
+    const ConvShapes& s = shapes_;
+    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, hw = s.H * s.W, pq = s.P() * s.Q();
+    const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
+    const Tensor& bias = s.bias ? bias_ : packed_;  // never read without BIAS
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
+    for (std::int64_t g = 0; g < s.groups; ++g) {
+        internal::set_args(conv_, "conv_kvec", x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw),
+                           packed_.buffer(), u(g * per_group), y.buffer(), internal::offset_of(y) + u(g * kg * pq),
+                           i(s.K * pq), bias.buffer(), internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(cg),
+                           i(s.H), i(s.W), i(kg), i(s.P()), i(s.Q()), i(s.R), i(s.stride_h), i(s.stride_w),
+                           i(s.pad_top), i(s.pad_left));
+        internal::launch(context_->queue(), conv_, "conv_kvec", config_.global(s), config_.local(), chain);
+    }
+}
+
+}  // namespace netcl
