@@ -16,6 +16,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libclblast-dev libspdlog-dev libgtest-dev nlohmann-json3-dev libcli11-dev
   oclgrind valgrind python3 python3-matplotlib
+  python3-dev python3-venv  # the Python package: headers to build it, a venv to pip-install into
   clang-15 libclc-15 libdnnl-dev
 )
 
@@ -62,7 +63,8 @@ case "${1:-}" in
     fi
     ;;
   test)
-    # 1. Release build, every CTest entry (the oclgrind label included).
+    # 1. Release build, every CTest entry (the oclgrind label included), then
+    #    the Python suite (tools/python/run_tests.sh).
     # 2. AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer with it)
     #    build, every entry but the oclgrind ones (oclgrind preloads its own
     #    runtime) and the install check (it builds an unsanitized consumer).
@@ -82,6 +84,10 @@ case "${1:-}" in
 
     timed "build (Release)" configure_and_build "$build"
     timed "ctest (Release, all labels)" ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    # The Python package: a venv under $build, its PyPI packages, pip install
+    # ./tools/python (libnetcl built again, in $build/python), pytest tests/python.
+    timed "python (pip install + pytest)" env NETCL_BUILD_DIR="$build" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
+      bash "$here/tools/python/run_tests.sh"
 
     if [ "${NETCL_TEST_SANITIZERS:-1}" != 0 ]; then
       # -O1 with line tables: about half the compile time of RelWithDebInfo

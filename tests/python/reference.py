@@ -1,0 +1,59 @@
+"""An fp64 NumPy convolution and the tolerance netcl's results are held to."""
+from __future__ import annotations
+
+import numpy as np
+
+# Per term of the reduction, as the C++ suites use (tests/support/ReferenceConv:
+# kConvTolerancePerTerm): about 16 float32 roundings, for data in [-1, 1].
+PER_TERM = 1e-6
+
+
+def conv2d_reference(x, w, b=None, stride=(1, 1), pads=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    """Direct convolution in float64. pads = (top, left, bottom, right)."""
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    n, c, h, wd = x.shape
+    k, cg, r, s = w.shape
+    top, left, bottom, right = pads
+    xp = np.zeros((n, c, h + top + bottom, wd + left + right))
+    xp[:, :, top:top + h, left:left + wd] = x
+    p = (h + top + bottom - dilation[0] * (r - 1) - 1) // stride[0] + 1
+    q = (wd + left + right - dilation[1] * (s - 1) - 1) // stride[1] + 1
+    y = np.zeros((n, k, p, q))
+    kg = k // groups
+    for g in range(groups):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        ws = w[g * kg:(g + 1) * kg]
+        for i in range(r):
+            for j in range(s):
+                hi, wj = i * dilation[0], j * dilation[1]
+                patch = xs[:, :, hi:hi + stride[0] * (p - 1) + 1:stride[0], wj:wj + stride[1] * (q - 1) + 1:stride[1]]
+                y[:, g * kg:(g + 1) * kg] += np.einsum("nchw,kc->nkhw", patch, ws[:, :, i, j])
+    if b is not None:
+        y += np.asarray(b, dtype=np.float64)[None, :, None, None]
+    return y
+
+
+def error_factor(variant: str) -> float:
+    """How much more rounding error a variant may make than a direct sum (the C++
+    implementations' error_factor): F(4x4,3x3) 16, F(2x2,3x3) 4, others 1."""
+    if variant.startswith("wino-f4"):
+        return 16.0
+    if variant.startswith("wino-f2"):
+        return 4.0
+    return 1.0
+
+
+def tolerance(x, w, b, groups: int, variant: str) -> float:
+    """Absolute bound: per term of the reduction C/groups*R*S (+1 for the bias),
+    scaled by the largest product the data can make (1 for data in [-1, 1])."""
+    k, cg, r, s = w.shape
+    terms = cg * r * s + (0 if b is None else 1)
+    scale = max(1.0, float(np.max(np.abs(x))) * float(np.max(np.abs(w))),
+                0.0 if b is None else float(np.max(np.abs(b))))
+    return PER_TERM * error_factor(variant) * terms * scale
+
+
+def uniform(rng, shape):
+    """Data in [-1, 1), never zeros in bulk, as the C++ suites use."""
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)

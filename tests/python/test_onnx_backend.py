@@ -1,0 +1,62 @@
+"""ONNX's own Conv backend test cases through every strategy that takes each one."""
+import numpy as np
+import pytest
+
+import netcl as nc
+import onnx_cases
+from reference import tolerance
+
+CASES, PASSED_OVER = onnx_cases.load()
+STRATEGIES = ["CONV2D_NAIVE", "IM2COL", "CONV2D_WINOGRAD"]
+
+
+def takes(strategy, case):
+    """Which strategies can run a case, by the design card: naive and im2col any
+    layer; Winograd 3x3 filters at stride 1 and dilation 1."""
+    if strategy != "CONV2D_WINOGRAD":
+        return True
+    k = case.kwargs
+    return k["kernel_size"] == (3, 3) and k["stride"] == (1, 1) and k["dilation"] == (1, 1)
+
+
+def layer(case, strategy):
+    n, c = case.x.shape[:2]
+    conv = nc.Conv2d(c, case.w.shape[0], strategy=strategy, **case.kwargs)
+    conv.set_weights(case.w, case.b)
+    return conv
+
+
+def test_the_cases_are_there():
+    names = {c.name for c in CASES}
+    assert onnx_cases.REQUIRED <= names, f"missing ONNX Conv cases: {sorted(onnx_cases.REQUIRED - names)}"
+    # Only 3-D convolutions are passed over, each for that reason.
+    assert all("3-D convolution" in why for why in PASSED_OVER.values()), PASSED_OVER
+    counts = {s: sum(takes(s, c) for c in CASES) for s in STRATEGIES}
+    print(f"\nONNX Conv cases: {len(CASES)} run ({sum(c.lifted_1d for c in CASES)} of them Conv1d as height 1), "
+          f"{len(PASSED_OVER)} passed over (3-D); per strategy: {counts}")
+    assert counts["CONV2D_WINOGRAD"] >= 4  # the 3x3 stride-1 cases: padded, unpadded, depthwise, operator
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(case, strategy):
+    conv = layer(case, strategy)
+    if not takes(strategy, case):
+        # The strict override says why it cannot, and nothing runs.
+        with pytest.raises(nc.Error, match=f"{strategy}.*cannot take"):
+            conv.plan_for(case.x.shape)
+        return
+    y = conv(nc.Tensor.from_host(case.x)).to_host()
+    plan = conv.last_plan
+    assert plan.kernel == strategy
+    assert y.shape == case.expected.shape
+    error = float(np.max(np.abs(y - case.expected)))
+    assert error <= tolerance(case.x, case.w, case.b, case.kwargs["groups"], plan.variant), (plan.variant, error)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_as_the_selector_plans_it(case):
+    conv = layer(case, None)
+    y = conv(nc.Tensor.from_host(case.x)).to_host()
+    assert np.max(np.abs(y - case.expected)) <= tolerance(case.x, case.w, case.b, case.kwargs["groups"],
+                                                          conv.last_plan.variant)

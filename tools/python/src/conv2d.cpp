@@ -1,0 +1,161 @@
+// _netcl.Conv2d: the C++ layer with its options already normalised (the
+// PyTorch-style argument parsing lives in netcl/_conv2d.py), NumPy weights,
+// and forward with the GIL released while netcl plans, builds and enqueues.
+#include "bindings.hpp"
+
+#include <mutex>
+
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include "host_array.hpp"
+#include "netcl/Conv2d.hpp"
+#include "netcl/Error.hpp"
+
+namespace netcl::python {
+
+namespace {
+
+struct PyConv2d {
+    std::unique_ptr<Conv2d> conv;
+    // A Conv2d serves one thread at a time; with the GIL released, two Python
+    // threads could otherwise be inside one layer at once.
+    std::mutex mutex;
+};
+
+AutoPad auto_pad_from(const std::string& name) {
+    if (name == "NOTSET") return AutoPad::NOTSET;
+    if (name == "SAME_UPPER") return AutoPad::SAME_UPPER;
+    if (name == "SAME_LOWER") return AutoPad::SAME_LOWER;
+    if (name == "VALID") return AutoPad::VALID;
+    throw nb::value_error(("auto_pad: expected 'NOTSET', 'SAME_UPPER', 'SAME_LOWER' or 'VALID'; got '" + name + "'").c_str());
+}
+
+std::string shape_text(const Tensor::Shape& s) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < s.size(); ++i) text += (i ? ", " : "") + std::to_string(s[i]);
+    return text + (s.size() == 1 ? ",)" : ")");
+}
+
+// Host weights must have the layer's exact shape: a flat buffer of the right
+// size but the wrong layout (R and S swapped, say) would run and be wrong.
+std::vector<float> host_values(nb::handle array, const Tensor::Shape& expected, const char* what) {
+    const HostFloats h = host_floats(array, what);
+    if (h.shape != expected) {
+        throw Error(std::string("Conv2d.set_weights: ") + what + " has shape " + shape_text(h.shape) +
+                    "; expected " + shape_text(expected));
+    }
+    return {h.data, h.data + h.count};
+}
+
+}  // namespace
+
+void bind_conv2d(nb::module_& m) {
+    nb::class_<PyConv2d>(m, "Conv2d", "The C++ Conv2d with normalised options; use netcl.Conv2d.")
+        .def(
+            "__init__",
+            [](PyConv2d* self, std::shared_ptr<Context> context, std::int64_t in_channels, std::int64_t out_channels,
+               std::array<std::int64_t, 2> kernel, std::array<std::int64_t, 2> stride,
+               std::array<std::int64_t, 4> padding, const std::string& auto_pad,
+               std::array<std::int64_t, 2> dilation, std::int64_t groups, bool bias,
+               std::optional<std::string> strategy, std::optional<std::string> variant,
+               std::optional<std::size_t> workspace_limit_bytes) {
+                Conv2dOptions o;
+                o.in_channels = in_channels;
+                o.out_channels = out_channels;
+                o.kernel = kernel;
+                o.stride = stride;
+                o.padding = Padding(padding[0], padding[1], padding[2], padding[3]);
+                o.auto_pad = auto_pad_from(auto_pad);
+                o.dilation = dilation;
+                o.groups = groups;
+                o.bias = bias;
+                if (strategy) o.strategy = kernel_from_string(*strategy);
+                if (variant) o.variant = Variant(*variant);
+                o.workspace_limit_bytes = workspace_limit_bytes;
+                context = context_or_default(context);
+                new (self) PyConv2d{std::make_unique<Conv2d>(context, std::move(o)), {}};
+            },
+            "context"_a.none(), "in_channels"_a, "out_channels"_a, "kernel"_a, "stride"_a, "padding"_a,
+            "auto_pad"_a, "dilation"_a, "groups"_a, "bias"_a, "strategy"_a.none(), "variant"_a.none(),
+            "workspace_limit_bytes"_a.none())
+        .def(
+            "set_weights",
+            [](PyConv2d& self, nb::handle weights, nb::handle bias, nb::handle wait_for) {
+                const Conv2dOptions& o = self.conv->options();
+                if (nb::isinstance<Tensor>(weights)) {
+                    // Device tensors: copied on the device after `wait_for`, no host round trip.
+                    const Tensor& w = nb::cast<const Tensor&>(weights);
+                    const Tensor* b = bias.is_none() ? nullptr : &nb::cast<const Tensor&>(bias);
+                    std::vector<cl::Event> wait = events_from_python(wait_for);
+                    nb::gil_scoped_release release;
+                    std::lock_guard lock(self.mutex);
+                    self.conv->set_weights(w, b, wait);
+                    return;
+                }
+                std::vector<float> w = host_values(
+                    weights, {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]}, "weights");
+                std::vector<float> b;
+                if (!bias.is_none()) b = host_values(bias, {o.out_channels}, "bias");
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                self.conv->set_weights(w, b);
+            },
+            "weights"_a, "bias"_a = nb::none(), "wait_for"_a = nb::none())
+        .def(
+            "forward",
+            [](PyConv2d& self, const Tensor& x, std::optional<Tensor> y, nb::handle wait_for) {
+                std::vector<cl::Event> wait = events_from_python(wait_for);
+                nb::gil_scoped_release release;  // planning may run Python predicates: they take the GIL themselves
+                std::lock_guard lock(self.mutex);
+                if (!y) {
+                    NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined");
+                    const ConvShapes s = self.conv->shapes_for(x.shape());
+                    y = Tensor::empty(x.context(), {s.N, s.K, s.P(), s.Q()});
+                }
+                self.conv->forward(x, *y, wait);
+                return *y;
+            },
+            "x"_a, "y"_a.none() = nb::none(), "wait_for"_a = nb::none())
+        .def_prop_ro("last_event",
+                     [](PyConv2d& self) -> std::optional<cl::Event> {
+                         std::lock_guard lock(self.mutex);
+                         const auto& events = self.conv->last_events();
+                         if (events.empty()) return std::nullopt;
+                         return events.back();
+                     })
+        .def_prop_ro("last_plan",
+                     [](PyConv2d& self) -> std::optional<Plan> {
+                         std::lock_guard lock(self.mutex);
+                         if (self.conv->last_events().empty()) return std::nullopt;
+                         return self.conv->last_plan();
+                     })
+        .def(
+            "plan_for",
+            [](PyConv2d& self, nb::handle input_shape) {
+                const Tensor::Shape s = shape_from_python(input_shape, "Conv2d.plan_for input_shape");
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                return self.conv->plan_for(s);
+            },
+            "input_shape"_a)
+        .def(
+            "shapes_for",
+            [](PyConv2d& self, nb::handle input_shape) {
+                return self.conv->shapes_for(shape_from_python(input_shape, "Conv2d.shapes_for input_shape"));
+            },
+            "input_shape"_a)
+        .def(
+            "workspace_bytes",
+            [](PyConv2d& self, nb::handle input_shape) {
+                const Tensor::Shape s = shape_from_python(input_shape, "Conv2d.workspace_bytes input_shape");
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                return self.conv->workspace_bytes(s);
+            },
+            "input_shape"_a);
+}
+
+}  // namespace netcl::python

@@ -1,0 +1,96 @@
+// netcl.ConvShapes and netcl.Plan: the problem a selector predicate is asked
+// about, and what the selector decided for it.
+#include "bindings.hpp"
+
+#include <nanobind/operators.h>
+#include <nanobind/stl/string.h>
+
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Plan.hpp"
+
+namespace netcl::python {
+
+namespace {
+
+// shapes[0], shapes[1], shapes[2]: the wiki's predicates index the problem
+// like a framework's list of operand shapes (input, weight, output), each
+// with numel() as torch.Size has it.
+std::vector<std::int64_t> operand(const ConvShapes& s, std::int64_t i) {
+    switch (i) {
+        case 0: return {s.N, s.C, s.H, s.W};
+        case 1: return {s.K, s.C / s.groups, s.R, s.S};
+        default: return {s.N, s.K, s.P(), s.Q()};
+    }
+}
+
+}  // namespace
+
+void bind_conv_shapes(nb::module_& m) {
+    nb::class_<ConvShapes>(m, "ConvShapes",
+                           "One 2-D convolution problem, as a selector predicate receives it.\n\n"
+                           "Fields N, C, H, W (input), K, R, S (output channels, filter height and width),\n"
+                           "stride_h/w, pad_top/left/bottom/right, dilation_h/w, groups, bias; P and Q are the\n"
+                           "output height and width. As a sequence it is (input, weight, output) shapes:\n"
+                           "shapes[0].numel() is the input's element count.")
+        .def(
+            "__init__",
+            [](ConvShapes* self, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K,
+               std::int64_t R, std::int64_t S, std::int64_t stride_h, std::int64_t stride_w, std::int64_t pad_top,
+               std::int64_t pad_left, std::int64_t pad_bottom, std::int64_t pad_right, std::int64_t dilation_h,
+               std::int64_t dilation_w, std::int64_t groups, bool bias) {
+                new (self) ConvShapes{N, C, H, W, K, R, S, stride_h, stride_w, pad_top, pad_left, pad_bottom,
+                                      pad_right, dilation_h, dilation_w, groups, bias};
+            },
+            nb::kw_only(), "N"_a = 1, "C"_a = 1, "H"_a = 1, "W"_a = 1, "K"_a = 1, "R"_a = 1, "S"_a = 1,
+            "stride_h"_a = 1, "stride_w"_a = 1, "pad_top"_a = 0, "pad_left"_a = 0, "pad_bottom"_a = 0,
+            "pad_right"_a = 0, "dilation_h"_a = 1, "dilation_w"_a = 1, "groups"_a = 1, "bias"_a = false)
+        .def_rw("N", &ConvShapes::N)
+        .def_rw("C", &ConvShapes::C)
+        .def_rw("H", &ConvShapes::H)
+        .def_rw("W", &ConvShapes::W)
+        .def_rw("K", &ConvShapes::K)
+        .def_rw("R", &ConvShapes::R)
+        .def_rw("S", &ConvShapes::S)
+        .def_rw("stride_h", &ConvShapes::stride_h)
+        .def_rw("stride_w", &ConvShapes::stride_w)
+        .def_rw("pad_top", &ConvShapes::pad_top)
+        .def_rw("pad_left", &ConvShapes::pad_left)
+        .def_rw("pad_bottom", &ConvShapes::pad_bottom)
+        .def_rw("pad_right", &ConvShapes::pad_right)
+        .def_rw("dilation_h", &ConvShapes::dilation_h)
+        .def_rw("dilation_w", &ConvShapes::dilation_w)
+        .def_rw("groups", &ConvShapes::groups)
+        .def_rw("bias", &ConvShapes::bias)
+        .def_prop_ro("P", &ConvShapes::P, "Output height.")
+        .def_prop_ro("Q", &ConvShapes::Q, "Output width.")
+        .def("input_numel", &ConvShapes::input_numel)
+        .def("output_numel", &ConvShapes::output_numel)
+        .def("weight_numel", &ConvShapes::weight_numel)
+        .def("direct_flops", &ConvShapes::direct_flops, "2*N*K*(C/groups)*R*S*P*Q.")
+        .def("validate", &ConvShapes::validate, "Raises netcl.Error naming the first field that makes no convolution.")
+        .def("__len__", [](const ConvShapes&) { return 3; })
+        .def(
+            "__getitem__",
+            [](const ConvShapes& s, std::int64_t i) {
+                if (i < 0) i += 3;
+                if (i < 0 || i > 2) throw nb::index_error("ConvShapes index out of range: 0 input, 1 weight, 2 output");
+                return make_shape(operand(s, i));
+            },
+            nb::sig("def __getitem__(self, index: int, /) -> tuple[int, ...]"),
+            "0: input (N, C, H, W); 1: weight (K, C/groups, R, S); 2: output (N, K, P, Q).")
+        .def("__str__", &ConvShapes::str)
+        .def("__repr__", [](const ConvShapes& s) { return "netcl.ConvShapes(" + s.str() + ")"; })
+        .def(nb::self == nb::self);
+
+    nb::class_<Plan>(m, "Plan", "What runs one convolution shape, and why the selector chose it.")
+        .def_prop_ro("kernel", [](const Plan& p) { return to_string(p.kernel); },
+                     "The strategy: 'CONV2D_NAIVE', 'IM2COL' or 'CONV2D_WINOGRAD'.")
+        .def_prop_ro("variant", [](const Plan& p) { return p.variant.id; }, "The variant id, e.g. 'wino-f4-fused-global'.")
+        .def_ro("implementation", &Plan::implementation)
+        .def_ro("config", &Plan::config, "What the implementation derived for this layer on this device.")
+        .def_ro("reason", &Plan::reason)
+        .def("__str__", &Plan::str)
+        .def("__repr__", [](const Plan& p) { return "netcl.Plan(" + p.str() + ")"; });
+}
+
+}  // namespace netcl::python
