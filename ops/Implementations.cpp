@@ -12,6 +12,7 @@ const ConvImplementation& gemm1x1_implementation();        // ops/gemm/
 const ConvImplementation& implicit_gemm_implementation();  // ops/implicit_gemm/
 const ConvImplementation& im2col_implementation();         // ops/im2col/
 const ConvImplementation& winograd_implementation();       // ops/winograd/
+const ConvImplementation& winograd_gemm_implementation();  // ops/winograd_gemm/
 
 const std::vector<const ConvImplementation*>& conv_implementations() {
     // Within one strategy, the order the selector tries them in when the
@@ -22,6 +23,7 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
         &implicit_gemm_implementation(),
         &im2col_implementation(),
         &winograd_implementation(),
+        &winograd_gemm_implementation(),
     };
     return list;
 }

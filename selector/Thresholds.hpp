@@ -20,6 +20,7 @@ inline constexpr const char* winograd_tile = "winograd_tile";                  /
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer_low_local_memory";  // 0/1
 inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
+inline constexpr const char* winograd_prefer_gemm = "winograd_prefer_gemm";  // 0/1: separate transforms first
 inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
 }  // namespace threshold_key
 

@@ -216,46 +216,42 @@ TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
 // the weights, so one that kept the old U would fail round 1 here.
 TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
     auto ctx = shared_context();
-    ConvShapes s;
-    s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
-    std::vector<std::pair<Kernel, std::optional<Variant>>> strategies{{Kernel::CONV2D_NAIVE, Variant("naive")},
-                                                                      {Kernel::IM2COL, Variant("im2col-clblast")}};
-    for (int tile : {2, 4})
-        for (bool low : {false, true})
-            for (bool constant : {false, true}) strategies.emplace_back(Kernel::CONV2D_WINOGRAD, winograd_variant_id(tile, low, constant));
-    int winograd_ran = 0;
-    for (const auto& [kernel, variant] : strategies) {
-        const std::string name = to_string(kernel) + " " + variant->id;
-        if (why_not(*variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
-        winograd_ran += kernel == Kernel::CONV2D_WINOGRAD;
-        Conv2dOptions o = layer(3, 5);
-        o.strategy = kernel;
-        o.variant = variant;
-        Conv2d conv(ctx, o);
-        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
-        const Tensor input = Tensor::from_host(ctx, x, {2, 3, 7, 13});
-        const double tolerance = conv_tolerance(s, tolerance_factor(*variant));
-        for (std::uint64_t round = 0; round < 3; ++round) {
-            const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 + round);
-            const auto b = random_uniform(5, 20 + round);
-            conv.set_weights(w, b);
-            Tensor y = Tensor::empty(ctx, {2, 5, 7, 13});
-            y.fill(std::numeric_limits<float>::quiet_NaN());
-            conv.forward(input, y);
-            const Comparison c = compare(y.to_host(), reference_conv(s, x, w, b));
-            EXPECT_EQ(c.non_finite, 0u) << name << " round " << round;
-            EXPECT_LE(c.max_abs_error, tolerance) << name << " round " << round;
-            EXPECT_EQ(conv.last_plan().kernel, kernel);
-            EXPECT_EQ(conv.last_plan().reason, "strict override");
+    int ran = 0, transformed = 0;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& variant : impl->variants()) {
+            ConvShapes s;  // 3x3, or 1x1 for a variant that takes only that
+            s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
+            if (why_not(variant, s, ctx->profile())) s.R = s.S = 1, s.set_padding(0);
+            if (why_not(variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
+            ++ran;
+            transformed += impl->persistent_bytes(variant, s, ctx->profile()) > 0;
+            const std::string name = to_string(impl->kernel()) + " " + variant.id;
+            Conv2dOptions o = Conv2dOptions::for_shapes(s);
+            o.strategy = impl->kernel();
+            o.variant = variant;
+            Conv2d conv(ctx, o);
+            const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 1);
+            const Tensor input = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+            const double tolerance = conv_tolerance(s, tolerance_factor(variant));
+            for (std::uint64_t round = 0; round < 3; ++round) {
+                const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 + round);
+                const auto b = random_uniform(5, 20 + round);
+                conv.set_weights(w, b);
+                Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+                y.fill(std::numeric_limits<float>::quiet_NaN());
+                conv.forward(input, y);
+                const Comparison c = compare(y.to_host(), reference_conv(s, x, w, b));
+                EXPECT_EQ(c.non_finite, 0u) << name << " round " << round;
+                EXPECT_LE(c.max_abs_error, tolerance) << name << " round " << round;
+                EXPECT_EQ(conv.last_plan().variant, variant);
+                EXPECT_EQ(conv.last_plan().reason, "strict override");
+            }
         }
     }
-    EXPECT_GE(winograd_ran, 4) << "too few Winograd variants could take the shape on this device";
+    EXPECT_GE(ran, 12) << "too few variants could take the layer on this device";
+    EXPECT_GE(transformed, 6) << "the variants that keep transformed weights (Winograd's U, packed panels) must run";
 }
 
-// ONNX's auto_pad, as a framework importing a model hands it over: SAME_UPPER
-// puts the odd row/column of padding at the end, SAME_LOWER at the start, and
-// the output is ceil(H / stride); VALID pads nothing. Each resolved shape runs
-// on every strategy that takes it, against the reference on the same pads.
 TEST(ConvApi, AutoPadResolvesPerInputShapeAsOnnxDoes) {
     auto ctx = shared_context();
     struct Case {

@@ -9,11 +9,15 @@
 // C/groups·R·S (+bias) reduction; factor 1 for NAIVE and IM2COL, 4 for
 // Winograd F(2x2,3x3) and 16 for F(4x4,3x3), as in tests/test_winograd_conv.cpp.
 //
-// The draw reaches the block structure too: about 10% of all cases are
+// The draw reaches every implementation and the block structure too: IM2COL
+// cases pick any of its variants (im2col + CLBlast, the 1x1 GEMM on 1x1
+// versions of the draw, the implicit GEMM); about 10% of all cases are fused
 // Winograd layers whose C and K exceed the variant's C step and K block (up
 // to 2.5 of each, off the block), so every variant runs several K blocks and
-// C steps; a third of the IM2COL cases (N >= 2) run under a workspace limit
-// that fits fewer images than N, so the column buffer is reused across passes.
+// C steps; 10% are separate-transform Winograd, a third of them under a
+// workspace limit of 1-5 tiles so the tiles run in passes; a third of the
+// im2col + CLBlast cases (N >= 2) run under a workspace limit that fits fewer
+// images than N, so the column buffer is reused across passes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -95,22 +99,44 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             d.variant = "naive";
             d.shapes = test::random_small_shape(rng);
         } else if (pick < 6) {
+            // Any IM2COL variant: im2col + CLBlast, the 1x1 GEMM (on the draw
+            // made 1x1, stride 1, unpadded), the implicit GEMM.
             d.kernel = Kernel::IM2COL;
-            d.variant = "im2col-clblast";
+            const auto im2col_variants = variants_of(Kernel::IM2COL);
+            d.variant = im2col_variants[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(im2col_variants.size()) - 1))];
             d.shapes = test::random_small_shape(rng);
-            if (d.shapes.N >= 2 && uniform(rng, 0, 2) == 0) {
+            if (d.variant.id == "gemm-1x1") {
+                d.shapes.R = d.shapes.S = 1, d.shapes.stride_h = d.shapes.stride_w = 1;
+                d.shapes.set_padding(0);
+            }
+            if (d.variant.id == "im2col-clblast" && d.shapes.N >= 2 && uniform(rng, 0, 2) == 0) {
                 // Room for 1 .. N-1 images' columns: several passes over one buffer.
                 const std::size_t per_image = im2col_layout(d.shapes).columns_per_image_bytes;
                 if (per_image > 0) d.workspace_limit_bytes = per_image * static_cast<std::size_t>(uniform(rng, 1, d.shapes.N - 1));
             }
-        } else {
+        } else if (pick < 9) {
             d.kernel = Kernel::CONV2D_WINOGRAD;
             const WinogradVariant v{uniform(rng, 0, 1) ? 4 : 2, 3, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
             d.variant = v.variant();
-            d.shapes = uniform(rng, 0, 3) == 0 ? winograd_multi_block_shape(rng, v) : winograd_shape(rng);
+            d.shapes = uniform(rng, 0, 2) == 0 ? winograd_multi_block_shape(rng, v) : winograd_shape(rng);
+        } else {
+            // Separate transforms: ungrouped; a third under a workspace limit
+            // that fits a few tiles per pass.
+            d.kernel = Kernel::CONV2D_WINOGRAD;
+            d.variant = uniform(rng, 0, 1) ? "wino-f4-gemm" : "wino-f2-gemm";
+            d.shapes = winograd_shape(rng);
+            d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
+            if (uniform(rng, 0, 2) == 0) {
+                const int alpha = d.variant.id == "wino-f4-gemm" ? 6 : 4;
+                const auto per_tile = static_cast<std::size_t>((d.shapes.C + d.shapes.K) * alpha * alpha) * sizeof(float);
+                d.workspace_limit_bytes = per_tile * static_cast<std::size_t>(uniform(rng, 1, 5));
+            }
         }
         DeviceProfile limited = profile;
-        if (d.workspace_limit_bytes) limited.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
+        if (d.workspace_limit_bytes) {
+            limited.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
+            limited.tuned["winograd_gemm_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
+        }
         if (!why_not(d.variant, d.shapes, limited)) return d;
         ++refused;
     }
@@ -141,8 +167,10 @@ TEST(FuzzShapes, RandomCombinationsMatchTheReference) {
                    (wino && d.shapes.C > winograd_config(*wino, profile).block_c ? " (multi-block)" : "")];
         if (d.workspace_limit_bytes) {
             EXPECT_LE(result.workspace_bytes, *d.workspace_limit_bytes) << "case " << i;
-            EXPECT_LT(result.workspace_bytes, im2col_layout(d.shapes).columns_per_image_bytes * static_cast<std::size_t>(d.shapes.N))
-                << "case " << i << ": the limit should force more than one pass";
+            if (d.variant.id == "im2col-clblast") {
+                EXPECT_LT(result.workspace_bytes, im2col_layout(d.shapes).columns_per_image_bytes * static_cast<std::size_t>(d.shapes.N))
+                    << "case " << i << ": the limit should force more than one pass";
+            }
         }
         const double ratio = result.max_abs_error / result.tolerance;
         if (ratio > worst_ratio) {

@@ -25,6 +25,7 @@
 #include <random>
 
 #include "netcl/Conv2d.hpp"
+#include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "tests/support/TestData.hpp"
@@ -41,20 +42,24 @@ struct Strategy {
 };
 
 
-std::vector<Strategy> every_strategy() {
-    std::vector<Strategy> all{{Kernel::CONV2D_NAIVE, "naive"}, {Kernel::IM2COL, "im2col-clblast"}};
-    for (int tile : {2, 4})
-        for (bool low : {false, true})
-            for (bool constant : {false, true}) all.push_back({Kernel::CONV2D_WINOGRAD, winograd_variant_id(tile, low, constant)});
-    return all;
-}
-
 // 3x3 stride 1 (every strategy takes it), odd sizes, padding 1, bias, N = 2.
 ConvShapes layer_shape() {
     ConvShapes s;
     s.N = 2, s.C = 3, s.H = 11, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
     return s;
 }
+
+// Every variant that takes the 3x3 layer above (the 1x1 GEMM does not).
+std::vector<Strategy> every_strategy() {
+    std::vector<Strategy> all;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& v : impl->variants()) {
+            if (!why_not(v, layer_shape(), test::shared_context()->profile())) all.push_back({impl->kernel(), v});
+        }
+    }
+    return all;
+}
+
 
 // Sets about `fraction` of x (at seeded positions) to NaN, +Inf or -Inf.
 std::vector<float> with_specials(std::vector<float> x, double fraction, bool nan, bool inf, std::uint64_t seed) {

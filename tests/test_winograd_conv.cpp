@@ -119,6 +119,38 @@ TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
     expect_matches_reference(winograd_variant_id(tile, true, false), conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
 }
 
+// Separate transforms (winograd-gemm) on the same edge shapes where it takes
+// them (ungrouped), whole and in passes of a few tiles under a workspace limit.
+TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) {
+    const Variant variant(GetParam() == 4 ? "wino-f4-gemm" : "wino-f2-gemm");
+    std::uint64_t seed = 700 + static_cast<std::uint64_t>(GetParam());
+    const DeviceProfile& profile = test::shared_context()->profile();
+    int ran = 0, passes = 0;
+    for (const auto& s : edge_shapes()) {
+        if (const auto reason = why_not(variant, s, profile)) {
+            EXPECT_EQ(s.groups == 1, false) << variant.id << " refused " << s.str() << ": " << *reason;
+            continue;
+        }
+        expect_matches_reference(variant, s, seed += 3);
+        // A limit of three tiles' transforms: the tiles run in several passes over one workspace.
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::CONV2D_WINOGRAD;
+        options.variant = variant;
+        options.seed = seed += 3;
+        options.tolerance_factor = factor_for(variant);
+        const int alpha = GetParam() + 2;
+        options.workspace_limit_bytes = static_cast<std::size_t>(3 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << variant.id << " in passes " << test::describe(s, result);
+        EXPECT_LE(result.workspace_bytes, *options.workspace_limit_bytes);
+        passes += result.plan.config.find(" of ") != std::string::npos &&
+                  result.plan.config.find("3 of ") != std::string::npos;
+        ++ran;
+    }
+    EXPECT_GE(ran, 6);
+    EXPECT_GE(passes, 6) << "the limit must split the tiles into passes";
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),
                          [](const auto& info) { return "F" + std::to_string(info.param) + "x" + std::to_string(info.param); });
 

@@ -55,7 +55,9 @@ struct Conv2dOptions {
     std::optional<Kernel> strategy;
     // With `strategy`: this exact variant (tests, netcl-tune, netcl-bench).
     std::optional<Variant> variant;
-    // Caps IM2COL's workspace for this op (else the profile's limit).
+    // Caps the workspace of this op's forward (else the profile's limits):
+    // im2col + CLBlast batches fewer images per pass, separate-transform
+    // Winograd fewer tiles; a plan that cannot fit is not taken.
     std::optional<std::size_t> workspace_limit_bytes;
     // The selector to ask; nullptr means KernelSelector::global().
     KernelSelector* selector = nullptr;

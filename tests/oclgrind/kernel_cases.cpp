@@ -60,6 +60,53 @@ TEST(Oclgrind, NaiveFourChannelBlocksWithARaggedTail) {
     expect_clean(s, Kernel::CONV2D_NAIVE, std::nullopt);
 }
 
+// netcl's GEMM engine: the 1x1 GEMM with tiles larger than the matrix
+// (EDGE_M/EDGE_N) and with a shifted-back last tile, groups and bias.
+TEST(Oclgrind, GemmOneByOne) {
+    auto small = shape(2, 4, 3, 3, 5, 1, 0, true);  // 9 pixels < 16, 5 rows < 6
+    expect_clean(small, Kernel::IM2COL, Variant("gemm-1x1"));
+    auto wide = shape(1, 6, 5, 7, 14, 1, 0, false);  // 35 pixels: a shifted-back tile; 14 rows: 6 + 6 + shifted
+    wide.groups = 2;
+    expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
+}
+
+// The implicit GEMM on a strided 3x3 with uneven padding, a strided 1x1 and
+// a 7x7 over a small image; separate-transform Winograd whole and in passes.
+// Without --uninitialized (oclgrind_kernels_races_bounds): oclgrind reports
+// "Controlflow depends on uninitialized value" at the fma of the vectors
+// loaded from the packed weights / U, as it does for the fused Winograd's
+// vload8 below, although the pack kernels write every element (their NDRange
+// covers the whole packed layout) and every output matches the reference.
+TEST(OclgrindNoUninitialized, GemmEngine) {
+    auto strided = shape(2, 3, 7, 6, 18, 3, 0, true);
+    strided.stride_h = strided.stride_w = 2;
+    strided.set_padding(1, 0, 1, 2);
+    expect_clean(strided, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto one = shape(1, 8, 6, 5, 9, 1, 0, false);
+    one.stride_h = one.stride_w = 2;
+    expect_clean(one, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto seven = shape(1, 3, 9, 9, 8, 7, 3, true);
+    seven.stride_h = seven.stride_w = 2;
+    expect_clean(seven, Kernel::IM2COL, Variant("implicit-gemm"));
+}
+
+TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
+    for (const char* id : {"wino-f2-gemm", "wino-f4-gemm"}) {
+        SCOPED_TRACE(id);
+        const auto s = shape(2, 5, 6, 7, 9, 3, 1, true);
+        expect_clean(s, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
+        test::ConvCaseOptions passes;  // two tiles a pass
+        passes.strategy = Kernel::CONV2D_WINOGRAD;
+        passes.variant = Variant(id);
+        passes.seed = 9;
+        passes.tolerance_factor = tolerance_factor(Variant(id));
+        const int alpha = std::string(id) == "wino-f4-gemm" ? 6 : 4;
+        passes.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+        const auto result = test::run_conv_case(s, passes);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+    }
+}
+
 // Run without --uninitialized (CTest entry oclgrind_kernels_races_bounds):
 //
 // - IM2COL: oclgrind 21.10 reports values CLBlast's XgemmDirectBatchedTN

@@ -1,0 +1,122 @@
+// Winograd F(m x m, 3 x 3) with separate transforms (Lavin & Gray eq. 13,
+// Nervana's "FX" approach): the input transform writes V for every tile
+// once, one GEMM per transform element e multiplies U_e[K x C] by
+// V_e[C x T] (kernels_cl/gemm.cl, batched over e), and the output transform
+// reads M_e[K x T] back. Unlike the fused kernel, each input tile is
+// transformed once, not once per K block, and the multiply runs on the GEMM
+// engine's register tiles (measured: 58-67 GFLOPS of GEMM on the VGG
+// shapes on PoCL, against a fused phase 2 that stalls on its barriers).
+//
+// Layouts, chosen for the GEMM (rows of A are sequential streams, B's
+// columns are contiguous): U[e][K][C], V[e][C][T], M[e][K][T], T = the tiles
+// of one pass (tile = n x tiles_h x tiles_w, numbered from tile0).
+// Needs the prelude of ops/winograd/WinogradSource.cpp.
+
+#define A2 (WINO_ALPHA * WINO_ALPHA)
+
+// U = G g G^T into [e][K][C], once per set_weights. NDRange: dim0 = C, dim1 = K.
+__kernel void winograd_gemm_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+                                    const int C, const int K) {
+    const int c = (int)get_global_id(0), k = (int)get_global_id(1);
+    if (c >= C || k >= K) return;
+    w += w_offset + ((size_t)k * C + c) * 9;
+    float g[3][3];
+    float t[WINO_ALPHA][3];
+    float v[WINO_ALPHA][WINO_ALPHA];
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+        for (int j = 0; j < 3; ++j) g[i][j] = w[i * 3 + j];
+#define GCOL(i) g[i][j]
+#define TCOL(i) t[i][j]
+#pragma unroll
+    for (int j = 0; j < 3; ++j) { WINO_G(GCOL, TCOL) }
+#define TROW(j) t[i][j]
+#define VROW(j) v[i][j]
+#pragma unroll
+    for (int i = 0; i < WINO_ALPHA; ++i) { WINO_G(TROW, VROW) }
+#undef GCOL
+#undef TCOL
+#undef TROW
+#undef VROW
+#pragma unroll
+    for (int e = 0; e < A2; ++e) u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+}
+
+// V = B^T d B for tiles tile0 .. tile0 + T - 1 of every channel. Loads are
+// clamped into the image and zeroed outside it (padding, the ragged last
+// tile). NDRange: dim0 = T (contiguous stores along t), dim1 = C.
+__kernel void winograd_gemm_input(__global const float* restrict x, const ulong x_offset, __global float* restrict v,
+                                  const ulong v_offset, const int C, const int H, const int W, const int pad_top,
+                                  const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
+                                  const int T) {
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1);
+    if (t >= T || c >= C) return;
+    const int tile = tile0 + t;
+    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
+    const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
+    const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
+    __global const float* xp = x + x_offset + ((size_t)n * C + c) * H * W;
+    float d[WINO_ALPHA][WINO_ALPHA];
+#pragma unroll
+    for (int i = 0; i < WINO_ALPHA; ++i) {
+        const int iy = iy0 + i;
+        const bool row_in = iy >= 0 && iy < H;
+        const int row = clamp(iy, 0, H - 1) * W;
+#pragma unroll
+        for (int j = 0; j < WINO_ALPHA; ++j) {
+            const int ix = ix0 + j;
+            const float value = xp[row + clamp(ix, 0, W - 1)];
+            d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
+        }
+    }
+    float s[WINO_ALPHA][WINO_ALPHA];
+#define DCOL(i) d[i][j]
+#define SCOL(i) s[i][j]
+#pragma unroll
+    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
+#define SROW(j) s[i][j]
+#define VOUT(j) v[v_offset + ((size_t)(i * WINO_ALPHA + (j)) * C + c) * T + t]
+#pragma unroll
+    for (int i = 0; i < WINO_ALPHA; ++i) { WINO_BT(SROW, VOUT) }
+#undef DCOL
+#undef SCOL
+#undef SROW
+#undef VOUT
+}
+
+// Y = A^T M A (+ bias) for tiles tile0 .. tile0 + T - 1 of every output
+// channel; outputs past P or Q are not written. NDRange: dim0 = T, dim1 = K.
+__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global float* restrict y,
+                                   const ulong y_offset, __global const float* restrict bias, const ulong bias_offset,
+                                   const int has_bias, const int K, const int P, const int Q, const int tiles_w,
+                                   const int tiles_per_image, const int tile0, const int T) {
+    const int t = (int)get_global_id(0), k = (int)get_global_id(1);
+    if (t >= T || k >= K) return;
+    float s[WINO_M][WINO_ALPHA];
+    float o[WINO_M][WINO_M];
+#define MCOL(i) m[m_offset + ((size_t)((i) * WINO_ALPHA + j) * K + k) * T + t]
+#define SCOL(i) s[i][j]
+#pragma unroll
+    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+#define SROW(j) s[i][j]
+#define OROW(j) o[i][j]
+#pragma unroll
+    for (int i = 0; i < WINO_M; ++i) { WINO_AT(SROW, OROW) }
+#undef MCOL
+#undef SCOL
+#undef SROW
+#undef OROW
+    const float b = has_bias ? bias[bias_offset + k] : 0.0f;
+    const int tile = tile0 + t;
+    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
+    const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+    __global float* yp = y + y_offset + ((size_t)n * K + k) * P * Q;
+#pragma unroll
+    for (int i = 0; i < WINO_M; ++i) {
+        if (oy0 + i >= P) break;
+#pragma unroll
+        for (int j = 0; j < WINO_M; ++j)
+            if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+    }
+}

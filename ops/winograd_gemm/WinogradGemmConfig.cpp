@@ -1,0 +1,80 @@
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+
+#include <algorithm>
+
+#include "ops/winograd/WinogradMatrices.hpp"
+#include "ops/winograd/WinogradSource.hpp"
+#include "runtime/EmbeddedSources.hpp"
+
+namespace netcl {
+
+const std::vector<Variant>& winograd_gemm_variants() {
+    static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm")};
+    return list;
+}
+
+std::optional<int> winograd_gemm_tile(const Variant& variant) {
+    if (variant.id == "wino-f2-gemm") return 2;
+    if (variant.id == "wino-f4-gemm") return 4;
+    return std::nullopt;
+}
+
+std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
+    return static_cast<std::size_t>(profile.tuned_or("winograd_gemm_workspace_limit_bytes", 64.0 * (1 << 20)));
+}
+
+std::vector<std::string> winograd_gemm_profile_keys() {
+    std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes"};
+    for (const char* prefix : {"winograd_gemm", "winograd_gemm_narrow"}) {
+        for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
+    }
+    return keys;
+}
+
+WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& s, const DeviceProfile& profile) {
+    WinogradGemmConfig c;
+    c.m = m;
+    c.alpha = m + 2;
+    c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
+    const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
+    c.tiles_per_pass = std::clamp<std::int64_t>(static_cast<std::int64_t>(winograd_gemm_workspace_limit(profile) / per_tile),
+                                                1, c.tiles);
+    // 6 x 16 in 2 x 8 work-groups: 58-67 GFLOPS on the VGG Winograd GEMMs on
+    // PoCL (k-major A 1.2-1.6x slower at T = 16). Under 16 tiles a pass
+    // (res5's 7x7 with F(4x4): T = 4) the 16-wide tile mostly computes
+    // padding: 6 x 4 float4 in 1 x 16, bandwidth-bound either way.
+    c.tile = c.tiles_per_pass < 16 ? gemm_tile(profile, "winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}})
+                                   : gemm_tile(profile, "winograd_gemm", GemmTile{6, 2, 8, {2, 8}});
+    c.edge_m = s.K < c.tile.mr;
+    c.edge_n = c.tiles_per_pass < c.tile.nr();
+    return c;
+}
+
+std::size_t WinogradGemmConfig::workspace_bytes(const ConvShapes& s) const {
+    return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * alpha * alpha) * sizeof(float);
+}
+
+std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
+    return static_cast<std::size_t>(alpha * alpha * s.K * s.C) * sizeof(float);
+}
+
+ProgramSpec WinogradGemmConfig::transforms_program() const {
+    return {"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3) transforms",
+            winograd_cl_prelude(winograd_matrices(m, 3)) + embedded_source("winograd_gemm"),
+            "",
+            {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}}, {"winograd_gemm_weights", {8, 1, 1}}}};
+}
+
+ProgramSpec WinogradGemmConfig::gemm_program() const {
+    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"),
+            tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
+                " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0),
+            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
+}
+
+std::string WinogradGemmConfig::str() const {
+    return "F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3), " + std::to_string(tiles_per_pass) + " of " +
+           std::to_string(tiles) + " tiles a pass, GEMM " + tile.str();
+}
+
+}  // namespace netcl

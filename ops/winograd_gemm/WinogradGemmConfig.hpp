@@ -1,0 +1,45 @@
+#pragma once
+// Internal: how separate-transform Winograd (kernels_cl/winograd_gemm.cl +
+// the GEMM engine) runs one layer: the tile F(m x m, 3 x 3), the GEMM's
+// register tile, and how many tiles one pass transforms (the workspace holds
+// V and M of one pass: (C + K) x alpha^2 floats per tile).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/OpenCL.hpp"
+#include "netcl/Plan.hpp"
+#include "ops/ProgramSpec.hpp"
+#include "ops/gemm/GemmTile.hpp"
+
+namespace netcl {
+
+// The variants ("wino-f2-gemm", "wino-f4-gemm") and the tile side each names.
+const std::vector<Variant>& winograd_gemm_variants();
+std::optional<int> winograd_gemm_tile(const Variant& variant);
+
+struct WinogradGemmConfig {
+    int m = 4, alpha = 6;
+    GemmTile tile;
+    std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
+    std::int64_t tiles_per_pass = 0;  // T of one pass
+    bool edge_m = false, edge_n = false;
+
+    std::int64_t passes() const { return (tiles + tiles_per_pass - 1) / tiles_per_pass; }
+    std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
+    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x K x C floats
+    ProgramSpec transforms_program() const;
+    ProgramSpec gemm_program() const;
+    std::string str() const;
+};
+
+// The workspace cap: profile key "winograd_gemm_workspace_limit_bytes",
+// else 64 MiB (VGG-16's largest layer, conv1.2, in one pass at N = 1).
+std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile);
+WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& shapes, const DeviceProfile& profile);
+std::vector<std::string> winograd_gemm_profile_keys();
+
+}  // namespace netcl

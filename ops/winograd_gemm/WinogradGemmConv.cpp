@@ -1,0 +1,80 @@
+#include "ops/winograd_gemm/WinogradGemmConv.hpp"
+
+#include "ops/internal/KernelLaunch.hpp"
+#include "runtime/ProgramCache.hpp"
+
+namespace netcl {
+
+namespace {
+constexpr const char* kName = "winograd-gemm";
+
+cl::Program build(Context& context, const ProgramSpec& spec) {
+    return context.programs().get_source(spec.label, spec.source, spec.options);
+}
+}  // namespace
+
+WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
+                                   const WinogradGemmConfig& config)
+    : context_(std::move(context)), shapes_(shapes), config_(config) {
+    const cl::Program transforms = build(*context_, config_.transforms_program());
+    weights_kernel_ = internal::make_kernel(transforms, "winograd_gemm_weights");
+    input_kernel_ = internal::make_kernel(transforms, "winograd_gemm_input");
+    output_kernel_ = internal::make_kernel(transforms, "winograd_gemm_output");
+    gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
+}
+
+void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
+    internal::check_weights(kName, shapes_, weights, bias);
+    const ConvShapes& s = shapes_;
+    if (!u_.defined()) u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, s.K, s.C});
+    internal::set_args(weights_kernel_, "winograd_gemm_weights", weights.buffer(), internal::offset_of(weights),
+                       u_.buffer(), static_cast<int>(s.C), static_cast<int>(s.K));
+    internal::launch(context_->queue(), weights_kernel_, "winograd_gemm_weights",
+                     cl::NDRange(static_cast<std::size_t>(s.C), static_cast<std::size_t>(s.K)), cl::NDRange(8, 1),
+                     chain);
+    bias_ = s.bias ? *bias : Tensor{};
+    has_weights_ = true;
+}
+
+void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) {
+    NETCL_REQUIRE(has_weights_, "winograd-gemm: enqueue before set_weights; expected weights first");
+    internal::check_io(kName, shapes_, x, y);
+    NETCL_REQUIRE(workspace.buffer() && workspace.bytes >= config_.workspace_bytes(shapes_) &&
+                      workspace.offset_bytes % sizeof(float) == 0,
+                  "winograd-gemm: the workspace is missing or smaller than the " +
+                      std::to_string(config_.workspace_bytes(shapes_)) + " bytes it declared");
+    const ConvShapes& s = shapes_;
+    const int m = config_.m, a2 = config_.alpha * config_.alpha;
+    const std::int64_t tiles_w = (s.Q() + m - 1) / m, tiles_per_image = tiles_w * ((s.P() + m - 1) / m);
+    const std::int64_t pass = config_.tiles_per_pass;
+    const auto v_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float));
+    const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(pass * s.C * a2);
+    const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    for (std::int64_t tile0 = 0; tile0 < config_.tiles; tile0 += pass) {
+        const std::int64_t T = std::min(pass, config_.tiles - tile0);
+        internal::set_args(input_kernel_, "winograd_gemm_input", x.buffer(), internal::offset_of(x), workspace.buffer,
+                           v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left), i(tiles_w),
+                           i(tiles_per_image), i(tile0), i(T));
+        internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input",
+                         cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.C)), cl::NDRange(16, 4),
+                         chain);
+        // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched over e.
+        internal::set_args(gemm_kernel_, "gemm", u_.buffer(), cl_ulong{0}, i(s.K * s.C), workspace.buffer, v_offset,
+                           i(s.C * T), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(s.K), i(T),
+                           i(s.C), i(s.C), i(T), i(T));
+        const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
+        internal::launch(context_->queue(), gemm_kernel_, "gemm",
+                         cl::NDRange(static_cast<std::size_t>((T + nr - 1) / nr),
+                                     static_cast<std::size_t>((s.K + mr - 1) / mr), static_cast<std::size_t>(a2)),
+                         cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
+        internal::set_args(output_kernel_, "winograd_gemm_output", workspace.buffer, m_offset, y.buffer(),
+                           internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0), i(s.K),
+                           i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
+        internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output",
+                         cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.K)), cl::NDRange(16, 4),
+                         chain);
+    }
+}
+
+}  // namespace netcl

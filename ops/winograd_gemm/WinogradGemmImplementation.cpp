@@ -1,0 +1,64 @@
+// CONV2D_WINOGRAD with separate transforms on netcl's GEMM engine (Lavin &
+// Gray eq. 13 as batched GEMMs): each input tile transformed once for all K,
+// the multiply at GEMM-engine speed, and small images (few tiles per K
+// block, where the fused kernel starves) served as well as large ones.
+#include "ops/ConvImplementation.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+#include "ops/winograd_gemm/WinogradGemmConv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class WinogradGemmImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "winograd-gemm"; }
+    Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
+    const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }
+    std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (s.R != 3 || s.S != 3) {
+            return "F(" + std::to_string(*winograd_gemm_tile(v)) + "x" + std::to_string(*winograd_gemm_tile(v)) +
+                   ",3x3) takes 3x3 filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
+        }
+        if (s.stride_h != 1 || s.stride_w != 1) return std::string("Winograd takes stride 1");
+        if (s.dilation_h != 1 || s.dilation_w != 1) return std::string("Winograd takes dilation 1");
+        if (s.groups != 1) return std::string("separate-transform Winograd takes ungrouped layers");
+        const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
+        const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
+        if (one_tile > winograd_gemm_workspace_limit(profile)) {
+            return "one tile's transforms need " + std::to_string(one_tile) + " bytes; the workspace limit is " +
+                   std::to_string(winograd_gemm_workspace_limit(profile));
+        }
+        if (c.weight_bytes(s) / sizeof(float) >= 2147483647u) return std::string("U would have 2^31 elements or more");
+        return std::nullopt;
+    }
+    std::string config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).str();
+    }
+    std::size_t workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).workspace_bytes(s);
+    }
+    std::size_t persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).weight_bytes(s);
+    }
+    double error_factor(const Variant& v) const override { return *winograd_gemm_tile(v) == 4 ? 16.0 : 4.0; }
+    std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
+        return {c.transforms_program(), c.gemm_program()};
+    }
+    std::vector<std::string> profile_keys() const override { return winograd_gemm_profile_keys(); }
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
+                                         const DeviceProfile& profile) const override {
+        return std::make_unique<WinogradGemmConv>(std::move(context), shapes,
+                                                  winograd_gemm_config(*winograd_gemm_tile(v), shapes, profile));
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& winograd_gemm_implementation() {
+    static const WinogradGemmImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl
