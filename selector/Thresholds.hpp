@@ -22,6 +22,11 @@ inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer
 inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
 inline constexpr const char* winograd_prefer_gemm = "winograd_prefer_gemm";  // 0/1: separate transforms first
 inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
+// 1x1 layers go to the implicit GEMM before the 1x1 GEMM when C/groups is at
+// least gemm1x1_max_channels or P*Q at most gemm1x1_max_pixels_to_yield (long
+// reductions over few pixels: the weights dominate, and its panels stream them).
+inline constexpr const char* gemm1x1_max_channels = "gemm1x1_max_channels";
+inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_to_yield";
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

@@ -197,9 +197,14 @@ TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
     profile.local_mem_bytes = 1 << 30;
     profile.tuned["winograd_tile"] = 4;
     profile.tuned["winograd_constant_weights"] = 0;
+    profile.tuned["winograd_prefer_gemm"] = 0;
     const KernelSelector selector;
     EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
               winograd_variant_id(4, false, false));
+    profile.tuned["winograd_prefer_gemm"] = 1;  // separate transforms first
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              Variant("wino-f4-gemm"));
+    profile.tuned["winograd_prefer_gemm"] = 0;
     EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_NAIVE, std::nullopt, s, profile).variant, Variant("naive"));
     const Plan low = selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, winograd_variant_id(2, true, false), s, profile);
     EXPECT_EQ(low.variant, winograd_variant_id(2, true, false));

@@ -9,8 +9,10 @@
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "netcl/Error.hpp"
 #include "selector/BuiltinRules.hpp"
+#include "selector/VariantChoice.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
@@ -50,9 +52,9 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     EXPECT_EQ(implementation_of(d.plan.variant).kernel(), d.plan.kernel) << d.plan.variant.id;
     EXPECT_FALSE(d.plan.config.empty());
     if (c.kernel != Kernel::CONV2D_WINOGRAD) {
-        // The first variant of the strategy, in the implementations' order, that takes the layer.
+        // The first variant of the strategy, in the profile's ranking, that takes the layer.
         Variant first;
-        for (const Variant& v : variants_of(c.kernel)) {
+        for (const Variant& v : candidate_variants(c.kernel, c.shapes, profile)) {
             if (!why_not(v, c.shapes, profile)) {
                 first = v;
                 break;
@@ -61,8 +63,14 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
         EXPECT_EQ(d.plan.variant, first);
         return;
     }
+    if (const auto m = winograd_gemm_tile(d.plan.variant)) {  // separate transforms, where the profile prefers them
+        EXPECT_EQ(*m, c.tile);
+        EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
+        return;
+    }
     const auto chosen = winograd_variant(d.plan.variant);
     ASSERT_TRUE(chosen.has_value()) << d.plan.variant.id;
+    EXPECT_EQ(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << "a profile preferring winograd-gemm got " << d.plan.variant.id;
     EXPECT_EQ(chosen->m, c.tile);
     // Fused unless the fused kernel of that tile does not fit the profile's
     // local memory or work-group size; constant weights exactly when the
@@ -153,6 +161,18 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
     const Decision d = selector.explain("conv2d", s, profile);
     EXPECT_EQ(d.plan.variant, winograd_variant_id(4, false, false));
     EXPECT_NE(d.plan.reason.find("constant buffer"), std::string::npos) << d.plan.reason;
+}
+
+// A 1x1 layer with a long reduction or few pixels goes to the implicit GEMM
+// before the 1x1 GEMM where the profile says so (pocl-cpu: C >= 1024 or
+// P*Q <= 64); the default profile keeps the 1x1 GEMM first.
+TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
+    KernelSelector selector;
+    const DeviceProfile pocl = load_profile("pocl-cpu"), fallback = load_profile("default");
+    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 512, 28, 28, 128, 1, 1), pocl).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), fallback).variant, Variant("gemm-1x1"));
 }
 
 TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {

@@ -6,16 +6,23 @@ namespace netcl {
 
 ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
     ImplicitGemmConfig c;
-    // 6 x 16 in work-groups of 2 x 8: within 4% of the per-shape best on
-    // every strided 1x1 and 3x3 stride-2 layer of ResNet-50 on PoCL. Few
-    // input channels (the C = 3 stem): 4 x 16 in 4 x 4, 5-10% faster there.
+    // 4 x 16 in work-groups of 4 x 4: on ResNet-50's 3x3 stride-2 and strided
+    // 1x1 layers on PoCL (Zen-1) it ran 1.4-2.1x faster than 6 x 16 in 2 x 8
+    // (res4.3x3.stride2: 3.6 against 7.7 ms); the C = 3 stem likewise.
     const bool thin = s.C / s.groups < 8;
     c.tile = thin ? gemm_tile(profile, "implicit_gemm_thin", GemmTile{4, 2, 8, {4, 4}})
-                  : gemm_tile(profile, "implicit_gemm", GemmTile{6, 2, 8, {2, 8}});
+                  : gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
     c.R = static_cast<int>(s.R), c.S = static_cast<int>(s.S);
     c.stride_h = static_cast<int>(s.stride_h), c.stride_w = static_cast<int>(s.stride_w);
     c.pad_top = static_cast<int>(s.pad_top), c.pad_left = static_cast<int>(s.pad_left);
     c.bias = s.bias;
+    c.fixed_geometry = s.direct_flops() >= profile.tuned_or("implicit_gemm_fixed_min_flops", 5e7);
+    // Few pixels and many weights (ResNet's 7x7 outputs): all the pixel tiles
+    // of one channel panel in one work-group keep the panel in cache: 1 x 16
+    // ran 1.4x faster than 4 x 4 on res5.3x3.stride2 (4.6 against 6.5 ms).
+    if (!thin && s.P() * s.Q() <= 64) {
+        c.tile = gemm_tile(profile, "implicit_gemm_few_pixels", GemmTile{4, 2, 8, {1, 16}});
+    }
     return c;
 }
 
@@ -34,11 +41,19 @@ cl::NDRange ImplicitGemmConfig::local() const { return cl::NDRange(tile.work_gro
 
 ProgramSpec ImplicitGemmConfig::program() const {
     std::string options = tile.build_options() + " -DS=" + std::to_string(S);
+    if (fixed_geometry) {
+        options += " -DFIXED_GEOMETRY -DFR=" + std::to_string(R) + " -DFSH=" + std::to_string(stride_h) +
+                   " -DFSW=" + std::to_string(stride_w) + " -DFPH=" + std::to_string(pad_top) +
+                   " -DFPW=" + std::to_string(pad_left);
+    }
     if (bias) options += " -DBIAS";
     return {"conv_kvec", embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
             {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};
 }
 
-std::string ImplicitGemmConfig::str() const { return tile.str() + ", weights packed in " + std::to_string(tile.nr()) + "-channel panels"; }
+std::string ImplicitGemmConfig::str() const {
+    return tile.str() + ", weights packed in " + std::to_string(tile.nr()) + "-channel panels" +
+           (fixed_geometry ? ", geometry built in" : "");
+}
 
 }  // namespace netcl

@@ -40,7 +40,10 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         auto keys = gemm_tile_keys("implicit_gemm");
-        for (auto& key : gemm_tile_keys("implicit_gemm_thin")) keys.push_back(key);
+        for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels"}) {
+            for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
+        }
+        keys.push_back("implicit_gemm_fixed_min_flops");
         return keys;
     }
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
