@@ -149,6 +149,27 @@ TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) {
     }
     EXPECT_GE(ran, 6);
     EXPECT_GE(passes, 6) << "the limit must split the tiles into passes";
+    // C summed in slices of 3 channels (K_SLICE: each slice's sum added to a
+    // running total), the last slice short, on a context whose profile says so.
+    auto sliced = Context::create();
+    DeviceProfile profile3 = sliced->profile();
+    profile3.tuned["winograd_gemm_c_slice"] = 3;
+    sliced->set_profile(profile3);
+    int multi = 0;
+    for (const auto& s : edge_shapes()) {
+        if (why_not(variant, s, profile3) || s.C <= 3) continue;
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::CONV2D_WINOGRAD;
+        options.variant = variant;
+        options.seed = seed += 3;
+        options.tolerance_factor = factor_for(variant);
+        options.context = sliced;
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << variant.id << " C in slices of 3 " << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("slices of 3"), std::string::npos) << result.plan.config;
+        ++multi;
+    }
+    EXPECT_GE(multi, 5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),

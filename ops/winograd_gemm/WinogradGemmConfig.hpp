@@ -24,6 +24,7 @@ std::optional<int> winograd_gemm_tile(const Variant& variant);
 struct WinogradGemmConfig {
     int m = 4, alpha = 6;
     GemmTile tile;
+    std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
     std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
     std::int64_t tiles_per_pass = 0;  // T of one pass
     bool edge_m = false, edge_n = false;
