@@ -1,7 +1,9 @@
 // netcl-bench as a user runs it: a benchmark that runs (not a timed test).
 // Two tiny shapes plus a grouped one, every candidate, --repeat 2 --json/--csv;
 // the JSON must carry every figure and every strategy's error must be within
-// its tolerance. Also: the usage errors exit with code 2 and say what is wrong.
+// its tolerance. oneDNN, the CPU peer, runs in both layouts where it is built
+// in and the device is a CPU, and says why not elsewhere. Also: the usage
+// errors exit with code 2 and say what is wrong.
 // The exit-code checks for bad --shape values are CTest entries too
 // (tests/CMakeLists.txt, bench_bad_*), run without a device.
 #include <gtest/gtest.h>
@@ -9,12 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -27,8 +32,9 @@ struct Outcome {
     std::string output;  // stdout and stderr together
 };
 
-Outcome run_bench(const std::string& arguments) {
-    const std::string command = "'" + kBench + "' " + arguments + " 2>&1";
+// `environment`: "NAME=value " assignments the shell puts before the command.
+Outcome run_bench(const std::string& arguments, const std::string& environment = "") {
+    const std::string command = environment + "'" + kBench + "' " + arguments + " 2>&1";
     Outcome outcome;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return outcome;
@@ -45,6 +51,40 @@ std::filesystem::path scratch(const std::string& name) {
     const auto path = dir / name;
     std::filesystem::remove(path);
     return path;
+}
+
+const json& result_of(const json& layer, const std::string& candidate) {
+    for (const auto& r : layer.at("results")) {
+        if (r.at("candidate") == candidate) return r;
+    }
+    static const json none = json::object();
+    return none;
+}
+
+// Where oneDNN can run: built in (libdnnl-dev found at configure time) and a CPU device.
+bool onednn_can_run(const json& report) {
+    return report.at("onednn").at("built_in").get<bool>() && report.at("device").at("type") == "CPU";
+}
+
+// A oneDNN result that ran: its implementation named, wall time only (no OpenCL events), within tolerance.
+void expect_onednn_result(const json& r, const std::string& where) {
+    ASSERT_TRUE(r.at("ran").get<bool>()) << where << ": " << r.dump();
+    EXPECT_FALSE(r.at("impl").get<std::string>().empty()) << where;
+    EXPECT_NE(r.at("plan").get<std::string>().find(r.at("impl").get<std::string>()), std::string::npos) << where;
+    EXPECT_EQ(r.at("clock"), "wall") << where;
+    EXPECT_GT(r.at("wall_median_ms").get<double>(), 0) << where;
+    EXPECT_EQ(r.at("wall_samples_ms").size(), r.at("samples_ms").size()) << where;
+    EXPECT_TRUE(r.at("event_median_ms").is_null()) << where;
+    EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << where;
+    EXPECT_LE(r.at("max_abs_error").get<double>(), r.at("tolerance").get<double>()) << where;
+}
+
+// Where oneDNN cannot run, it is skipped with the reason, never a failure.
+void expect_onednn_skipped(const json& report, const json& r, const std::string& where) {
+    ASSERT_FALSE(r.at("ran").get<bool>()) << where;
+    const std::string why = r.at("skipped");
+    const char* expected = report.at("onednn").at("built_in").get<bool>() ? "host CPU" : "oneDNN not built in";
+    EXPECT_NE(why.find(expected), std::string::npos) << where << ": " << why;
 }
 
 TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
@@ -70,7 +110,7 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
 
     const auto& layers = report.at("layers");
     ASSERT_EQ(layers.size(), 3u);
-    const std::set<std::string> always{"selector", "naive", "im2col"};
+    const std::set<std::string> always{"selector", "naive", "im2col-clblast"};
     std::size_t ran = 0, winograd_ran = 0;
     for (const auto& layer : layers) {
         const std::string name = layer.at("name");
@@ -109,9 +149,47 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
             if (id == "naive") {
                 EXPECT_DOUBLE_EQ(r.at("speedup_vs_naive").get<double>(), 1.0) << where;
             }
+            // Both clocks by name: wall for everyone, OpenCL events for the OpenCL candidates.
+            EXPECT_GT(r.at("wall_median_ms").get<double>(), 0) << where;
+            EXPECT_EQ(r.at("wall_samples_ms").size(), 2u) << where;
+            if (id.rfind("onednn-", 0) != 0) {
+                EXPECT_GT(r.at("event_median_ms").get<double>(), 0) << where;
+                EXPECT_EQ(r.at("event_samples_ms").size(), 2u) << where;
+            }
         }
     }
     EXPECT_GE(winograd_ran, 2u) << "the 3x3 stride-1 layers must run Winograd";
+
+    // oneDNN, both layouts, on every layer (groups included) where it can run: the implementation named,
+    // wall time, within tolerance; then every figure is wall time and each result has its ratio to the
+    // faster layout. Elsewhere: skipped with the reason.
+    const auto& candidates = report.at("candidates");
+    for (const char* id : {"onednn-nchw", "onednn-blocked"}) {
+        EXPECT_NE(std::find(candidates.begin(), candidates.end(), id), candidates.end()) << id << " not in 'all'";
+    }
+    for (const auto& layer : layers) {
+        for (const char* id : {"onednn-nchw", "onednn-blocked"}) {
+            const std::string where = layer.at("name").get<std::string>() + " " + id;
+            if (onednn_can_run(report)) {
+                expect_onednn_result(result_of(layer, id), where);
+            } else {
+                expect_onednn_skipped(report, result_of(layer, id), where);
+            }
+        }
+        if (onednn_can_run(report)) {
+            EXPECT_TRUE(layer.at("onednn_peer").is_string()) << layer.at("name");
+            EXPECT_GT(result_of(layer, "selector").at("speedup_vs_onednn").get<double>(), 0) << layer.at("name");
+        }
+    }
+    if (onednn_can_run(report)) {
+        EXPECT_EQ(report.at("settings").at("clock"), "wall");
+        EXPECT_EQ(report.at("onednn").at("ran"), true);
+        EXPECT_FALSE(report.at("onednn").at("version").get<std::string>().empty());
+        EXPECT_GT(report.at("peak").at("gflops").get<double>(), 0) << "oneDNN ran: the SGEMM peak is measured";
+        EXPECT_GT(result_of(layers[0], "selector").at("percent_of_peak").get<double>(), 0);
+    } else {
+        EXPECT_EQ(report.at("settings").at("clock"), "opencl-events");
+    }
 
     // CLBlast runs where it applies and is skipped, with a reason, where it does not (groups).
     const auto clblast_of = [&](std::size_t i) {
@@ -162,7 +240,7 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
 // a sample; the header says so and the sampled error is still within tolerance.
 TEST(Bench, SampledReferenceIsReportedAndStillChecks) {
     const auto json_path = scratch("sampled.json");
-    const Outcome run = run_bench("--shape 3,5,13,7,6,3,3,2,1 --strategies naive,im2col,clblast --repeat 2 "
+    const Outcome run = run_bench("--shape 3,5,13,7,6,3,3,2,1 --strategies naive,im2col-clblast,clblast --repeat 2 "
                                   "--full-reference-macs 100 --samples 40 --json '" + json_path.string() + "'");
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("sampled 40 of"), std::string::npos) << run.output;
@@ -208,6 +286,81 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
     EXPECT_GE(ran, 6u);
 }
 
+// oneDNN as the peer on what the convolution can be: dilation, groups, bias, a
+// strided 1x1 -- each layout checked against the same fp64 reference, the
+// totals against the faster layout, OMP_WAIT_POLICY recorded (passive unless
+// the environment says otherwise: here it says active).
+TEST(Bench, OneDnnPeerRunsBothLayoutsOnDilationGroupsBiasAndStride) {
+    const auto json_path = scratch("onednn.json");
+    const Outcome run = run_bench("--shape 1,6,11,10,8,3,3,1,2,2,1 --shape 2,8,9,9,8,3,3,1,1,1,4 "
+                                  "--shape 1,16,8,8,24,1,1,2,0 --bias --strategies selector,onednn --repeat 2 "
+                                  "--json '" + json_path.string() + "'",
+                                  "OMP_WAIT_POLICY=active ");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    const std::vector<std::string> expected{"selector", "onednn-nchw", "onednn-blocked"};
+    EXPECT_EQ(report.at("candidates").get<std::vector<std::string>>(), expected);
+    const auto& layers = report.at("layers");
+    ASSERT_EQ(layers.size(), 3u);
+    if (!onednn_can_run(report)) {
+        for (const auto& layer : layers) expect_onednn_skipped(report, result_of(layer, "onednn-blocked"), "skip");
+        GTEST_SKIP() << "oneDNN cannot run here: " << result_of(layers[0], "onednn-nchw").at("skipped");
+    }
+    EXPECT_EQ(report.at("onednn").at("omp_wait_policy"), "active");
+    EXPECT_EQ(report.at("onednn").at("omp_wait_policy_source"), "the user's environment");
+    EXPECT_NE(run.output.find("OMP_WAIT_POLICY=active"), std::string::npos) << run.output;
+    for (const auto& layer : layers) {
+        for (const char* id : {"onednn-nchw", "onednn-blocked"}) {
+            expect_onednn_result(result_of(layer, id), layer.at("name").get<std::string>() + " " + id);
+        }
+        const json& selector = result_of(layer, "selector");
+        ASSERT_TRUE(selector.at("ran").get<bool>()) << selector.dump();
+        const json& peer = result_of(layer, layer.at("onednn_peer").get<std::string>());
+        EXPECT_NEAR(selector.at("speedup_vs_onednn").get<double>(),
+                    peer.at("wall_median_ms").get<double>() / selector.at("wall_median_ms").get<double>(), 1e-9);
+        EXPECT_NEAR(peer.at("speedup_vs_onednn").get<double>(), 1.0, 1e-12);
+    }
+    // The totals: the faster layout over the set is the peer; wall against wall.
+    std::map<std::string, json> totals;
+    for (const auto& t : report.at("totals")) {
+        if (t.at("N") == 1) totals[t.at("candidate")] = t;
+    }
+    ASSERT_EQ(totals.size(), 3u);
+    const double nchw = totals["onednn-nchw"].at("weighted_wall_ms");
+    const double blocked = totals["onednn-blocked"].at("weighted_wall_ms");
+    const std::string peer = nchw <= blocked ? "onednn-nchw" : "onednn-blocked";
+    EXPECT_EQ(totals["selector"].at("onednn_peer"), peer);
+    EXPECT_NEAR(totals["selector"].at("speedup_vs_onednn").get<double>(),
+                std::min(nchw, blocked) / totals["selector"].at("weighted_wall_ms").get<double>(), 1e-9);
+    EXPECT_GT(totals["selector"].at("percent_of_peak").get<double>(), 0);
+    // The table names each layout's implementation and has the ratio column.
+    EXPECT_NE(run.output.find("vs oneDNN"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("onednn-blocked=" + result_of(layers[0], "onednn-blocked").at("impl").get<std::string>()),
+              std::string::npos)
+        << run.output;
+}
+
+// --peak alone measures the SGEMM peak and gives every result its share of it, on the events clock.
+TEST(Bench, PeakFlagGivesPercentOfPeak) {
+    const auto json_path = scratch("peak.json");
+    const Outcome run = run_bench("--shape 1,4,10,10,8,3,3,1,1 --strategies naive --peak --repeat 1 --json '" +
+                                  json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    EXPECT_EQ(report.at("settings").at("clock"), "opencl-events") << "no oneDNN in the run: events as before";
+    if (!report.at("onednn").at("built_in").get<bool>()) {
+        EXPECT_NE(report.at("peak").at("skipped").get<std::string>().find("oneDNN not built in"), std::string::npos);
+        GTEST_SKIP() << "oneDNN not built in: no SGEMM for the peak";
+    }
+    const double peak = report.at("peak").at("gflops");
+    EXPECT_GT(peak, 0);
+    EXPECT_NE(run.output.find("peak: "), std::string::npos) << run.output;
+    const json& r = report.at("layers").at(0).at("results").at(0);
+    EXPECT_NEAR(r.at("percent_of_peak").get<double>(), 100.0 * r.at("gflops").get<double>() / peak, 1e-9);
+}
+
 // Usage errors exit with code 2 and a message naming the problem; nothing runs.
 TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
     const std::pair<const char*, const char*> cases[] = {
@@ -219,6 +372,8 @@ TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
         {"--shape 1,6,8,8,4,3,3,1,1,1,4", "groups = 4 must divide"},
         {"--net alexnet", "unknown layer set 'alexnet'"},
         {"--net vgg16 --strategies naive,fft", "unknown strategy 'fft'"},
+        {"--net vgg16 --strategies onednn-nhwc", "unknown strategy 'onednn-nhwc'"},
+        {"--net vgg16 --strategies onednn-nhwc", "onednn-blocked"},  // the valid ones are listed
         {"--net vgg16 --batch 0", "not a batch size"},
         {"--net vgg16 --repeat 0", "repeat"},
         {"", "nothing to bench"},

@@ -26,6 +26,9 @@ const std::vector<Candidate>& all_candidates() {
             for (const Variant& v : impl->variants()) list.push_back({Candidate::Kind::Strategy, v.id, impl->kernel(), v});
         }
         list.push_back({Candidate::Kind::Clblast, "clblast", Kernel::CONV2D_NAIVE, {}});
+        for (const OneDnnLayout layout : {OneDnnLayout::Nchw, OneDnnLayout::Blocked}) {
+            list.push_back({Candidate::Kind::OneDnn, "onednn-" + to_string(layout), Kernel::CONV2D_NAIVE, {}, layout});
+        }
         return list;
     }();
     return candidates;
@@ -40,7 +43,7 @@ std::vector<Candidate> parse_strategies(const std::string& text) {
             if (matches(all_candidates()[i], token)) chosen[i] = any = true;
         }
         if (!any) {
-            std::string valid = "all, CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD, wino, wino-f2, wino-f4";
+            std::string valid = "all, CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD, wino, wino-f2, wino-f4, onednn";
             for (const auto& c : all_candidates()) valid += ", " + c.id;
             throw UsageError("--strategies: unknown strategy '" + field + "'; expected a comma list of: " + valid);
         }
@@ -57,6 +60,7 @@ std::optional<std::string> candidate_why_not(const Candidate& candidate, const C
     switch (candidate.kind) {
         case Candidate::Kind::Selector: return std::nullopt;
         case Candidate::Kind::Clblast: return clblast_convgemm_why_not(shapes);
+        case Candidate::Kind::OneDnn: return onednn_why_not(shapes, profile);
         case Candidate::Kind::Strategy: return why_not(candidate.variant, shapes, profile);
     }
     return "unknown candidate";

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "OneDnnConv.hpp"
 #include "netcl/ConvShapes.hpp"
 #include "netcl/DeviceProfile.hpp"
 #include "netcl/Kernel.hpp"
@@ -11,23 +12,27 @@
 namespace netcl::bench {
 
 // One thing netcl-bench times on a layer: the selector's own plan, one
-// variant of one implementation forced through Conv2dOptions, or CLBlast's
-// Convgemm.
+// variant of one implementation forced through Conv2dOptions, CLBlast's
+// Convgemm (the OpenCL peer), or oneDNN's convolution in one layout (the
+// native CPU peer).
 struct Candidate {
-    enum class Kind { Selector, Strategy, Clblast };
+    enum class Kind { Selector, Strategy, Clblast, OneDnn };
     Kind kind = Kind::Strategy;
-    std::string id;  // "selector", a variant id ("naive", "wino-f4-fused-global"), "clblast"
+    std::string id;  // "selector", a variant id ("naive", "wino-f4-fused-global"), "clblast", "onednn-nchw"
     Kernel kernel = Kernel::CONV2D_NAIVE;
     Variant variant;
+    OneDnnLayout layout = OneDnnLayout::Nchw;  // Kind::OneDnn only
 };
 
 // Every candidate in table order: selector, every variant of every
-// implementation (ops/Implementations.cpp's order), clblast.
+// implementation (ops/Implementations.cpp's order), clblast, onednn-nchw,
+// onednn-blocked.
 const std::vector<Candidate>& all_candidates();
 
 // --strategies: a comma list of ids or prefixes of ids ("wino" = every
 // Winograd variant, "wino-f2" = the F(2x2,3x3) ones), the Kernel names
-// (CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD: every variant under it) or "all".
+// (CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD: every variant under it) or "all";
+// "onednn" is both oneDNN layouts.
 // Case-insensitive. Throws UsageError for a name that matches nothing,
 // listing the valid ones.
 std::vector<Candidate> parse_strategies(const std::string& text);

@@ -53,28 +53,81 @@ json shapes_json(const ConvShapes& s) {
             {"groups", s.groups}, {"bias", s.bias},     {"str", s.str()}};
 }
 
-json result_json(const LayerResult& layer, const Measurement& m) {
+json gflops_of(const LayerResult& layer, const TimingSummary& t) {
+    return t.median_ms > 0 ? json(layer.shapes.direct_flops() / (t.median_ms * 1e6)) : json(nullptr);
+}
+
+json result_json(const BenchReport& r, const LayerResult& layer, const Measurement& m) {
     json j = {{"candidate", m.candidate}, {"ran", m.ran}};
     if (!m.ran) {
         j["skipped"] = m.skipped;
         return j;
     }
+    const TimingSummary& t = m.timing(r.clock);
+    const double gflops = r.gflops(layer, m);
+    // median_ms .. gflops and the speedups are on the report's clock (settings.clock); wall_* and
+    // event_* give each clock by name (event_* null where there are no OpenCL events: oneDNN).
     j.update({{"plan", m.plan},
               {"choice", m.choice},
-              {"median_ms", m.timing.median_ms},
-              {"min_ms", m.timing.min_ms},
-              {"max_ms", m.timing.max_ms},
-              {"samples_ms", m.samples_ms},
-              {"gflops", m.gflops},
-              {"speedup_vs_naive", optional_number(layer.speedup(m, "naive"))},
-              {"speedup_vs_clblast", optional_number(layer.speedup(m, "clblast"))},
+              {"clock", to_string(m.has_events() ? r.clock : Clock::Wall)},
+              {"median_ms", t.median_ms},
+              {"min_ms", t.min_ms},
+              {"max_ms", t.max_ms},
+              {"samples_ms", m.samples_ms(r.clock)},
+              {"gflops", gflops},
+              {"wall_median_ms", m.wall.median_ms},
+              {"wall_min_ms", m.wall.min_ms},
+              {"wall_max_ms", m.wall.max_ms},
+              {"wall_samples_ms", m.wall_samples_ms},
+              {"wall_gflops", gflops_of(layer, m.wall)},
+              {"event_median_ms", m.has_events() ? json(m.events.median_ms) : json(nullptr)},
+              {"event_min_ms", m.has_events() ? json(m.events.min_ms) : json(nullptr)},
+              {"event_max_ms", m.has_events() ? json(m.events.max_ms) : json(nullptr)},
+              {"event_samples_ms", m.event_samples_ms},
+              {"event_gflops", m.has_events() ? gflops_of(layer, m.events) : json(nullptr)},
+              {"speedup_vs_naive", optional_number(layer.speedup(m, "naive", r.clock))},
+              {"speedup_vs_clblast", optional_number(layer.speedup(m, "clblast", r.clock))},
+              {"speedup_vs_onednn", optional_number(layer.speedup_vs_onednn(m))},
+              {"percent_of_peak", optional_number(r.percent_of_peak(gflops))},
               {"max_abs_error", number(m.max_error)},
               {"tolerance", m.tolerance},
               {"within_tolerance", m.within_tolerance},
               {"workspace_bytes", m.workspace_bytes},
               {"build_ms", m.build_ms},
               {"first_run_ms", m.first_run_ms}});
+    if (!m.impl.empty()) j["impl"] = m.impl;  // oneDNN's primitive_desc::impl_info_str()
     return j;
+}
+
+json onednn_json(const BenchReport& r) {
+    const auto& o = r.onednn;
+    return {{"built_in", o.built_in},
+            {"ran", r.any_onednn()},
+            {"version", o.version},
+            {"cpu_isa", o.cpu_isa},
+            {"omp_wait_policy", o.omp_wait_policy.value},
+            {"omp_wait_policy_source", o.omp_wait_policy.source},
+            {"what", "oneDNN forward convolution: fp32, forward_inference, algorithm::convolution_direct, the "
+                     "implementation oneDNN picks; onednn-nchw: src/dst nchw, weights any; onednn-blocked: "
+                     "src/dst/weights any (oneDNN's own layout; reorders into and out of it not timed). Wall time "
+                     "of execute + stream wait."}};
+}
+
+json peak_json(const BenchReport& r) {
+    if (!r.peak) return r.peak_skipped.empty() ? json(nullptr) : json({{"skipped", r.peak_skipped}});
+    const auto& p = *r.peak;
+    return {{"what", p.what},           {"size", p.size},     {"batches_ms", p.batches_ms},
+            {"median_ms", p.median_ms}, {"gflops", p.gflops}, {"best_gflops", p.best_gflops},
+            {"rule", "median of the faster batch (one before the layers, one after)"}};
+}
+
+std::string timing_text(const BenchReport& r) {
+    if (r.clock == Clock::Wall) {
+        return "median of wall time from submit to completion (netcl, CLBlast: enqueue + clFinish; oneDNN: "
+               "execute + stream wait), so the ratio against oneDNN is like for like; OpenCL event time of the "
+               "same runs in event_*; program builds excluded";
+    }
+    return "median of device time from OpenCL events; program builds excluded";
 }
 
 }  // namespace
@@ -83,7 +136,8 @@ void write_json(const std::string& path, const BenchReport& r) {
     json layers = json::array();
     for (const auto& layer : r.layers) {
         json results = json::array();
-        for (const auto& m : layer.results) results.push_back(result_json(layer, m));
+        for (const auto& m : layer.results) results.push_back(result_json(r, layer, m));
+        const Measurement* peer = layer.best_onednn();
         layers.push_back({{"name", layer.name},
                           {"depth", layer.depth},
                           {"shapes", shapes_json(layer.shapes)},
@@ -91,6 +145,7 @@ void write_json(const std::string& path, const BenchReport& r) {
                           {"reference", layer.reference},
                           {"reference_sampled", layer.reference_sampled},
                           {"reference_seconds", layer.reference_seconds},
+                          {"onednn_peer", peer ? json(peer->candidate) : json(nullptr)},
                           {"results", results}});
     }
     json totals = json::array();
@@ -101,10 +156,14 @@ void write_json(const std::string& path, const BenchReport& r) {
                           {"layers", t.layers},
                           {"complete", t.complete()},
                           {"weighted_ms", t.weighted_ms},
+                          {"weighted_wall_ms", t.weighted_wall_ms},
                           {"weighted_gflop", t.weighted_gflop},
                           {"gflops", t.gflops},
+                          {"percent_of_peak", optional_number(t.percent_of_peak)},
                           {"speedup_vs_naive", optional_number(t.speedup_vs_naive)},
-                          {"speedup_vs_clblast", optional_number(t.speedup_vs_clblast)}});
+                          {"speedup_vs_clblast", optional_number(t.speedup_vs_clblast)},
+                          {"speedup_vs_onednn", optional_number(t.speedup_vs_onednn)},
+                          {"onednn_peer", t.onednn_peer.empty() ? json(nullptr) : json(t.onednn_peer)}});
     }
     const json document = {
         {"tool", "netcl-bench"},
@@ -118,9 +177,12 @@ void write_json(const std::string& path, const BenchReport& r) {
         {"settings",
          {{"repeat", r.settings.repeat},
           {"warmup", r.settings.warmup},
-          {"timing", "median of device time from OpenCL events; program builds excluded"},
+          {"clock", to_string(r.clock)},
+          {"timing", timing_text(r)},
           {"data", !r.layers.empty() && r.layers.front().shapes.bias ? "uniform [-1,1], with bias"
                                                                      : "uniform [-1,1], no bias"}}},
+        {"onednn", onednn_json(r)},
+        {"peak", peak_json(r)},
         {"candidates", r.candidates},
         {"layers", layers},
         {"totals", totals},

@@ -29,18 +29,14 @@ std::string human_bytes(std::size_t bytes) {
     return fixed(bytes / 1048576.0, 1) + "M";
 }
 
-// Columns with their widths; text is left-aligned in the first three, right in the rest.
+// Columns with their widths; text is left-aligned in the first four, right in the rest.
 struct Column {
-    const char* title;
+    std::string title;
     int width;
 };
-constexpr Column kColumns[] = {{"layer", 7}, {"N", 3},         {"shape", 14},     {"candidate", 9},
-                               {"ms", 10},    {"min", 10},      {"max", 10},       {"GFLOPS", 8},
-                               {"vs naive", 9}, {"vs clblast", 10}, {"max err", 9}, {"ok", 3},
-                               {"workspace", 9},  {"build ms", 9}};
 constexpr std::size_t kLeftAligned = 4;
 
-// `widths`: kColumns' widths, the text columns widened to their longest cell.
+// `widths`: the columns' widths, the text columns widened to their longest cell.
 void print_row(std::ostream& out, const std::vector<int>& widths, const std::vector<std::string>& cells) {
     for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
         if (i) out << ' ';
@@ -53,10 +49,33 @@ void print_row(std::ostream& out, const std::vector<int>& widths, const std::vec
     out << std::left << '\n';
 }
 
+// Which of the optional columns this report has.
+struct Layout {
+    bool event_ms = false;   // the clock is wall: the OpenCL event time gets its own column
+    bool peak = false;       // a peak was measured: % of it
+    bool vs_onednn = false;  // oneDNN ran
+};
+
+std::vector<Column> columns(const Layout& layout) {
+    std::vector<Column> list{{"layer", 7}, {"N", 3},    {"shape", 14}, {"candidate", 9},
+                             {"ms", 10},   {"min", 10}, {"max", 10},   {"GFLOPS", 8}};
+    if (layout.event_ms) list.push_back({"event ms", 10});
+    if (layout.peak) list.push_back({"% peak", 6});
+    list.insert(list.end(), {{"vs naive", 9}, {"vs clblast", 10}});
+    if (layout.vs_onednn) list.push_back({"vs oneDNN", 9});
+    list.insert(list.end(), {{"max err", 9}, {"ok", 3}, {"workspace", 9}, {"build ms", 9}});
+    return list;
+}
+
 std::string candidate_cell(const Measurement& m) {
     if (m.candidate == "selector" && m.ran) return "selector=" + m.choice;
+    if (!m.impl.empty() && m.ran) return m.candidate + "=" + m.impl;
     return m.candidate;
 }
+
+std::string percent_text(const std::optional<double>& value) { return value ? fixed(*value, 1) : "-"; }
+
+bool is_onednn(const std::string& candidate) { return candidate.rfind("onednn-", 0) == 0; }
 
 }  // namespace
 
@@ -67,10 +86,42 @@ const Measurement* LayerResult::find(const std::string& candidate) const {
     return nullptr;
 }
 
-std::optional<double> LayerResult::speedup(const Measurement& result, const std::string& baseline) const {
+std::optional<double> LayerResult::speedup(const Measurement& result, const std::string& baseline,
+                                           Clock clock) const {
     const Measurement* base = find(baseline);
-    if (!base || !base->ran || !result.ran || result.timing.median_ms <= 0) return std::nullopt;
-    return base->timing.median_ms / result.timing.median_ms;
+    if (!base || !base->ran || !result.ran || result.timing(clock).median_ms <= 0) return std::nullopt;
+    return base->timing(clock).median_ms / result.timing(clock).median_ms;
+}
+
+const Measurement* LayerResult::best_onednn() const {
+    const Measurement* best = nullptr;
+    for (const auto& m : results) {
+        if (m.ran && is_onednn(m.candidate) && (!best || m.wall.median_ms < best->wall.median_ms)) best = &m;
+    }
+    return best;
+}
+
+std::optional<double> LayerResult::speedup_vs_onednn(const Measurement& result) const {
+    const Measurement* peer = best_onednn();
+    if (!peer || !result.ran || result.wall.median_ms <= 0) return std::nullopt;
+    return peer->wall.median_ms / result.wall.median_ms;
+}
+
+double BenchReport::gflops(const LayerResult& layer, const Measurement& m) const {
+    const double ms = m.timing(clock).median_ms;
+    return m.ran && ms > 0 ? layer.shapes.direct_flops() / (ms * 1e6) : 0.0;
+}
+
+std::optional<double> BenchReport::percent_of_peak(double value) const {
+    if (!peak || peak->gflops <= 0) return std::nullopt;
+    return 100.0 * value / peak->gflops;
+}
+
+bool BenchReport::any_onednn() const {
+    for (const auto& layer : layers) {
+        if (layer.best_onednn()) return true;
+    }
+    return false;
 }
 
 std::string compact_shape(const ConvShapes& s) {
@@ -107,17 +158,36 @@ std::vector<Total> BenchReport::totals_for(std::int64_t batch) const {
             const Measurement* m = layer.find(id);
             if (!m || !m->ran) continue;
             ++total.layers_run;
-            total.weighted_ms += layer.depth * m->timing.median_ms;
+            total.weighted_ms += layer.depth * m->timing(clock).median_ms;
+            total.weighted_wall_ms += layer.depth * m->wall.median_ms;
             total.weighted_gflop += layer.depth * layer.shapes.direct_flops() * 1e-9;
         }
-        if (total.weighted_ms > 0) total.gflops = total.weighted_gflop / (total.weighted_ms * 1e-3);
+        if (total.weighted_ms > 0) {
+            total.gflops = total.weighted_gflop / (total.weighted_ms * 1e-3);
+            total.percent_of_peak = percent_of_peak(total.gflops);
+        }
         result.push_back(total);
     }
+    // The oneDNN peer of the set: the faster layout over all of it, as a network would keep one.
+    std::string peer;
+    double peer_wall_ms = 0;
+    for (const auto& total : result) {
+        if (is_onednn(total.candidate) && total.complete() && total.layers > 0 &&
+            (peer.empty() || total.weighted_wall_ms < peer_wall_ms)) {
+            peer = total.candidate;
+            peer_wall_ms = total.weighted_wall_ms;
+        }
+    }
     for (auto& total : result) {
+        if (!total.complete() || total.weighted_ms <= 0) continue;
         for (const auto& other : result) {
-            if (!total.complete() || !other.complete() || total.weighted_ms <= 0) continue;
+            if (!other.complete()) continue;
             if (other.candidate == "naive") total.speedup_vs_naive = other.weighted_ms / total.weighted_ms;
             if (other.candidate == "clblast") total.speedup_vs_clblast = other.weighted_ms / total.weighted_ms;
+        }
+        if (!peer.empty()) {
+            total.speedup_vs_onednn = peer_wall_ms / total.weighted_wall_ms;
+            total.onednn_peer = peer;
         }
     }
     return result;
@@ -129,20 +199,57 @@ void print_table(std::ostream& out, const BenchReport& r) {
         << "\n";
     out << "device " << r.info.device_id << ": " << d.name << " | " << d.platform_name << " | driver "
         << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source << "\n";
+    const Layout layout{r.clock == Clock::Wall, r.peak.has_value(), r.any_onednn()};
+    if (r.onednn.built_in && (layout.vs_onednn || r.peak)) {
+        const auto& policy = r.onednn.omp_wait_policy;
+        out << "oneDNN " << r.onednn.version << " | " << r.onednn.cpu_isa << " | OMP_WAIT_POLICY="
+            << (policy.value.empty() ? "(unset)" : policy.value) << " (" << policy.source << ")\n";
+    }
+    if (r.peak) {
+        const std::size_t runs = r.peak->batches_ms.empty() ? 0 : r.peak->batches_ms.front().size();
+        out << "peak: " << fixed(r.peak->gflops, 1) << " GFLOPS = " << r.peak->what << ", median of " << runs
+            << " (" << fixed(r.peak->median_ms, 2) << " ms), the faster of " << r.peak->batches_ms.size()
+            << " batches (before and after the layers); fastest single run " << fixed(r.peak->best_gflops, 1)
+            << " GFLOPS\n";
+    } else if (!r.peak_skipped.empty()) {
+        out << "peak: not measured: " << r.peak_skipped << "\n";
+    }
     const bool bias = !r.layers.empty() && r.layers.front().shapes.bias;
     out << "layers: " << r.layer_set << " | inputs, weights" << (bias ? " and bias" : "") << " uniform in [-1,1]"
         << (bias ? "" : ", no bias") << "\n";
-    out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
-        << " runs after 1 checked run + " << r.settings.warmup
-        << " warm-up; min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds and\n"
-           "   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
-    out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)\n";
-    out << "max err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
+    if (r.clock == Clock::Wall) {
+        out << "ms = median WALL time from submit to completion (netcl and CLBlast: enqueue + clFinish; oneDNN: "
+               "execute + stream wait) of "
+            << r.settings.repeat << " runs after 1 checked run + " << r.settings.warmup
+            << " warm-up; min/max of the same runs;\n"
+               "   event ms = median OpenCL event time of the same runs (device time, first command's start to "
+               "last one's end);\n"
+               "   program builds excluded (\"build ms\": netcl's program builds and cache loads in the first run; "
+               "for clblast its first\n"
+               "   call's wall time minus the median; for oneDNN making the primitive (JIT) and reordering the "
+               "weights)\n";
+    } else {
+        out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
+            << " runs after 1 checked run + " << r.settings.warmup
+            << " warm-up; min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds "
+               "and\n   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
+    }
+    out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)";
+    if (layout.vs_onednn) {
+        out << ";\n   vs oneDNN: wall against the faster oneDNN layout on the layer (nchw: src/dst NCHW; blocked: "
+               "oneDNN's own layout,\n   reorders excluded); the totals take the faster layout over the whole set";
+    }
+    if (layout.peak) {
+        out << ";\n   % peak = GFLOPS / the SGEMM peak above (a roofline line per kernel; SGEMM is a practical "
+               "reference, not the FMA ceiling:\n   the best kernels can pass 100)";
+    }
+    out << "\nmax err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
+    const std::vector<Column> cols = columns(layout);
     std::vector<std::string> titles;
     std::vector<int> widths;
-    for (const auto& c : kColumns) {
-        titles.emplace_back(c.title);
+    for (const auto& c : cols) {
+        titles.push_back(c.title);
         widths.push_back(c.width);
     }
     for (const auto& layer : r.layers) {
@@ -159,31 +266,50 @@ void print_table(std::ostream& out, const BenchReport& r) {
             std::vector<std::string> cells{layer.name, std::to_string(layer.shapes.N), compact_shape(layer.shapes),
                                            candidate_cell(m)};
             if (!m.ran) {
-                cells.insert(cells.end(), {"-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+                cells.resize(cols.size(), "-");
                 notes.push_back(layer.name + " N=" + std::to_string(layer.shapes.N) + " " + m.candidate +
                                 " did not run: " + m.skipped);
             } else {
-                cells.insert(cells.end(),
-                             {fixed(m.timing.median_ms, 3), fixed(m.timing.min_ms, 3), fixed(m.timing.max_ms, 3),
-                              fixed(m.gflops, 2), speedup_text(layer.speedup(m, "naive")),
-                              speedup_text(layer.speedup(m, "clblast")), scientific(m.max_error),
-                              m.within_tolerance ? "yes" : "NO", human_bytes(m.workspace_bytes), fixed(m.build_ms, 0)});
+                const TimingSummary& t = m.timing(r.clock);
+                const double gflops = r.gflops(layer, m);
+                cells.insert(cells.end(), {fixed(t.median_ms, 3), fixed(t.min_ms, 3), fixed(t.max_ms, 3),
+                                           fixed(gflops, 2)});
+                if (layout.event_ms) cells.push_back(m.has_events() ? fixed(m.events.median_ms, 3) : "-");
+                if (layout.peak) cells.push_back(percent_text(r.percent_of_peak(gflops)));
+                cells.push_back(speedup_text(layer.speedup(m, "naive", r.clock)));
+                cells.push_back(speedup_text(layer.speedup(m, "clblast", r.clock)));
+                if (layout.vs_onednn) cells.push_back(speedup_text(layer.speedup_vs_onednn(m)));
+                cells.insert(cells.end(), {scientific(m.max_error), m.within_tolerance ? "yes" : "NO",
+                                           human_bytes(m.workspace_bytes), fixed(m.build_ms, 0)});
             }
             print_row(out, widths, cells);
         }
     }
     out << "\n";
-    std::vector<std::string> total_titles{"Total", "N", "depth-weighted", "candidate", "ms", "", "", "GFLOPS",
-                                          "vs naive", "vs clblast"};
+    // The totals line up under the same columns: ms, GFLOPS, % peak and the speedups.
+    std::vector<std::string> total_titles{"Total", "N", "depth-weighted", "candidate", "ms", "", "", "GFLOPS"};
+    if (layout.event_ms) total_titles.push_back("");
+    if (layout.peak) total_titles.push_back("% peak");
+    total_titles.insert(total_titles.end(), {"vs naive", "vs clblast"});
+    if (layout.vs_onednn) total_titles.push_back("vs oneDNN");
     print_row(out, widths, total_titles);
+    std::string onednn_peer;
     for (const auto& t : r.totals()) {
         if (t.layers_run == 0) continue;
         const std::string coverage = t.complete() ? "all " + std::to_string(t.layers) + " layers"
                                                   : std::to_string(t.layers_run) + " of " + std::to_string(t.layers) +
                                                         " layers";
-        print_row(out, widths, {"Total", std::to_string(t.N), coverage, t.candidate, fixed(t.weighted_ms, 3), "", "", fixed(t.gflops, 2),
-                        speedup_text(t.speedup_vs_naive), speedup_text(t.speedup_vs_clblast)});
+        std::vector<std::string> cells{"Total", std::to_string(t.N), coverage, t.candidate, fixed(t.weighted_ms, 3),
+                                       "", "", fixed(t.gflops, 2)};
+        if (layout.event_ms) cells.push_back("");
+        if (layout.peak) cells.push_back(percent_text(t.percent_of_peak));
+        cells.push_back(speedup_text(t.speedup_vs_naive));
+        cells.push_back(speedup_text(t.speedup_vs_clblast));
+        if (layout.vs_onednn) cells.push_back(speedup_text(t.speedup_vs_onednn));
+        print_row(out, widths, cells);
+        if (!t.onednn_peer.empty()) onednn_peer = t.onednn_peer;
     }
+    if (!onednn_peer.empty()) out << "(vs oneDNN in the totals: against " << onednn_peer << ", the faster layout)\n";
 
     out << "\nreference per layer (fp64 on the host):\n";
     for (const auto& layer : r.layers) {
@@ -194,6 +320,17 @@ void print_table(std::ostream& out, const BenchReport& r) {
     for (const auto& layer : r.layers) {
         if (const Measurement* m = layer.find("selector"); m && m->ran) {
             out << "  " << layer.name << " N=" << layer.shapes.N << ": " << m->plan << "\n";
+        }
+    }
+    if (layout.vs_onednn) {
+        out << "oneDNN implementations:\n";
+        for (const auto& layer : r.layers) {
+            for (const auto& m : layer.results) {
+                if (m.ran && !m.impl.empty()) {
+                    out << "  " << layer.name << " N=" << layer.shapes.N << " " << m.candidate << ": " << m.plan
+                        << "\n";
+                }
+            }
         }
     }
     if (!notes.empty()) {

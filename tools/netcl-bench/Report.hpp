@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "Measure.hpp"
+#include "OmpWaitPolicy.hpp"
 #include "RunInfo.hpp"
+#include "SgemmPeak.hpp"
 #include "netcl/ConvShapes.hpp"
 
 namespace netcl::bench {
@@ -21,8 +23,12 @@ struct LayerResult {
     std::vector<Measurement> results;
 
     const Measurement* find(const std::string& candidate) const;
-    // median(baseline) / median(result); nothing when either did not run.
-    std::optional<double> speedup(const Measurement& result, const std::string& baseline) const;
+    // median(baseline) / median(result) on `clock`; nothing when either did not run.
+    std::optional<double> speedup(const Measurement& result, const std::string& baseline, Clock clock) const;
+    // The peer on a CPU: the oneDNN layout with the lower wall median on this layer; nullptr when none ran.
+    const Measurement* best_onednn() const;
+    // wall median(best oneDNN) / wall median(result): >1 is faster than oneDNN; nothing when either did not run.
+    std::optional<double> speedup_vs_onednn(const Measurement& result) const;
 };
 
 // A candidate's depth-weighted sum over the layers it ran on, like the papers' "Total" lines.
@@ -31,17 +37,36 @@ struct Total {
     std::int64_t N = 1;  // one total per batch size
     std::size_t layers_run = 0;
     std::size_t layers = 0;
-    double weighted_ms = 0;     // sum of depth * median
-    double weighted_gflop = 0;  // sum of depth * direct GFLOP
-    double gflops = 0;
+    double weighted_ms = 0;       // sum of depth * median on the report's clock
+    double weighted_wall_ms = 0;  // sum of depth * wall median
+    double weighted_gflop = 0;    // sum of depth * direct GFLOP
+    double gflops = 0;            // on the report's clock
     std::optional<double> speedup_vs_naive, speedup_vs_clblast;  // only when all three ran on every layer
+    // Against the faster oneDNN layout over the whole set (a network keeps one layout throughout), wall
+    // against wall; only when both ran on every layer. onednn_peer names that layout's candidate.
+    std::optional<double> speedup_vs_onednn;
+    std::string onednn_peer;
+    std::optional<double> percent_of_peak;  // gflops / the SGEMM peak, when one was measured
     bool complete() const { return layers_run == layers; }
+};
+
+// What the report says about oneDNN, whether or not it ran.
+struct OneDnnInfo {
+    bool built_in = false;
+    std::string version, cpu_isa;
+    OmpWaitPolicy omp_wait_policy;
 };
 
 struct BenchReport {
     RunInfo info;
     std::string layer_set;  // "vgg16", "--shape ...", ...
     RunSettings settings;
+    // The clock of the table's ms/GFLOPS/speedup figures and of the totals: Wall when oneDNN runs in this
+    // report (ratios against it must be like for like), else Events. Both are kept for every result.
+    Clock clock = Clock::Events;
+    OneDnnInfo onednn;
+    std::optional<SgemmPeak> peak;  // the machine's SGEMM peak, when measured (--peak, or oneDNN ran)
+    std::string peak_skipped;       // why --peak measured nothing
     std::vector<std::string> candidates;  // ids asked for, in order
     std::vector<LayerResult> layers;
     double wall_seconds = 0;
@@ -49,6 +74,10 @@ struct BenchReport {
     // Per batch size (in order of appearance), per candidate.
     std::vector<Total> totals() const;
     std::vector<Total> totals_for(std::int64_t batch) const;
+    // GFLOPS of `m` on `layer` on the report's clock, and that against the peak (nothing without a peak).
+    double gflops(const LayerResult& layer, const Measurement& m) const;
+    std::optional<double> percent_of_peak(double gflops) const;
+    bool any_onednn() const;  // a oneDNN candidate ran on some layer
 };
 
 // "3x224x224 K64 3x3 s1 p1" (+ "d2", "g32" where they are not 1).

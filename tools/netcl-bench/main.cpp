@@ -1,9 +1,11 @@
 // netcl-bench: times every convolution strategy netcl has (and the selector's
-// choice, and CLBlast's Convgemm) on network layer sets or any shape, checks
-// each result against the fp64 reference, and reports a table, JSON, CSV and
-// a plot. --accuracy prints Lavin & Gray's Table 4 for netcl instead.
+// choice, CLBlast's Convgemm and, on CPU devices, oneDNN's convolution) on
+// network layer sets or any shape, checks each result against the fp64
+// reference, and reports a table, JSON, CSV and a plot. --accuracy prints
+// Lavin & Gray's Table 4 for netcl instead.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,9 +19,12 @@
 #include "BenchRun.hpp"
 #include "Candidates.hpp"
 #include "Layers.hpp"
+#include "OmpWaitPolicy.hpp"
+#include "OneDnnConv.hpp"
 #include "Plot.hpp"
 #include "Report.hpp"
 #include "RunInfo.hpp"
+#include "SgemmPeak.hpp"
 #include "ShapeArgs.hpp"
 #include "UsageError.hpp"
 #include "netcl/Context.hpp"
@@ -39,6 +44,7 @@ struct Arguments {
     std::string json, csv, plot;
     bool accuracy = false;
     bool bias = false;
+    bool peak = false;
     std::string device;
     std::size_t samples = ReferencePolicy{}.samples;
     double full_reference_macs = ReferencePolicy{}.full_limit_macs;
@@ -75,12 +81,28 @@ int run(const Arguments& a, int argc, char** argv) {
 
     BenchReport report;
     report.info = info;
+    report.onednn = {onednn_built_in(), onednn_version(), onednn_cpu_isa(), omp_wait_policy()};
+    // oneDNN can run here when it is built in and the device is a CPU (its reason does not depend on the shape).
+    const bool onednn_runs =
+        std::any_of(candidates.begin(), candidates.end(),
+                    [](const Candidate& c) { return c.kind == Candidate::Kind::OneDnn; }) &&
+        !onednn_why_not(netcl::ConvShapes{}, context->profile());
+    // With oneDNN in the run every figure is wall time: its only clock, so the ratios compare like with like.
+    report.clock = onednn_runs ? Clock::Wall : Clock::Events;
+    if (a.peak || onednn_runs) {
+        if (const auto why = sgemm_peak_why_not()) {
+            report.peak_skipped = *why;
+        } else {
+            report.peak = measure_sgemm_peak();
+        }
+    }
     report.layer_set = a.net.empty() ? "--shape" : a.net;
     if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
     report.settings = RunSettings{a.warmup, a.repeat};
     for (const auto& c : candidates) report.candidates.push_back(c.id);
 
     bench_layers(context, layers, candidates, policy, report);
+    if (report.peak) add_sgemm_batch(*report.peak);  // SgemmPeak.hpp: why a second batch
     print_table(std::cout, report);
     std::cout.flush();
 
@@ -107,16 +129,22 @@ int run(const Arguments& a, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"netcl-bench: times netcl's convolution strategies, the selector's choice and CLBlast's Convgemm"};
+    // Before anything else: oneDNN's OpenMP must see OMP_WAIT_POLICY at load time (OmpWaitPolicy.hpp says why).
+    ensure_passive_omp_wait(argv);
+    CLI::App app{"netcl-bench: times netcl's convolution strategies, the selector's choice, CLBlast's Convgemm "
+                 "and (on CPU devices) oneDNN's convolution"};
     app.footer("Exit codes: 0 done, 1 a run-time error, 2 a bad command line, 3 a result outside its tolerance.\n"
-               "Timing: OpenCL event device time, median of --repeat runs after one checked run and --warmup runs.");
+               "Timing: median of --repeat runs after one checked run and --warmup runs, on OpenCL event device "
+               "time;\nwhen oneDNN runs, on wall time from submit to completion for every candidate (OpenCL event "
+               "time kept beside it).\noneDNN runs with OMP_WAIT_POLICY=passive unless the environment sets it.");
     Arguments a;
     app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
     app.add_option("--shape", a.shapes, "a layer N,C,H,W,K,R,S[,stride,pad,dilation,groups] (repeatable)");
     app.add_option("--batch", a.batch, "batch sizes replacing N, e.g. 1,8,32");
     app.add_option("--strategies", a.strategies,
                    "comma list: all, selector, naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., "
-                   "clblast, or CONV2D_NAIVE/IM2COL/CONV2D_WINOGRAD")
+                   "clblast, onednn-nchw, onednn-blocked (onednn: both; CPU devices), or "
+                   "CONV2D_NAIVE/IM2COL/CONV2D_WINOGRAD")
         ->capture_default_str();
     app.add_option("--repeat", a.repeat, "timed runs per candidate (median, min, max)")
         ->capture_default_str()
@@ -126,6 +154,9 @@ int main(int argc, char** argv) {
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");
     app.add_flag("--bias", a.bias, "give every layer a bias (as frameworks' Conv2d does by default; CLBlast's Convgemm has none)");
+    app.add_flag("--peak", a.peak,
+                 "measure the machine's SGEMM peak (oneDNN's dnnl_sgemm, 1024^3) for a % of peak per result; "
+                 "on by itself when oneDNN runs");
     app.add_flag("--accuracy", a.accuracy, "Lavin & Gray Table 4: max element error on the VGG layers, N = 1");
     app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
     app.add_option("--samples", a.samples, "outputs checked when the full fp64 reference is too costly")

@@ -1,0 +1,204 @@
+#include "OneDnnConv.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+#include "netcl/Error.hpp"
+
+#ifdef NETCL_BENCH_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#include <oneapi/dnnl/dnnl_debug.h>
+#endif
+
+namespace netcl::bench {
+
+std::string to_string(OneDnnLayout layout) { return layout == OneDnnLayout::Nchw ? "nchw" : "blocked"; }
+
+std::optional<std::string> onednn_why_not(const ConvShapes&, const DeviceProfile& profile) {
+    if (!onednn_built_in()) {
+        return std::string("oneDNN not built in (netcl-bench was configured without oneDNN: install libdnnl-dev and "
+                           "re-run cmake)");
+    }
+    if (profile.type != DeviceType::CPU) {
+        return "oneDNN runs on the host CPU and the device is a " + netcl::to_string(profile.type) +
+               ": no like-for-like peer (CLBlast's Convgemm is the OpenCL one)";
+    }
+    return std::nullopt;
+}
+
+#ifdef NETCL_BENCH_ONEDNN
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+// One CPU engine and stream for the process: oneDNN's threads are the host's cores.
+dnnl::engine& cpu_engine() {
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+dnnl::stream& cpu_stream() {
+    static dnnl::stream stream(cpu_engine());
+    return stream;
+}
+
+// A blocked memory format named oneDNN's way: dimensions from outermost to
+// innermost stride as letters (a = N or O, b = C or I, ...), upper case where
+// the dimension is also blocked, then the inner blocks: nChw8c is "aBcd8b".
+std::string format_name(const memory::desc& desc) {
+    const dnnl_memory_desc_t& md = desc.data;
+    if (md.format_kind != dnnl_blocked) return dnnl_fmt_kind2str(md.format_kind);
+    const dnnl_blocking_desc_t& blocking = md.format_desc.blocking;
+    std::vector<int> order(static_cast<std::size_t>(md.ndims));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return blocking.strides[a] > blocking.strides[b]; });
+    std::string name;
+    for (const int d : order) {
+        const bool blocked =
+            std::find(blocking.inner_idxs, blocking.inner_idxs + blocking.inner_nblks, d) !=
+            blocking.inner_idxs + blocking.inner_nblks;
+        name += static_cast<char>((blocked ? 'A' : 'a') + d);
+    }
+    for (int i = 0; i < blocking.inner_nblks; ++i) {
+        name += std::to_string(blocking.inner_blks[i]) + static_cast<char>('a' + blocking.inner_idxs[i]);
+    }
+    return name;
+}
+
+memory user_memory(const memory::dims& dims, tag format, const std::vector<float>& values) {
+    memory m({dims, memory::data_type::f32, format}, cpu_engine());
+    std::memcpy(m.get_data_handle(), values.data(), values.size() * sizeof(float));
+    return m;
+}
+
+// `user` in the layout `desc` asks for: the user memory itself when they agree, else a reorder (untimed).
+memory in_layout(memory user, const memory::desc& desc) {
+    if (user.get_desc() == desc) return user;
+    memory m(desc, cpu_engine());
+    dnnl::reorder(user, m).execute(cpu_stream(), user, m);
+    cpu_stream().wait();
+    return m;
+}
+
+}  // namespace
+
+bool onednn_built_in() { return true; }
+
+std::string onednn_version() {
+    const dnnl_version_t* v = dnnl_version();
+    std::string text = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+    if (v->hash && *v->hash && std::strcmp(v->hash, "N/A") != 0) text += std::string(" (git ") + v->hash + ")";
+    return text;
+}
+
+std::string onednn_cpu_isa() {
+    std::string isa = dnnl_cpu_isa2str(dnnl_get_effective_cpu_isa());  // "cpu_isa_avx2"
+    const std::string prefix = "cpu_isa_";
+    return isa.rfind(prefix, 0) == 0 ? isa.substr(prefix.size()) : isa;
+}
+
+struct OneDnnConv::State {
+    dnnl::convolution_forward primitive;
+    memory src, weights, bias, dst;
+    memory::desc user_dst_desc;
+    std::unordered_map<int, memory> args;
+    std::string impl, formats;
+};
+
+OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vector<float>& x,
+                       const std::vector<float>& weights, const std::vector<float>& bias)
+    : state_(std::make_unique<State>()) {
+    try {
+        const memory::dim G = s.groups;
+        const memory::dims x_dims{s.N, s.C, s.H, s.W}, y_dims{s.N, s.K, s.P(), s.Q()};
+        // Grouped weights are 5-D for oneDNN: G x K/G x C/G x R x S, the same bytes as K x C/G x R x S.
+        const memory::dims w_dims = G == 1 ? memory::dims{s.K, s.C, s.R, s.S}
+                                           : memory::dims{G, s.K / G, s.C / G, s.R, s.S};
+        const tag io = layout == OneDnnLayout::Nchw ? tag::nchw : tag::any;
+        const auto f32 = memory::data_type::f32;
+        const memory::desc src_md(x_dims, f32, io), weights_md(w_dims, f32, tag::any), dst_md(y_dims, f32, io);
+        // oneDNN counts dilation from 0 (0 = dense), netcl from 1.
+        const memory::dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1},
+            padding_l{s.pad_top, s.pad_left}, padding_r{s.pad_bottom, s.pad_right};
+        const auto inference = dnnl::prop_kind::forward_inference;
+        const auto direct = dnnl::algorithm::convolution_direct;
+        const dnnl::convolution_forward::desc desc =
+            s.bias ? dnnl::convolution_forward::desc(inference, direct, src_md, weights_md,
+                                                      memory::desc({s.K}, f32, tag::x), dst_md, strides, dilates,
+                                                      padding_l, padding_r)
+                   : dnnl::convolution_forward::desc(inference, direct, src_md, weights_md, dst_md, strides,
+                                                      dilates, padding_l, padding_r);
+        const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
+        State& st = *state_;
+        st.impl = pd.impl_info_str();
+        st.formats = "src " + format_name(pd.src_desc()) + ", weights " + format_name(pd.weights_desc()) +
+                     ", dst " + format_name(pd.dst_desc());
+        st.primitive = dnnl::convolution_forward(pd);
+
+        st.src = in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc());
+        st.weights = in_layout(user_memory(w_dims, G == 1 ? tag::oihw : tag::goihw, weights), pd.weights_desc());
+        st.dst = memory(pd.dst_desc(), cpu_engine());
+        st.user_dst_desc = memory::desc(y_dims, f32, tag::nchw);
+        st.args = {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_WEIGHTS, st.weights}, {DNNL_ARG_DST, st.dst}};
+        if (s.bias) {
+            st.bias = user_memory({s.K}, tag::x, bias);
+            st.args.emplace(DNNL_ARG_BIAS, st.bias);
+        }
+    } catch (const dnnl::error& error) {
+        throw Error(std::string("oneDNN (") + dnnl_status2str(error.status) + "): " + error.what() + " for " +
+                    s.str());
+    }
+}
+
+OneDnnConv::~OneDnnConv() = default;
+
+void OneDnnConv::run() {
+    state_->primitive.execute(cpu_stream(), state_->args);
+    cpu_stream().wait();
+}
+
+void OneDnnConv::poison_output() {
+    float* data = static_cast<float*>(state_->dst.get_data_handle());
+    std::fill_n(data, state_->dst.get_desc().get_size() / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+}
+
+std::vector<float> OneDnnConv::output_nchw() {
+    const memory::desc& desc = state_->user_dst_desc;
+    std::vector<float> result(desc.get_size() / sizeof(float));
+    memory user(desc, cpu_engine(), result.data());
+    dnnl::reorder(state_->dst, user).execute(cpu_stream(), state_->dst, user);  // a plain copy for Nchw
+    cpu_stream().wait();
+    return result;
+}
+
+const std::string& OneDnnConv::impl() const { return state_->impl; }
+const std::string& OneDnnConv::formats() const { return state_->formats; }
+
+#else  // oneDNN not built in: onednn_why_not stops every caller before these.
+
+struct OneDnnConv::State {
+    std::string empty;
+};
+
+bool onednn_built_in() { return false; }
+std::string onednn_version() { return {}; }
+std::string onednn_cpu_isa() { return {}; }
+
+OneDnnConv::OneDnnConv(const ConvShapes&, OneDnnLayout, const std::vector<float>&, const std::vector<float>&,
+                       const std::vector<float>&) {
+    throw Error("oneDNN not built in");
+}
+OneDnnConv::~OneDnnConv() = default;
+void OneDnnConv::run() {}
+void OneDnnConv::poison_output() {}
+std::vector<float> OneDnnConv::output_nchw() { return {}; }
+const std::string& OneDnnConv::impl() const { return state_->empty; }
+const std::string& OneDnnConv::formats() const { return state_->empty; }
+
+#endif
+
+}  // namespace netcl::bench
