@@ -1,12 +1,14 @@
 #include "netcl/Conv2d.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/ConvStrategy.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/internal/EventChain.hpp"
+#include "runtime/Log.hpp"
 
 namespace netcl {
 
@@ -19,6 +21,7 @@ struct Conv2d::Prepared {
     std::uint64_t weights_version = 0;  // the weights the strategy holds
     std::uint64_t generation = 0;       // selection_generation() when planned
     cl::Event last;                     // this shape's last command: the next forward's U and workspace wait for it
+    cl::Event weights_done;             // the strategy's last weight-preparation command (none: it keeps no copy)
 };
 
 namespace {
@@ -150,9 +153,19 @@ void Conv2d::set_weights(const std::vector<float>& weights, const std::vector<fl
     }
     // Fresh buffers, never overwritten: a forward still running on the old
     // weights (out-of-order queue) keeps reading them.
-    weights_ = Tensor::from_host(context_, weights,
-                                 {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
-    bias_ = o.bias ? Tensor::from_host(context_, bias, {o.out_channels}) : Tensor{};
+    // Both copied before either replaces the layer's: a failure leaves the
+    // layer with its previous weights and bias, a matched pair.
+    Tensor new_weights;
+    Tensor new_bias;
+    try {
+        new_weights = Tensor::from_host(context_, weights,
+                                        {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
+        new_bias = o.bias ? Tensor::from_host(context_, bias, {o.out_channels}) : Tensor{};
+    } catch (const Error& e) {
+        throw Error("Conv2d::set_weights (" + describe() + "; the layer keeps its previous weights)", e);
+    }
+    weights_ = std::move(new_weights);
+    bias_ = std::move(new_bias);
     weights_ready_.clear();
     ++weights_version_;
 }
@@ -184,19 +197,25 @@ void Conv2d::set_weights(const Tensor& weights, const Tensor* bias, const std::v
         cl::Event event;
         NETCL_CL_CHECK(context_->queue().enqueueCopyBuffer(from.buffer(), to.buffer(), from.offset_bytes(), 0,
                                                            from.bytes(), wait.empty() ? nullptr : &wait, &event),
-                       "Conv2d::set_weights: copying device weights");
+                       "copying device weights");
         ready.push_back(event);
         return to;
     };
-    Tensor new_weights = copy(weights, shape);
-    Tensor new_bias = o.bias ? copy(*bias, {o.out_channels}) : Tensor{};
+    Tensor new_weights;
+    Tensor new_bias;
+    try {
+        new_weights = copy(weights, shape);
+        new_bias = o.bias ? copy(*bias, {o.out_channels}) : Tensor{};
+    } catch (const Error& e) {
+        throw Error("Conv2d::set_weights (" + describe() + "; the layer keeps its previous weights)", e);
+    }
     weights_ = std::move(new_weights);
     bias_ = std::move(new_bias);
     weights_ready_ = std::move(ready);
     ++weights_version_;
 }
 
-DeviceProfile Conv2d::planning_profile() const {
+DeviceProfile Conv2d::planning_profile(const std::string& shape_key) const {
     KernelSelector& selector = options_.selector ? *options_.selector : KernelSelector::global();
     // One resolved profile (device facts, stored tuned values, this op's
     // limit) for both the plan and the strategy built from it.
@@ -204,6 +223,10 @@ DeviceProfile Conv2d::planning_profile() const {
     if (options_.workspace_limit_bytes) {  // every implementation with a workspace that it sizes to a cap
         profile.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*options_.workspace_limit_bytes);
         profile.tuned["winograd_gemm_workspace_limit_bytes"] = static_cast<double>(*options_.workspace_limit_bytes);
+    }
+    // Implementations that could not allocate what this shape needs are off for it.
+    if (const auto it = out_of_memory_.find(shape_key); it != out_of_memory_.end()) {
+        for (const auto& key : it->second) profile.tuned[key] = 0;
     }
     return profile;
 }
@@ -214,23 +237,34 @@ Plan Conv2d::make_plan(const ConvShapes& shapes, const DeviceProfile& profile) c
     return selector.select_strategy("conv2d", *options_.strategy, options_.variant, shapes, profile);
 }
 
-Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes) {
-    const std::string key = shapes.str() + (shapes.bias ? " bias" : "");
+Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes, Variant* planned) {
+    const std::string key = shape_key(shapes);
     const std::uint64_t generation = selection_generation();
     auto it = prepared_.find(key);
     if (it != prepared_.end() && it->second->generation == generation) return *it->second;
 
     // A shape not seen yet, or one planned before a rule or the default
     // strategy changed: ask the selector (again).
-    const DeviceProfile profile = planning_profile();
+    const DeviceProfile profile = planning_profile(key);
     Plan plan = make_plan(shapes, profile);
+    if (planned != nullptr) *planned = plan.variant;
+    if (const auto fell = out_of_memory_reasons_.find(key); fell != out_of_memory_reasons_.end()) {
+        plan.reason += " (fallback: " + fell->second + ")";
+    }
     if (it != prepared_.end()) {
         Prepared& kept = *it->second;
-        kept.generation = generation;
         if (plan.variant == kept.plan.variant && plan.config == kept.plan.config) {
+            kept.generation = generation;
             kept.plan = std::move(plan);  // same program and weights: only the reason may differ
             return kept;
         }
+    }
+    // Built before anything kept changes: a strategy that fails to build or
+    // allocate leaves the layer as it was.
+    std::unique_ptr<ConvStrategy> strategy = create_strategy(context_, plan, shapes, profile);
+    const std::size_t workspace = implementation_of(plan.variant).workspace_bytes(plan.variant, shapes, profile);
+    if (it != prepared_.end()) {
+        Prepared& kept = *it->second;
         // Another strategy now: built afresh below, in the same slot (last_
         // may point at it). The old one's commands still hold their buffers
         // (OpenCL keeps them until those commands finish); the next forward
@@ -244,16 +278,66 @@ Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes) {
     Prepared& prepared = *it->second;
     prepared.shapes = shapes;
     prepared.plan = std::move(plan);
-    prepared.strategy = create_strategy(context_, prepared.plan, shapes, profile);
-    prepared.workspace_bytes = implementation_of(prepared.plan.variant).workspace_bytes(prepared.plan.variant, shapes, profile);
+    prepared.strategy = std::move(strategy);
+    prepared.workspace_bytes = workspace;
     prepared.generation = generation;
     return prepared;
 }
 
-const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape) { return prepare(shapes_for(input_shape)).plan; }
+Conv2d::Prepared& Conv2d::ready(const ConvShapes& shapes, bool own_workspace) {
+    // An implementation that cannot allocate what it needs (the driver's
+    // CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_RESOURCES, or netcl's
+    // memory limit) is turned off for this shape and the selector asked again,
+    // which takes the next candidate that fits; naive needs nothing beyond the
+    // weights. A strict strategy never falls back: its caller gets the error.
+    const std::string key = shape_key(shapes);
+    for (;;) {
+        Variant attempted;  // what prepare() planned, once it has
+        try {
+            Prepared& prepared = prepare(shapes, &attempted);
+            if (own_workspace && prepared.workspace_bytes > 0 && !prepared.own_workspace.defined()) {
+                const auto floats = static_cast<std::int64_t>((prepared.workspace_bytes + sizeof(float) - 1) / sizeof(float));
+                prepared.own_workspace = Tensor::empty(context_, {floats});
+            }
+            return prepared;
+        } catch (const Error& e) {
+            const bool out_of_memory = e.cl_status() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                       e.cl_status() == CL_OUT_OF_RESOURCES || e.cl_status() == CL_OUT_OF_HOST_MEMORY;
+            if (attempted.id.empty()) throw;  // no plan at all: the selector's own error
+            const std::string context = "Conv2d (" + describe(shapes, attempted.id) + ")";
+            if (!out_of_memory || options_.strategy) throw Error(context, e);
+            const ConvImplementation& impl = implementation_of(attempted);
+            auto& off = out_of_memory_[key];
+            if (std::find(off.begin(), off.end(), impl.enabled_key()) != off.end()) throw Error(context, e);
+            off.push_back(impl.enabled_key());
+            out_of_memory_reasons_[key] = attempted.id + " could not allocate: " + e.what();
+            log().warn("Conv2d {}: {} could not allocate ({}); planning again without {}", shapes.str(), attempted.id,
+                       e.what(), impl.name());
+            // A kept plan of this implementation (its workspace failed) is planned again.
+            if (const auto it = prepared_.find(key); it != prepared_.end() && it->second->plan.variant == attempted) {
+                it->second->generation = std::numeric_limits<std::uint64_t>::max();  // never current: planned again
+            }
+        }
+    }
+}
+
+const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape) { return ready(shapes_for(input_shape), false).plan; }
 
 std::size_t Conv2d::workspace_bytes(const Tensor::Shape& input_shape) {
-    return prepare(shapes_for(input_shape)).workspace_bytes;
+    return ready(shapes_for(input_shape), false).workspace_bytes;
+}
+
+std::string Conv2d::shape_key(const ConvShapes& shapes) { return shapes.str() + (shapes.bias ? " bias" : ""); }
+
+std::string Conv2d::describe(const ConvShapes& shapes, const std::string& variant) const {
+    return "layer " + shapes.str() + (shapes.bias ? " with bias" : "") + (variant.empty() ? "" : " by " + variant);
+}
+
+std::string Conv2d::describe() const {
+    const auto& o = options_;
+    return "layer C=" + std::to_string(o.in_channels) + " K=" + std::to_string(o.out_channels) + " " +
+           std::to_string(o.kernel[0]) + "x" + std::to_string(o.kernel[1]) + " groups=" + std::to_string(o.groups) +
+           (o.bias ? " with bias" : "");
 }
 
 Tensor Conv2d::forward(const Tensor& x) {
@@ -284,9 +368,10 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
     if (y.overlaps(x)) {
         throw Error("Conv2d::forward: the output tensor overlaps the input in its buffer; expected separate memory");
     }
-    Prepared& prepared = prepare(shapes);
+    const bool caller_workspace = workspace != nullptr && workspace->defined();
+    Prepared& prepared = ready(shapes, !caller_workspace);
     Workspace scratch;
-    if (workspace != nullptr && workspace->defined()) {
+    if (caller_workspace) {
         if (workspace->context() != context_) {
             throw Error("Conv2d::forward: the workspace lives on another Context; expected this layer's Context");
         }
@@ -300,22 +385,41 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
         }
         scratch = {workspace->buffer(), workspace->offset_bytes(), workspace->bytes()};
     } else if (prepared.workspace_bytes > 0) {
-        if (!prepared.own_workspace.defined()) {
-            const auto floats = static_cast<std::int64_t>((prepared.workspace_bytes + sizeof(float) - 1) / sizeof(float));
-            prepared.own_workspace = Tensor::empty(context_, {floats});
-        }
         scratch = {prepared.own_workspace.buffer(), 0, prepared.own_workspace.bytes()};
     }
 
     internal::EventChain chain(!context_->out_of_order(), wait);
+    for (const cl::Event& copy : weights_ready_) {
+        if (const cl_int status = internal::execution_status(copy); status < 0) {
+            throw Error("Conv2d::forward (" + describe(shapes, prepared.plan.variant.id) +
+                        "): the device copy of the weights given to set_weights failed (" + cl_error_name(status) +
+                        "); expected set_weights again");
+        }
+    }
     chain.also_wait_for(weights_ready_);
     // The previous forward of this shape may still read U or the workspace.
-    if (prepared.last()) chain.also_wait_for({prepared.last});
-    if (prepared.weights_version != weights_version_) {
-        prepared.strategy->set_weights(weights_, options_.bias ? &bias_ : nullptr, chain);
-        prepared.weights_version = weights_version_;
+    // One that failed on the device (a caller's event in its wait list failed,
+    // or the device did) is over: waiting for it would fail this one too.
+    if (prepared.last() && internal::execution_status(prepared.last) >= 0) chain.also_wait_for({prepared.last});
+    // A weight transform that failed on the device (it waited for a caller's
+    // event that failed) left U unwritten: it is done again.
+    if (prepared.weights_done() && internal::execution_status(prepared.weights_done) < 0) prepared.weights_version = 0;
+    try {
+        if (prepared.weights_version != weights_version_) {
+            const std::size_t before = chain.events().size();
+            prepared.strategy->set_weights(weights_, options_.bias ? &bias_ : nullptr, chain);
+            prepared.weights_version = weights_version_;
+            prepared.weights_done = chain.events().size() > before ? chain.events().back() : cl::Event();
+        }
+        prepared.strategy->enqueue(x, y, scratch, chain);
+    } catch (const Error& e) {
+        // What was enqueued before the failure may still run: the next
+        // forward of this shape waits for it before reusing U or the workspace.
+        if (!chain.events().empty()) prepared.last = chain.events().back();
+        throw Error("Conv2d::forward (" + describe(shapes, prepared.plan.variant.id) +
+                        "; the output is undefined, the input and weights are untouched)",
+                    e);
     }
-    prepared.strategy->enqueue(x, y, scratch, chain);
     NETCL_REQUIRE(!chain.events().empty(), "Conv2d::forward: the strategy enqueued nothing");
     last_ = &prepared;
     last_events_ = chain.events();

@@ -6,6 +6,7 @@
 
 #include "netcl/Error.hpp"
 #include "runtime/DeviceQuery.hpp"
+#include "runtime/MemoryBudget.hpp"
 #include "runtime/internal/Text.hpp"
 #include "runtime/Log.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -135,8 +136,10 @@ Context::Context(cl::Context context, cl::Device device, cl::CommandQueue queue,
       device_(std::move(device)),
       queue_(std::move(queue)),
       profile_(std::move(profile)),
+      memory_(std::make_shared<MemoryBudget>()),
       device_id_(std::move(device_id)),
       wrapped_(wrapped) {
+    set_profile(profile_);
     if (!queue_()) {
         cl_int status = CL_SUCCESS;
         queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE, &status);
@@ -188,7 +191,31 @@ std::shared_ptr<Context> Context::wrap(::cl_context context, cl_device_id device
         new Context(cl::Context(context, true), dev, cl::CommandQueue(queue, true), std::move(profile), id, true));
 }
 
-Context::~Context() = default;
+Context::~Context() {
+    for (auto& hook : destruction_hooks_) {
+        try {
+            hook();
+        } catch (const std::exception& e) {
+            log().warn("a Context destruction hook failed: {}", e.what());
+        }
+    }
+}
+
+void Context::at_destruction(std::function<void()> hook) {
+    std::lock_guard lock(hooks_mutex_);
+    destruction_hooks_.push_back(std::move(hook));
+}
+
+void Context::set_profile(DeviceProfile profile) {
+    profile_ = std::move(profile);
+    if (const auto it = profile_.tuned.find("memory_limit_bytes"); it != profile_.tuned.end()) {
+        memory_->set_limit(it->second > 0 ? static_cast<std::size_t>(it->second) : 0);
+    }
+}
+
+std::size_t Context::memory_in_use() const { return memory_->in_use(); }
+std::size_t Context::memory_limit() const { return memory_->limit(); }
+void Context::set_memory_limit(std::size_t bytes) { memory_->set_limit(bytes); }
 
 void Context::finish() const { NETCL_CL_CHECK(queue_.finish(), "waiting for the command queue"); }
 

@@ -25,6 +25,12 @@ Error::Error(const std::string& operation, int cl_status, const std::string& det
       cl_status_(cl_status),
       build_log_(std::move(build_log)) {}
 
+Error::Error(const std::string& context, const Error& inner)
+    : std::runtime_error(context + ": " + inner.what()),
+      operation_(inner.operation_),
+      cl_status_(inner.cl_status_),
+      build_log_(inner.build_log_) {}
+
 std::string cl_error_name(int status) {
     switch (status) {
 #define NETCL_CASE(code) \

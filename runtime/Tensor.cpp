@@ -4,6 +4,7 @@
 
 #include "netcl/Context.hpp"
 #include "netcl/Error.hpp"
+#include "runtime/MemoryBudget.hpp"
 
 namespace netcl {
 
@@ -43,9 +44,11 @@ Tensor::Tensor(std::shared_ptr<Context> context, Shape shape, std::size_t numel)
                     " bytes; the device allows at most " + std::to_string(profile.max_alloc_bytes) +
                     " bytes in one allocation");
     }
+    const std::string what = "allocating a tensor of " + std::to_string(bytes()) + " bytes";
+    reservation_ = context_->memory_budget().reserve(bytes(), what);
     cl_int status = CL_SUCCESS;
     buffer_ = cl::Buffer(context_->cl_context(), CL_MEM_READ_WRITE, bytes(), nullptr, &status);
-    NETCL_CL_CHECK(status, "allocating a tensor of " + std::to_string(bytes()) + " bytes");
+    NETCL_CL_CHECK(status, what);
 }
 
 Tensor Tensor::empty(std::shared_ptr<Context> context, Shape shape) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/internal/ClblastCache.hpp"
 #include "ops/internal/ClblastStatus.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "netcl/Error.hpp"
@@ -15,6 +16,7 @@ constexpr const char* kName = "IM2COL";
 
 Im2colConv::Im2colConv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Im2colLayout& layout)
     : context_(std::move(context)), shapes_(shapes), layout_(layout) {
+    internal::clblast_will_use(*context_);
     for (const ProgramSpec& spec : im2col_programs(layout_, shapes_.bias)) {
         const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
         (spec.label == "im2col" ? im2col_ : bias_add_) = internal::make_kernel(program, spec.kernels.front().name.c_str());

@@ -16,13 +16,14 @@ ImplicitGemmConv::ImplicitGemmConv(std::shared_ptr<Context> context, const ConvS
     const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     conv_ = internal::make_kernel(program, "conv_kvec");
     pack_ = internal::make_kernel(program, "conv_kvec_pack");
+    // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
+    packed_ = Tensor::empty(context_, {static_cast<std::int64_t>(config_.packed_floats_per_group(shapes_)) * shapes_.groups});
 }
 
 void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
     const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
-    if (!packed_.defined()) packed_ = Tensor::empty(context_, {per_group * s.groups});
     const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, crs = cg * s.R * s.S;
     const std::int64_t padded_k = (kg + config_.tile.nr() - 1) / config_.tile.nr() * config_.tile.nr();
     for (std::int64_t g = 0; g < s.groups; ++g) {

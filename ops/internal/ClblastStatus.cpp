@@ -48,9 +48,12 @@ std::string clblast_status_name(clblast::StatusCode status) {
 }
 
 void check_clblast(clblast::StatusCode status, const std::string& operation) {
-    if (status != clblast::StatusCode::kSuccess) {
-        throw Error(operation + " failed: " + clblast_status_name(status));
-    }
+    if (status == clblast::StatusCode::kSuccess) return;
+    const int code = static_cast<int>(status);
+    // CLBlast passes OpenCL's own failures on with their codes (above -1000):
+    // the Error carries them, so a caller can tell an out-of-memory apart.
+    if (code > -1000) throw Error(operation, code, "reported by CLBlast");
+    throw Error(operation + " failed: " + clblast_status_name(status));
 }
 
 }  // namespace netcl::internal

@@ -8,6 +8,12 @@ EventChain::EventChain(bool in_order, std::vector<cl::Event> wait) : in_order_(i
     for (const auto& event : wait_) NETCL_REQUIRE(event() != nullptr, "a wait list holds a null cl_event; expected events of enqueued commands");
 }
 
+cl_int execution_status(const cl::Event& event) {
+    cl_int status = CL_QUEUED;
+    if (event.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) != CL_SUCCESS) return CL_QUEUED;
+    return status;
+}
+
 void EventChain::then(const cl::Event& event) {
     events_.push_back(event);
     if (in_order_) {

@@ -11,6 +11,11 @@
 
 namespace netcl::internal {
 
+// CL_QUEUED .. CL_COMPLETE (>= 0), or the negative error a failed command
+// ended with; never blocks. An event whose status cannot be read counts as
+// pending (0 is CL_COMPLETE, so CL_QUEUED is returned).
+cl_int execution_status(const cl::Event& event);
+
 class EventChain {
 public:
     EventChain(bool in_order, std::vector<cl::Event> wait);

@@ -116,8 +116,14 @@ public:
 
 private:
     struct Prepared;
-    Prepared& prepare(const ConvShapes& shapes);
-    DeviceProfile planning_profile() const;
+    Prepared& prepare(const ConvShapes& shapes, Variant* planned = nullptr);  // `planned`: the plan's variant, once made
+    // prepare(), and the layer's own workspace when it needs one, falling back
+    // to another plan when an implementation cannot allocate.
+    Prepared& ready(const ConvShapes& shapes, bool own_workspace);
+    DeviceProfile planning_profile(const std::string& shape_key) const;
+    static std::string shape_key(const ConvShapes& shapes);
+    std::string describe(const ConvShapes& shapes, const std::string& variant) const;  // for errors
+    std::string describe() const;
     Plan make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const;
 
     std::shared_ptr<Context> context_;
@@ -129,6 +135,10 @@ private:
     std::uint64_t weights_version_ = 0;
     std::vector<cl::Event> weights_ready_;  // copies of device-side weights still to wait for
     std::map<std::string, std::unique_ptr<Prepared>> prepared_;  // by ConvShapes::str()
+    // By shape key: implementations (their "<name>_enabled" keys) that could
+    // not allocate for it, and the last such failure for the plan's reason.
+    std::map<std::string, std::vector<std::string>> out_of_memory_;
+    std::map<std::string, std::string> out_of_memory_reasons_;
     Prepared* last_ = nullptr;
     std::vector<cl::Event> last_events_;
 };

@@ -19,6 +19,10 @@ WinogradConv::WinogradConv(std::shared_ptr<Context> context, const WinogradConfi
     weights_kernel_ = internal::make_kernel(program, "winograd_weights");
     fused_kernel_ = internal::make_kernel(program, "winograd_fused");
     reduce_kernel_ = internal::make_kernel(program, "winograd_reduce");
+    // U is allocated with the strategy, not at the first set_weights: a layer
+    // that cannot hold it falls back to another plan before enqueueing anything.
+    const ConvShapes& s = shapes_;
+    u_ = Tensor::empty(context_, {s.groups, config_.padded_k(s), config_.padded_c(s), config_.alpha * config_.alpha});
 }
 
 void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
@@ -26,8 +30,7 @@ void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, intern
     const ConvShapes& s = shapes_;
     const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups;
     const std::int64_t Cp = config_.padded_c(s), Kp = config_.padded_k(s);
-    const std::int64_t a2 = config_.alpha * config_.alpha;
-    if (!u_.defined()) u_ = Tensor::empty(context_, {s.groups, Kp, Cp, a2});  // [g][Kp/BK][Cp][a2][BK]
+    // u_ is [g][Kp/BK][Cp][a2][BK].
     internal::set_args(weights_kernel_, "winograd_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(Cg), static_cast<int>(Cp), static_cast<int>(Kg),
                        static_cast<int>(Kp));

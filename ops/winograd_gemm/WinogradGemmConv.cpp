@@ -21,12 +21,13 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     input_kernel_ = internal::make_kernel(transforms, "winograd_gemm_input");
     output_kernel_ = internal::make_kernel(transforms, "winograd_gemm_output");
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
+    // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
+    u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, shapes_.K, shapes_.C});
 }
 
 void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
-    if (!u_.defined()) u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, s.K, s.C});
     internal::set_args(weights_kernel_, "winograd_gemm_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(s.C), static_cast<int>(s.K));
     internal::launch(context_->queue(), weights_kernel_, "winograd_gemm_weights",

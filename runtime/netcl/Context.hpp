@@ -9,7 +9,9 @@
 //
 // Every Tensor and op is made on one Context and shares it.
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 namespace netcl {
 
 class ProgramCache;
+class MemoryBudget;
 
 // One OpenCL device as discovery finds it.
 struct DeviceEntry {
@@ -76,11 +79,28 @@ public:
     const DeviceProfile& profile() const { return profile_; }
     // Replaces the profile the selector and strategies read (tuned values, or a
     // capped local memory to exercise fallbacks). The device itself is unchanged.
-    void set_profile(DeviceProfile profile) { profile_ = std::move(profile); }
+    // Its tuned key memory_limit_bytes, when set, becomes the memory limit.
+    void set_profile(DeviceProfile profile);
     ProgramCache& programs() { return *programs_; }
     // "platform:device" as NETCL_DEVICE takes it ("wrapped" when the device is
     // not one discovery lists, e.g. a sub-device).
     const std::string& device_id() const { return device_id_; }
+
+    // Device memory netcl itself holds on this Context (its tensors: weights,
+    // transformed weights, workspaces, outputs it allocates; never the
+    // caller's views). With a limit (0: none, the default; or the profile's
+    // memory_limit_bytes), an allocation past it throws netcl::Error with
+    // CL_MEM_OBJECT_ALLOCATION_FAILURE, and a Conv2d without a strict strategy
+    // falls back to a plan that needs less.
+    std::size_t memory_in_use() const;
+    std::size_t memory_limit() const;
+    void set_memory_limit(std::size_t bytes);
+    MemoryBudget& memory_budget() { return *memory_; }
+
+    // Runs `hook` when this Context is destroyed, after everything made on it
+    // is gone: a library netcl calls (CLBlast) can drop what it caches for
+    // this cl_context, which would otherwise keep the context alive for ever.
+    void at_destruction(std::function<void()> hook);
 
     // Blocks until the queue is empty (tools and tests; netcl's own calls never do).
     void finish() const;
@@ -94,6 +114,9 @@ private:
     cl::CommandQueue queue_;
     DeviceProfile profile_;
     std::unique_ptr<ProgramCache> programs_;
+    std::shared_ptr<MemoryBudget> memory_;
+    std::mutex hooks_mutex_;
+    std::vector<std::function<void()>> destruction_hooks_;
     std::string device_id_;
     bool wrapped_ = false;
     bool profiling_ = false;

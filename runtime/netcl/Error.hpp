@@ -12,6 +12,9 @@ public:
     explicit Error(const std::string& message);
     Error(const std::string& operation, int cl_status, const std::string& detail = {},
           std::string build_log = {});
+    // `inner` with what netcl was doing when it happened in front (e.g. the
+    // layer and its plan); the OpenCL status and build log are kept.
+    Error(const std::string& context, const Error& inner);
 
     const std::string& operation() const noexcept { return operation_; }
     int cl_status() const noexcept { return cl_status_; }  // CL_SUCCESS (0) when not an OpenCL failure

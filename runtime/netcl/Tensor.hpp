@@ -67,6 +67,7 @@ private:
     cl::Buffer buffer_;
     std::size_t offset_bytes_ = 0;
     bool view_ = false;
+    std::shared_ptr<void> reservation_;  // netcl's own buffers: their bytes in the Context's memory budget
 };
 
 // numel of `shape`, refusing rank 0 or > kMaxRank, zero or negative
