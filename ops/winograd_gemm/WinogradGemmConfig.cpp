@@ -37,8 +37,14 @@ WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& s, const Device
     c.alpha = m + 2;
     c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
     const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
-    c.tiles_per_pass = std::clamp<std::int64_t>(static_cast<std::int64_t>(winograd_gemm_workspace_limit(profile) / per_tile),
-                                                1, c.tiles);
+    const std::int64_t most = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(winograd_gemm_workspace_limit(profile) / per_tile), 1, c.tiles);
+    // Passes of equal size (give or take one tile): no short last pass
+    // narrower than the GEMM tile, which the kernel built for the others
+    // would overrun (32 tiles at most 5 a pass: 5,5,5,5,4,4,4, not 5 x 6 + 2).
+    c.passes = (c.tiles + most - 1) / most;
+    c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
+    const std::int64_t fewest = c.tiles / c.passes;
     // 6 x 16 in 2 x 8 work-groups: 58-67 GFLOPS on the VGG Winograd GEMMs on
     // PoCL (k-major A 1.2-1.6x slower at T = 16). Under 16 tiles a pass
     // (res5's 7x7 with F(4x4): T = 4) the 16-wide tile mostly computes
@@ -51,7 +57,7 @@ WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& s, const Device
     const auto slice = static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_c_slice", 128));
     c.c_slice = slice >= 1 && slice < s.C ? slice : 0;
     c.edge_m = s.K < c.tile.mr;
-    c.edge_n = c.tiles_per_pass < c.tile.nr();
+    c.edge_n = fewest < c.tile.nr();
     return c;
 }
 

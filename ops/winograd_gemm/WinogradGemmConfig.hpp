@@ -26,10 +26,10 @@ struct WinogradGemmConfig {
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
     std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
-    std::int64_t tiles_per_pass = 0;  // T of one pass
+    std::int64_t passes = 1;
+    std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     bool edge_m = false, edge_n = false;
 
-    std::int64_t passes() const { return (tiles + tiles_per_pass - 1) / tiles_per_pass; }
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x K x C floats
     ProgramSpec transforms_program() const;

@@ -47,13 +47,13 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     const ConvShapes& s = shapes_;
     const int m = config_.m, a2 = config_.alpha * config_.alpha;
     const std::int64_t tiles_w = (s.Q() + m - 1) / m, tiles_per_image = tiles_w * ((s.P() + m - 1) / m);
-    const std::int64_t pass = config_.tiles_per_pass;
     const auto v_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float));
-    const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(pass * s.C * a2);
+    const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.C * a2);
     const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
-    for (std::int64_t tile0 = 0; tile0 < config_.tiles; tile0 += pass) {
-        const std::int64_t T = std::min(pass, config_.tiles - tile0);
+    std::int64_t tile0 = 0;
+    for (std::int64_t p = 0; p < config_.passes; ++p) {
+        const std::int64_t T = config_.tiles / config_.passes + (p < config_.tiles % config_.passes ? 1 : 0);
         internal::set_args(input_kernel_, "winograd_gemm_input", x.buffer(), internal::offset_of(x), workspace.buffer,
                            v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left), i(tiles_w),
                            i(tiles_per_image), i(tile0), i(T));
@@ -75,6 +75,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output",
                          cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.K)), cl::NDRange(16, 4),
                          chain);
+        tile0 += T;
     }
 }
 
