@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,11 @@ namespace netcl {
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'E', 'T', 'C', 'L', 'B', 'N', '1'};
+// Format 2: magic, key length, key, binary size, checksum of key and binary,
+// binary. The key (device, driver, source hash, options) is stored and
+// compared, not only hashed into the file name: a file copied or renamed over
+// another entry is refused instead of loading another program's kernels.
+constexpr char kMagic[8] = {'N', 'E', 'T', 'C', 'L', 'B', 'N', '2'};
 
 std::string default_directory() {
     if (const char* dir = std::getenv("NETCL_CACHE_DIR"); dir && *dir) {
@@ -60,15 +65,18 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, const DeviceP
     if (internal::contains_ignoring_case(profile.vendor, "NVIDIA")) device_options_ = " -cl-nv-verbose";
 }
 
-std::string ProgramCache::disk_key(const std::string& source, const std::string& options) const {
-    const std::string key = device_key_ + "|" + hex(hash(source)) + "|" + options;
-    // Two independent 64-bit hashes: a collision would load the wrong kernel.
+std::string ProgramCache::key_text(const std::string& source, const std::string& options) const {
+    return device_key_ + "|" + hex(hash(source)) + "|" + options;
+}
+
+std::string ProgramCache::disk_key(const std::string& key) {
+    // Two independent 64-bit hashes: the stored key is compared as well.
     return hex(hash(key)) + hex(hash(key + "#salt"));
 }
 
 std::string ProgramCache::disk_path(const std::string& source, const std::string& options) const {
     if (directory_.empty()) return {};
-    return directory_ + "/programs/" + disk_key(source, options + device_options_) + ".bin";
+    return directory_ + "/programs/" + disk_key(key_text(source, options + device_options_)) + ".bin";
 }
 
 cl::Program ProgramCache::get(const std::string& source_name, const std::string& options) {
@@ -85,9 +93,10 @@ cl::Program ProgramCache::get_source(const std::string& label, const std::string
     }
     cl::Program program;
     const std::string path = disk_path(source, given);
-    if (path.empty() || !load_binary(path, label, options, program)) {
+    const std::string key = key_text(source, options);
+    if (path.empty() || !load_binary(path, key, label, options, program)) {
         program = build(label, source, options);
-        if (!path.empty()) store_binary(path, program);
+        if (!path.empty()) store_binary(path, key, program);
     }
     programs_.emplace(memory_key, program);
     return program;
@@ -115,25 +124,47 @@ cl::Program ProgramCache::build(const std::string& label, const std::string& sou
     return program;
 }
 
-bool ProgramCache::load_binary(const std::string& path, const std::string& label, const std::string& options,
-                               cl::Program& out) {
+namespace {
+
+// The binary of a cache file whose header matches `key`, or why not.
+std::string unpack(const std::vector<unsigned char>& bytes, const std::string& key, std::vector<unsigned char>& binary) {
+    std::size_t at = 0;
+    const auto read_u64 = [&](std::uint64_t& value) {
+        if (bytes.size() - at < sizeof value) return false;
+        std::memcpy(&value, bytes.data() + at, sizeof value);
+        at += sizeof value;
+        return true;
+    };
+    if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+        return "not a netcl program cache file of this version";
+    }
+    at = sizeof kMagic;
+    std::uint64_t key_size = 0, size = 0, checksum = 0;
+    if (!read_u64(key_size) || key_size > bytes.size() - at) return "truncated";
+    const std::string stored(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                             bytes.begin() + static_cast<std::ptrdiff_t>(at + key_size));
+    at += key_size;
+    if (!read_u64(size) || !read_u64(checksum) || size != bytes.size() - at) return "truncated";
+    if (stored != key) return "it holds another program (" + stored + ")";
+    const std::string payload(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end());
+    if (ProgramCache::hash(stored + payload) != checksum) return "its checksum does not match";
+    binary.assign(bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.end());
+    return {};
+}
+
+}  // namespace
+
+bool ProgramCache::load_binary(const std::string& path, const std::string& key, const std::string& label,
+                               const std::string& options, cl::Program& out) {
     std::ifstream file(path, std::ios::binary);
     if (!file) return false;
     const auto start = std::chrono::steady_clock::now();
-    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     file.close();
 
-    const std::size_t header = sizeof kMagic + 2 * sizeof(std::uint64_t);
-    std::uint64_t size = 0, checksum = 0;
-    bool intact = bytes.size() >= header && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0;
-    if (intact) {
-        std::memcpy(&size, bytes.data() + sizeof kMagic, sizeof size);
-        std::memcpy(&checksum, bytes.data() + sizeof kMagic + sizeof size, sizeof checksum);
-        intact = size == bytes.size() - header &&
-                 hash(std::string(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end())) == checksum;
-    }
-    if (intact) {
-        const std::vector<unsigned char> binary(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
+    std::vector<unsigned char> binary;
+    std::string why = unpack(bytes, key, binary);
+    if (why.empty()) {
         cl_int status = CL_SUCCESS;
         cl::Program program(context_, {device_}, cl::Program::Binaries{binary}, nullptr, &status);
         if (status == CL_SUCCESS) {
@@ -147,15 +178,18 @@ bool ProgramCache::load_binary(const std::string& path, const std::string& label
             out = program;
             return true;
         }
+        why = "the driver refused the binary: " + cl_error_name(status);
     }
     ++stats_.corrupt_files;
-    log().warn("program cache file {} for '{}' is damaged or unusable; deleting it and rebuilding", path, label);
+    // Deleted, then written again after the build: a file that is only
+    // unusable for now (the driver out of memory) costs one rebuild.
+    log().warn("program cache file {} for '{}' is unusable ({}); deleting it and rebuilding", path, label, why);
     std::error_code ignored;
     std::filesystem::remove(path, ignored);
     return false;
 }
 
-void ProgramCache::store_binary(const std::string& path, const cl::Program& program) const {
+void ProgramCache::store_binary(const std::string& path, const std::string& key, const cl::Program& program) const {
     std::vector<std::vector<unsigned char>> binaries;
     if (program.getInfo(CL_PROGRAM_BINARIES, &binaries) != CL_SUCCESS || binaries.size() != 1 || binaries[0].empty()) {
         log().debug("device gave no program binary; {} not written", path);
@@ -163,20 +197,36 @@ void ProgramCache::store_binary(const std::string& path, const cl::Program& prog
     }
     const auto& binary = binaries[0];
     std::error_code error;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
-    // Write to a private name, then rename: a reader never sees half a file.
+    const auto directory = std::filesystem::path(path).parent_path();
+    std::filesystem::create_directories(directory, error);
+    if (error) {
+        log().warn("cannot create the program cache directory {} ({}); programs are built in every process",
+                   directory.string(), error.message());
+        return;
+    }
+    // Write to a private name, then rename: a reader never sees half a file,
+    // and of two processes storing the same entry the last rename wins whole.
     const std::string temp = path + ".tmp" + std::to_string(::getpid()) + "." +
                              std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     {
         std::ofstream file(temp, std::ios::binary);
-        const std::uint64_t size = binary.size();
-        const std::uint64_t checksum = hash(std::string(binary.begin(), binary.end()));
+        if (!file) {
+            log().warn("cannot write the program cache file {} ({}); programs are built in every process", temp,
+                       std::strerror(errno));
+            return;
+        }
+        const std::uint64_t key_size = key.size(), size = binary.size();
+        const std::uint64_t checksum = hash(key + std::string(binary.begin(), binary.end()));
         file.write(kMagic, sizeof kMagic);
+        file.write(reinterpret_cast<const char*>(&key_size), sizeof key_size);
+        file.write(key.data(), static_cast<std::streamsize>(key.size()));
         file.write(reinterpret_cast<const char*>(&size), sizeof size);
         file.write(reinterpret_cast<const char*>(&checksum), sizeof checksum);
         file.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(binary.size()));
-        if (!file) {
-            log().warn("could not write program cache file {}; continuing without it", temp);
+        file.close();  // a full disk often shows only here, when the buffer is written out
+        if (file.fail()) {
+            log().warn("could not write the program cache file {} ({}; a full disk?); continuing without it", temp,
+                       std::strerror(errno));
             std::filesystem::remove(temp, error);
             return;
         }

@@ -13,8 +13,11 @@ namespace netcl {
 // binaries on disk so a second process loads instead of compiling:
 // $NETCL_CACHE_DIR, else $XDG_CACHE_HOME/netcl, else ~/.cache/netcl
 // (NETCL_CACHE_DIR=off disables the disk cache). A disk entry is keyed by
-// device name, driver version, source hash and options, and carries a checksum:
-// a corrupt file is logged, deleted and rebuilt. Thread-safe.
+// device name, driver version, source hash and options, stores that key and a
+// checksum: a corrupt file, or one that holds another entry, is logged,
+// deleted and rebuilt. A directory that cannot be written (read-only, full)
+// is warned about, naming the path, and the programs are built instead.
+// Thread-safe; processes racing on one directory write whole files.
 class ProgramCache {
 public:
     struct Stats {
@@ -43,9 +46,13 @@ public:
 
 private:
     cl::Program build(const std::string& label, const std::string& source, const std::string& options);
-    bool load_binary(const std::string& path, const std::string& label, const std::string& options, cl::Program& out);
-    void store_binary(const std::string& path, const cl::Program& program) const;
-    std::string disk_key(const std::string& source, const std::string& options) const;
+    bool load_binary(const std::string& path, const std::string& key, const std::string& label,
+                     const std::string& options, cl::Program& out);
+    void store_binary(const std::string& path, const std::string& key, const cl::Program& program) const;
+    // What a disk entry is for (device, driver, source hash, options), stored
+    // in the file; its file name is a 128-bit hash of it.
+    std::string key_text(const std::string& source, const std::string& options) const;
+    static std::string disk_key(const std::string& key);
 
     cl::Context context_;
     cl::Device device_;

@@ -63,8 +63,9 @@ case "${1:-}" in
     fi
     ;;
   test)
-    # 1. Release build, every CTest entry (the oclgrind label included), then
-    #    the Python suite (tools/python/run_tests.sh).
+    # 1. Release build, every CTest entry (the oclgrind label included) but the
+    #    soak, the soak for 60 s (its label runs 10 minutes by itself:
+    #    ctest -L soak), then the Python suite (tools/python/run_tests.sh).
     # 2. AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer with it)
     #    build, every entry but the oclgrind ones (oclgrind preloads its own
     #    runtime) and the install check (it builds an unsanitized consumer).
@@ -83,7 +84,8 @@ case "${1:-}" in
     trap report EXIT
 
     timed "build (Release)" configure_and_build "$build"
-    timed "ctest (Release, all labels)" ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    timed "ctest (Release, all labels)" ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE "^soak$"
+    timed "ctest (soak, 60 s)" env NETCL_SOAK_SECONDS=60 ctest --test-dir "$build" --output-on-failure -L "^soak$"
     # The Python package: a venv under $build, its PyPI packages, pip install
     # ./tools/python (libnetcl built again, in $build/python), pytest tests/python.
     timed "python (pip install + pytest)" env NETCL_BUILD_DIR="$build" CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
@@ -104,7 +106,7 @@ case "${1:-}" in
         ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
         LSAN_OPTIONS="suppressions=$san/lsan.supp:print_suppressions=0" \
         UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-        ctest --test-dir "$build-asan" --output-on-failure -j "$jobs" -LE "^(oclgrind|install)$" \
+        ctest --test-dir "$build-asan" --output-on-failure -j "$jobs" -LE "^(oclgrind|install|soak)$" \
           --repeat until-pass:2
 
       timed "build (TSan, selector+runtime)" configure_and_build "$build-tsan" "${sanitizer_build[@]}" \
