@@ -149,6 +149,9 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
             if (id == "naive") {
                 EXPECT_DOUBLE_EQ(r.at("speedup_vs_naive").get<double>(), 1.0) << where;
             }
+            // Other processes' share of the CPU while it was timed: null over a window too short to tell.
+            EXPECT_TRUE(r.at("other_load").is_null() || r.at("other_load").get<double>() >= 0) << where;
+            EXPECT_GT(r.at("other_load_window_ms").get<double>(), 0) << where;
             // Both clocks by name: wall for everyone, OpenCL events for the OpenCL candidates.
             EXPECT_GT(r.at("wall_median_ms").get<double>(), 0) << where;
             EXPECT_EQ(r.at("wall_samples_ms").size(), 2u) << where;

@@ -94,7 +94,9 @@ json result_json(const BenchReport& r, const LayerResult& layer, const Measureme
               {"within_tolerance", m.within_tolerance},
               {"workspace_bytes", m.workspace_bytes},
               {"build_ms", m.build_ms},
-              {"first_run_ms", m.first_run_ms}});
+              {"first_run_ms", m.first_run_ms},
+              {"other_load", m.other_load >= 0 ? json(m.other_load) : json(nullptr)},
+              {"other_load_window_ms", m.other_load_window_ms}});
     if (!m.impl.empty()) j["impl"] = m.impl;  // oneDNN's primitive_desc::impl_info_str()
     return j;
 }

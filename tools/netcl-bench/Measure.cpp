@@ -8,6 +8,7 @@
 
 #include "ClblastConvgemm.hpp"
 #include "OneDnnConv.hpp"
+#include "OtherLoad.hpp"
 #include "netcl/Conv2d.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Error.hpp"
@@ -46,6 +47,7 @@ void time_runs(const Runner& runner, const ReferenceCheck& reference, const RunS
     if (runner.builds_ms) m.build_ms = runner.builds_ms() - builds_before;
     m.max_error = reference.max_error(runner.output());
 
+    const OtherLoad others;
     for (int i = 0; i < settings.warmup; ++i) runner.run();
     for (int i = 0; i < settings.repeat; ++i) {
         const auto run_start = std::chrono::steady_clock::now();
@@ -53,6 +55,8 @@ void time_runs(const Runner& runner, const ReferenceCheck& reference, const RunS
         m.wall_samples_ms.push_back(wall_ms_since(run_start));
         if (!events.empty()) m.event_samples_ms.push_back(device_span_ms(events));
     }
+    m.other_load = others.share();
+    m.other_load_window_ms = others.window_ms();
     m.wall = summarize(m.wall_samples_ms);
     if (m.has_events()) m.events = summarize(m.event_samples_ms);
     m.ran = true;

@@ -53,6 +53,11 @@ struct Measurement {
                                // CLBlast: its first call's wall time minus the median (it compiles inside);
                                // oneDNN: making the primitive (its JIT) and reordering the weights in
     double first_run_ms = 0;   // wall time of the first run, builds included
+    // Share of the machine's CPU other processes used during the warm-up and timed runs (OtherLoad.hpp),
+    // over a window of other_load_window_ms; negative when the window was too short to tell or /proc/stat
+    // could not be read.
+    double other_load = -1;
+    double other_load_window_ms = 0;
     double max_error = 0;      // against the fp64 reference
     double tolerance = 0;      // conv_tolerance(shapes, factor of the algorithm)
     bool within_tolerance = false;

@@ -77,6 +77,10 @@ std::string percent_text(const std::optional<double>& value) { return value ? fi
 
 bool is_onednn(const std::string& candidate) { return candidate.rfind("onednn-", 0) == 0; }
 
+// Other processes' CPU share from which a figure is flagged: a tenth of the machine is a fifth of a core
+// on two cores, enough to stretch a statically split run by a fifth.
+constexpr double kDisturbedShare = 0.10;
+
 }  // namespace
 
 const Measurement* LayerResult::find(const std::string& candidate) const {
@@ -332,6 +336,22 @@ void print_table(std::ostream& out, const BenchReport& r) {
                 }
             }
         }
+    }
+    // Figures taken while other processes used the cores are not the candidates' own (OtherLoad.hpp).
+    std::vector<std::string> disturbed;
+    for (const auto& layer : r.layers) {
+        for (const auto& m : layer.results) {
+            if (m.ran && m.other_load >= kDisturbedShare) {
+                disturbed.push_back(layer.name + " N=" + std::to_string(layer.shapes.N) + " " + m.candidate + ": " +
+                                    fixed(100 * m.other_load, 0) + " % over " + fixed(m.other_load_window_ms, 0) +
+                                    " ms");
+            }
+        }
+    }
+    if (!disturbed.empty()) {
+        out << "disturbed: other processes used >= " << fixed(100 * kDisturbedShare, 0)
+            << " % of the CPU while these were timed (their figures, and ratios with them, are not their own):\n";
+        for (const auto& line : disturbed) out << "  " << line << "\n";
     }
     if (!notes.empty()) {
         out << "not run:\n";
