@@ -53,7 +53,11 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
                  const std::string& json_path, std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     const auto vgg = net_layers("vgg16");
-    const char* const algorithms[] = {"naive", "wino-f2", "wino-f4"};
+    // Fused Winograd (one fp32 sum over C per output) and separate-transform
+    // Winograd on the GEMM engine (C summed in slices of 128, each slice's sum
+    // added to a running total: ops/winograd_gemm/WinogradGemmConfig.cpp).
+    const char* const algorithms[] = {"naive", "wino-f2", "wino-f4", "wino-f2-gemm", "wino-f4-gemm"};
+    constexpr int kAlgorithms = 5;
 
     out << "netcl-bench --accuracy " << info.netcl_version << " (git " << info.git_revision << ")  device "
         << info.device.name << " | " << info.device.platform_name << " | driver " << info.device.driver_version
@@ -61,10 +65,12 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
     out << "Max element error |y - fp64 reference| on the VGG layers of Lavin & Gray Table 3, N = 1, data and\n"
            "filters uniform in [-1,1], fp32 storage and arithmetic, no bias; the paper's fp32 figures (Table 4,\n"
            "NVIDIA GPU, their kernels) beside netcl's. Winograd runs the first variant of each tile that this\n"
-           "device can take (the arithmetic is the same in every variant).\n\n";
-    char header[256];
-    std::snprintf(header, sizeof header, "%-8s %-16s %-31s %9s %9s   %9s %9s   %9s %9s %8s\n", "layer", "CxHxW,K",
-                  "reference", "direct", "paper", "F(2x2)", "paper", "F(4x4)", "paper", "time s");
+           "device can take (the arithmetic is the same in every fused variant); sliced: separate transforms and\n"
+           "the GEMM engine, C summed in slices of 128.\n\n";
+    char header[320];
+    std::snprintf(header, sizeof header, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s %8s\n", "layer",
+                  "CxHxW,K", "reference", "direct", "paper", "F(2x2)", "sliced", "paper", "F(4x4)", "sliced", "paper",
+                  "time s");
     out << header;
 
     nlohmann::json rows = nlohmann::json::array();
@@ -85,9 +91,9 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         const LayerData data(context, shapes, /*seed=*/0xacc0 + done);
         const ReferenceCheck reference(shapes, data.x, data.weights, data.bias, policy);
 
-        double errors[3];
-        std::string plans[3];
-        for (int a = 0; a < 3; ++a) {
+        double errors[kAlgorithms];
+        std::string plans[kAlgorithms];
+        for (int a = 0; a < kAlgorithms; ++a) {
             progress.update(done, std::string(paper.layer) + " " + algorithms[a]);
             const auto candidate = first_runnable(algorithms[a], shapes, context->profile());
             errors[a] = NAN;
@@ -107,19 +113,19 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         }
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - layer_start).count();
-        char line[320];
+        char line[400];
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
-        std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s   %9s %9s %8.1f\n", paper.layer,
-                      chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(), sci(paper.direct).c_str(),
-                      sci(errors[1]).c_str(), sci(paper.f2).c_str(), sci(errors[2]).c_str(), sci(paper.f4).c_str(),
-                      seconds);
+        std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s %8.1f\n",
+                      paper.layer, chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(),
+                      sci(paper.direct).c_str(), sci(errors[1]).c_str(), sci(errors[3]).c_str(), sci(paper.f2).c_str(),
+                      sci(errors[2]).c_str(), sci(errors[4]).c_str(), sci(paper.f4).c_str(), seconds);
         progress.finish();
         out << line << std::flush;
         nlohmann::json row = {{"layer", paper.layer},       {"shapes", shapes.str()},
                               {"reference", reference.describe()}, {"reference_sampled", reference.sampled()},
                               {"seconds", seconds},         {"paper", {{"direct", paper.direct}, {"f2", paper.f2}, {"f4", paper.f4}}}};
-        for (int a = 0; a < 3; ++a) {
+        for (int a = 0; a < kAlgorithms; ++a) {
             row[algorithms[a]] = {{"max_abs_error", std::isfinite(errors[a]) ? nlohmann::json(errors[a]) : nlohmann::json(nullptr)},
                                   {"plan", plans[a]}};
         }
