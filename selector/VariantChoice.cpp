@@ -13,7 +13,8 @@ namespace {
 
 // Winograd's variants in the order this profile prefers them: the preferred
 // tile first (F(2x2) first when the output is smaller than
-// winograd_f4_min_output, where F(4x4) would mostly compute padding); then
+// winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6),
+// separate transforms only, first from winograd_f6_min_output on); then
 // separate transforms (winograd-gemm) before or after the fused kernel as
 // winograd_prefer_gemm says; fused before low-local-memory unless the
 // profile measured otherwise; __constant weights before __global where the
@@ -23,6 +24,7 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
     namespace k = threshold_key;
     int first_tile = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     if (std::min(s.P(), s.Q()) < threshold(profile, k::winograd_f4_min_output)) first_tile = 2;
+    if (std::min(s.P(), s.Q()) >= threshold(profile, k::winograd_f6_min_output)) first_tile = 6;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;

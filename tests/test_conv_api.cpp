@@ -204,6 +204,12 @@ TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
     profile.tuned["winograd_prefer_gemm"] = 1;  // separate transforms first
     EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
               Variant("wino-f4-gemm"));
+    profile.tuned["winograd_f6_min_output"] = 16;  // a 16x16 output: F(6x6) first
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              Variant("wino-f6-gemm"));
+    profile.tuned["winograd_f6_min_output"] = 17;
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              Variant("wino-f4-gemm"));
     profile.tuned["winograd_prefer_gemm"] = 0;
     EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_NAIVE, std::nullopt, s, profile).variant, Variant("naive"));
     const Plan low = selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, winograd_variant_id(2, true, false), s, profile);

@@ -30,6 +30,7 @@
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
@@ -123,11 +124,12 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             // Separate transforms: ungrouped; a third under a workspace limit
             // that fits a few tiles per pass.
             d.kernel = Kernel::CONV2D_WINOGRAD;
-            d.variant = uniform(rng, 0, 1) ? "wino-f4-gemm" : "wino-f2-gemm";
+            const auto& gemm_variants = winograd_gemm_variants();  // F(2x2), F(4x4), F(6x6)
+            d.variant = gemm_variants[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(gemm_variants.size()) - 1))];
             d.shapes = winograd_shape(rng);
             d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
             if (uniform(rng, 0, 2) == 0) {
-                const int alpha = d.variant.id == "wino-f4-gemm" ? 6 : 4;
+                const int alpha = *winograd_gemm_tile(d.variant) + 2;
                 const auto per_tile = static_cast<std::size_t>((d.shapes.C + d.shapes.K) * alpha * alpha) * sizeof(float);
                 d.workspace_limit_bytes = per_tile * static_cast<std::size_t>(uniform(rng, 1, 5));
             }

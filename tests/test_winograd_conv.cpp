@@ -121,9 +121,9 @@ TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
 
 // Separate transforms (winograd-gemm) on the same edge shapes where it takes
 // them (ungrouped), whole and in passes of a few tiles under a workspace limit.
-TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) {
-    const Variant variant(GetParam() == 4 ? "wino-f4-gemm" : "wino-f2-gemm");
-    std::uint64_t seed = 700 + static_cast<std::uint64_t>(GetParam());
+void check_separate_transforms(int tile) {
+    const Variant variant("wino-f" + std::to_string(tile) + "-gemm");
+    std::uint64_t seed = 700 + static_cast<std::uint64_t>(tile);
     const DeviceProfile& profile = test::shared_context()->profile();
     int ran = 0, passes = 0;
     for (const auto& s : edge_shapes()) {
@@ -138,7 +138,7 @@ TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) {
         options.variant = variant;
         options.seed = seed += 3;
         options.tolerance_factor = factor_for(variant);
-        const int alpha = GetParam() + 2;
+        const int alpha = tile + 2;
         options.workspace_limit_bytes = static_cast<std::size_t>(3 * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto result = test::run_conv_case(s, options);
         EXPECT_TRUE(result.passed()) << variant.id << " in passes " << test::describe(s, result);
@@ -170,6 +170,16 @@ TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) {
         ++multi;
     }
     EXPECT_GE(multi, 5);
+}
+
+TEST_P(WinogradConvTest, SeparateTransformsMatchReferenceOnEdgeShapes) { check_separate_transforms(GetParam()); }
+
+// F(6x6,3x3) exists with separate transforms only: the same checks, and a
+// VGG-like reduction (C*9 = 1152).
+TEST(WinogradConv, SeparateTransformsF6x6MatchReferenceOnEdgeShapes) {
+    check_separate_transforms(6);
+    expect_matches_reference(Variant("wino-f6-gemm"), conv3x3(1, 128, 14, 14, 64, 1), 9);
+    expect_matches_reference(Variant("wino-f6-gemm"), conv3x3(2, 96, 23, 17, 40, 1), 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4),

@@ -43,7 +43,8 @@ WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<Wino
 
 // The points netcl uses for F(m, 3): 0, 1, -1, (2, -2,) infinity, with the
 // scalings Vincent et al. list, which give exactly Lavin & Gray's equations 7
-// (m = 2) and 15 (m = 4). Throws netcl::Error for any other m or r.
+// (m = 2) and 15 (m = 4); for m = 6 also +-1/2, unscaled. Throws
+// netcl::Error for any other m or r.
 std::vector<WinogradPoint> winograd_points(int m, int r);
 WinogradMatrices winograd_matrices(int m, int r);
 

@@ -9,13 +9,14 @@
 namespace netcl {
 
 const std::vector<Variant>& winograd_gemm_variants() {
-    static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm")};
+    static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm"), Variant("wino-f6-gemm")};
     return list;
 }
 
 std::optional<int> winograd_gemm_tile(const Variant& variant) {
     if (variant.id == "wino-f2-gemm") return 2;
     if (variant.id == "wino-f4-gemm") return 4;
+    if (variant.id == "wino-f6-gemm") return 6;
     return std::nullopt;
 }
 

@@ -41,7 +41,12 @@ public:
     std::size_t persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).weight_bytes(s);
     }
-    double error_factor(const Variant& v) const override { return *winograd_gemm_tile(v) == 4 ? 16.0 : 4.0; }
+    // Tolerance multipliers; measured max error over a direct sum on the VGG
+    // layers (netcl-bench --accuracy): F(2x2) 0.2-0.4, F(4x4) 2.4-6, F(6x6) 4-11.
+    double error_factor(const Variant& v) const override {
+        const int m = *winograd_gemm_tile(v);
+        return m == 2 ? 4.0 : m == 4 ? 16.0 : 64.0;
+    }
     std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
         return {c.transforms_program(), c.gemm_program()};
