@@ -13,6 +13,8 @@
 // memory the fallback variant is meant for.
 #include <gtest/gtest.h>
 
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -91,7 +93,7 @@ TEST(OclgrindNoUninitialized, GemmEngine) {
 }
 
 TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
-    for (const char* id : {"wino-f2-gemm", "wino-f4-gemm"}) {
+    for (const char* id : {"wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm"}) {
         SCOPED_TRACE(id);
         const auto s = shape(2, 5, 6, 7, 9, 3, 1, true);
         expect_clean(s, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
@@ -100,21 +102,21 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
         passes.variant = Variant(id);
         passes.seed = 9;
         passes.tolerance_factor = tolerance_factor(Variant(id));
-        const int alpha = std::string(id) == "wino-f4-gemm" ? 6 : 4;
+        const int alpha = *winograd_gemm_tile(Variant(id)) + 2;
         passes.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto result = test::run_conv_case(s, passes);
         EXPECT_TRUE(result.passed()) << test::describe(s, result);
-        // At most 7 (F2: 24 tiles) or 5 (F4: 8 tiles) tiles a pass: passes of
-        // 6 or 4, each at least one GEMM tile wide. Cut 7,7,7,3 or 5,3 instead,
-        // the short last pass ran the kernel built for full ones, whose tile
-        // then overlapped the next row of M (a race oclgrind reports; seen as
-        // a wrong answer in the fuzz, case 1666 of seed 20261122).
+        // At most 7 (F2: 24 tiles) or 5 (F4: 8 tiles; F6: 4) tiles a pass:
+        // passes of 6 or 4, each at least one GEMM tile wide. Cut 7,7,7,3 or
+        // 5,3 instead, the short last pass ran the kernel built for full ones,
+        // whose tile then overlapped the next row of M (a race oclgrind
+        // reports; seen as a wrong answer in the fuzz, case 1666 of seed 20261122).
         const int most = alpha == 4 ? 7 : 5;
         passes.workspace_limit_bytes = static_cast<std::size_t>(most * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto balanced = test::run_conv_case(s, passes);
         EXPECT_TRUE(balanced.passed()) << test::describe(s, balanced);
         EXPECT_NE(balanced.plan.config.find(std::to_string(alpha == 4 ? 6 : 4) + " of "), std::string::npos)
-            << balanced.plan.config;
+            << balanced.plan.config;  // F6: 4 tiles, one pass of 4
     }
 }
 
