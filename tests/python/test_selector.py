@@ -146,12 +146,20 @@ def test_gil_is_released_while_netcl_works(rng):
     (Holding the GIL, the worker would stall it for the whole call.)"""
     conv = nc.Conv2d(64, 64, 5, padding=2, bias=False, strategy="CONV2D_NAIVE")
     conv.set_weights(uniform(rng, (64, 64, 5, 5)))
-    x = nc.Tensor.from_host(uniform(rng, (2, 64, 64, 64)))
-    conv(x).to_host()  # built here, so the calls below are compute and copy only
-    start = time.perf_counter()
-    conv(x).to_host()
-    call = time.perf_counter() - start
-    assert call > 0.1, "the layer ran too fast to tell"
+    # The batch doubles until one call lasts 0.3 s: the naive kernel's speed
+    # differs between machines (2 images took 0.09 s on a 2-core EPYC), and
+    # the stall bound below needs a call long enough to be told from noise.
+    batch = 2
+    while True:
+        x = nc.Tensor.from_host(uniform(rng, (batch, 64, 64, 64)))
+        conv(x).to_host()  # planned here, so the timed call is compute and copy only
+        start = time.perf_counter()
+        conv(x).to_host()
+        call = time.perf_counter() - start
+        if call >= 0.3 or batch >= 64:
+            break
+        batch *= 2
+    assert call > 0.1, f"the layer ran too fast to tell ({call:.3f} s with {batch} images)"
     done = threading.Event()
 
     def work():
