@@ -14,6 +14,7 @@
 
 #include "netcl/Conv2d.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl {
@@ -74,6 +75,37 @@ TEST(ReliabilityInputs, NegativeSizesThroughTheApiIntegers) {
     Conv2d conv(ctx, layer(3, 4));
     expect_mentions(error_of([&] { (void)conv.shapes_for({1, 3, -5, 5}); }), {"input height H = -5", "expected >= 1"});
     expect_mentions(error_of([&] { (void)conv.shapes_for({0, 3, 5, 5}); }), {"batch N = 0", "expected >= 1"});
+}
+
+// Shapes that reach the selector directly (a framework's own planning, the
+// Python explain(), netcl-bench --shape) are validated there too, every rule
+// of ConvShapes::validate, not only the ones Conv2dOptions repeats. Seen to
+// fail: a validate() without the K % groups or the right-padding check.
+TEST(ReliabilityInputs, TheSelectorRefusesInvalidShapesByItself) {
+    const DeviceProfile& profile = test::shared_context()->profile();
+    const auto base = [] {
+        ConvShapes s;
+        s.N = 1, s.C = 4, s.H = 8, s.W = 8, s.K = 6, s.R = 3, s.S = 3;
+        s.set_padding(1);
+        return s;
+    };
+    const auto refused = [&](const ConvShapes& s) {
+        return error_of([&] { (void)KernelSelector::global().select("conv2d", s, profile); });
+    };
+    ConvShapes k_groups = base();
+    k_groups.groups = 4;
+    k_groups.K = 6;  // C = 4 divides, K = 6 does not
+    expect_mentions(refused(k_groups), {"groups = 4 must divide", "output channels K = 6"});
+    ConvShapes c_groups = base();
+    c_groups.groups = 3;
+    c_groups.K = 6;  // K divides, C = 4 does not
+    expect_mentions(refused(c_groups), {"groups = 3 must divide", "input channels C = 4"});
+    for (int side = 0; side < 4; ++side) {
+        ConvShapes pad = base();
+        (side == 0 ? pad.pad_top : side == 1 ? pad.pad_left : side == 2 ? pad.pad_bottom : pad.pad_right) = -1;
+        expect_mentions(refused(pad), {"padding is negative", "expected >= 0 on every side"});
+    }
+    EXPECT_NO_THROW((void)KernelSelector::global().select("conv2d", base(), profile));
 }
 
 TEST(ReliabilityInputs, StrideAndDilationZeroOnEitherAxis) {

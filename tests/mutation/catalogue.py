@@ -97,7 +97,13 @@ MUTATIONS = [
     dict(id="kvec-pack-zero", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
          find="const float value = k < K ? w[w_offset + (size_t)k * C * R * S + crs] : 0.0f;",
          replace="const float value = w[w_offset + (size_t)min(k, K - 1) * C * R * S + crs];",
-         bug="the packed panel past K holds the last filter instead of zeros (stored only if the K bound fails)"),
+         bug="the packed panel past K holds the last filter instead of zeros",
+         equivalent="equivalent: the lanes past K only ever feed accumulators of channels >= K, which the "
+                    "store's K bound never writes, and lanes never mix (no NaN can cross)"),
+    dict(id="kvec-x-offset", area="views", file="kernels_cl/conv_kvec.cl",
+         find="X += x_offset + (size_t)n * x_image_stride;",
+         replace="X += (size_t)n * x_image_stride;",
+         bug="an input given as a view at an offset into a caller's buffer is read from the buffer's start"),
 
     # --- CONV2D_WINOGRAD fused: kernels_cl/winograd_fused.cl ----------------
     dict(id="wino-fused-c-barrier", area="winograd-fused", file="kernels_cl/winograd_fused.cl",
@@ -115,11 +121,13 @@ MUTATIONS = [
     dict(id="wino-fused-slice-live", area="winograd-fused", file="kernels_cl/winograd_fused.cl",
          find="const bool live = tile < tiles_total && ch < c_end;",
          replace="const bool live = tile < tiles_total && ch < C;",
-         bug="split C: a slice also sums the channels of the next slice"),
-    dict(id="wino-fused-partial", area="winograd-fused", file="kernels_cl/winograd_fused.cl",
-         find="for (int t = 0; t < BT; ++t) acc[t] += part[t];",
-         replace="for (int t = 0; t < BT; ++t) acc[t] = part[t];",
-         bug="BLOCK_PARTIAL keeps only the last C step's sum"),
+         bug="split C: a slice also sums the channels of the next slice",
+         equivalent="equivalent: c_slice is a whole number of C steps (WinogradConfig::c_slice), so inside "
+                    "the c0 loop ch < c_begin + c_slice holds for every slice but the last, whose c_end is C"),
+    dict(id="wino-fused-c-step", area="winograd-fused", file="kernels_cl/winograd_fused.cl",
+         find="for (int c0 = c_begin; c0 < c_end; c0 += BC) {",
+         replace="for (int c0 = c_begin; c0 < c_end; c0 += BC + 1) {",
+         bug="the walk over C skips a channel between C steps"),
     dict(id="wino-fused-ctail", area="winograd-fused", file="kernels_cl/winograd_fused.cl",
          find="const int csteps = min(BC, Cp - c0);",
          replace="const int csteps = min(BC, Cp - c0 - 1);",
@@ -145,7 +153,13 @@ MUTATIONS = [
     dict(id="wino-gemm-bias-offset", area="views", file="kernels_cl/winograd_gemm.cl",
          find="const float b = has_bias ? bias[bias_offset + k] : 0.0f;",
          replace="const float b = has_bias ? bias[k] : 0.0f;",
-         bug="a bias given as a view at an offset into a caller's buffer is read from the buffer's start"),
+         bug="a bias given as a view at an offset into a caller's buffer is read from the buffer's start",
+         equivalent="equivalent: Conv2d::set_weights copies a caller's weights and bias into netcl's own "
+                    "buffers at offset 0 (device to device), so bias_offset is always 0 when the kernel runs"),
+    dict(id="wino-gemm-x-offset", area="views", file="kernels_cl/winograd_gemm.cl",
+         find="__global const float* xp = x + x_offset + ((size_t)n * C + c) * H * W;",
+         replace="__global const float* xp = x + ((size_t)n * C + c) * H * W;",
+         bug="an input given as a view at an offset into a caller's buffer is read from the buffer's start"),
 
     # --- Winograd matrices and the emitted prelude (host) -------------------
     dict(id="matrices-vandermonde", area="matrix generator", file="ops/winograd/WinogradMatrices.cpp",
