@@ -27,12 +27,7 @@
 //                   in chunks of C_CHUNK (U is padded to a multiple of
 //                   C_CHUNK, not of a whole C step: few multiply-adds of
 //                   zeros; NVIDIA), else a fixed trip count over U padded to
-//                   whole C steps (PoCL vectorises the fixed loop better);
-//   BLOCK_PARTIAL   each C step sums into fresh accumulators that are then
-//                   added to the running total: the fp32 sum over C becomes
-//                   C/BC short sums of BC terms plus C/BC additions, which
-//                   halves the rounding error on C = 512 layers, for BT more
-//                   float8 registers.
+//                   whole C steps (PoCL vectorises the fixed loop better).
 // Split C: the work-groups of one K block and tile block may be spread over
 // `c_slice`-channel slices of C (more work-groups for small layers on many
 // compute units); each writes its partial output, without bias, to its own
@@ -161,14 +156,6 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
         U_SPACE float* up = u + u_offset + (((size_t)kblock * Cp + c0) * A2 + e) * BK + kv * 8;
         __local const float* vp = lmem + e * V_ESTRIDE;
 
-#ifdef BLOCK_PARTIAL
-        float8 part[BT];
-#pragma unroll
-        for (int t = 0; t < BT; ++t) part[t] = (float8)(0.0f);
-#define SUM part
-#else
-#define SUM acc
-#endif
         // The t loop must unroll: then the compiler keeps the BT accumulators
         // in registers across the c loop (rolled, PoCL left them in memory:
         // a load and a store per multiply-add).
@@ -183,20 +170,15 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             for (int c = cc; c < cc + C_CHUNK; ++c) {
                 const float8 uv = U_LOAD8(up + c * A2 * BK);
 #pragma unroll
-                for (int t = 0; t < BT; ++t) SUM[t] = fma((float8)(vp[c * BT + t]), uv, SUM[t]);
+                for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
             }
         }
 #else
         for (int c = 0; c < BC; ++c) {
             const float8 uv = U_LOAD8(up + c * A2 * BK);
 #pragma unroll
-            for (int t = 0; t < BT; ++t) SUM[t] = fma((float8)(vp[c * BT + t]), uv, SUM[t]);
+            for (int t = 0; t < BT; ++t) acc[t] = fma((float8)(vp[c * BT + t]), uv, acc[t]);
         }
-#endif
-#undef SUM
-#ifdef BLOCK_PARTIAL
-#pragma unroll
-        for (int t = 0; t < BT; ++t) acc[t] += part[t];
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
     }

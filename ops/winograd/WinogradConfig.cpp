@@ -19,7 +19,7 @@ std::string block_key(int m, const char* what) { return "winograd_f" + std::to_s
 }  // namespace
 
 std::vector<std::string> winograd_profile_keys() {
-    std::vector<std::string> keys = {"winograd_c_tail", "winograd_block_partial", "winograd_min_work_groups"};
+    std::vector<std::string> keys = {"winograd_c_tail", "winograd_min_work_groups"};
     for (const int m : {2, 4})
         for (const char* what : {"k", "tiles", "c"}) keys.push_back(block_key(m, what));
     return keys;
@@ -56,7 +56,6 @@ WinogradConfig winograd_config(const WinogradVariant& v, const DeviceProfile& pr
     const std::size_t staging = a2 * static_cast<std::size_t>(c.block_tiles * c.stage_k);
     c.local_floats = std::max(a2 * c.v_row_floats, staging);
     c.c_tail = profile.tuned_or("winograd_c_tail", 0) != 0;
-    c.block_partial = profile.tuned_or("winograd_block_partial", 0) != 0;
     c.min_work_groups = static_cast<std::int64_t>(profile.tuned_or("winograd_min_work_groups", 0));
     return c;
 }
@@ -107,7 +106,6 @@ std::string WinogradConfig::build_options() const {
                           " -DLOCAL_FLOATS=" + std::to_string(local_floats);
     if (variant.constant_weights) options += " -DU_CONSTANT";
     if (c_tail) options += " -DC_TAIL -DC_CHUNK=" + std::to_string(c_chunk());
-    if (block_partial) options += " -DBLOCK_PARTIAL";
     return options;
 }
 
@@ -119,7 +117,6 @@ std::string WinogradConfig::str(const ConvShapes& s) const {
     std::string out = text;
     if (splits(s) > 1) out += ", C split in " + std::to_string(splits(s)) + " slices of " + std::to_string(c_slice(s));
     if (c_tail) out += ", exact C";
-    if (block_partial) out += ", per-step partial sums";
     return out;
 }
 

@@ -8,7 +8,6 @@
 // Profile keys (tuned values; ConvImplementation::profile_keys):
 //   winograd_f{2,4}_block_k / _block_tiles / _block_c   the fused blocks
 //   winograd_c_tail           1: no padding of C to a whole C step (C_TAIL)
-//   winograd_block_partial    1: per-C-step partial sums (BLOCK_PARTIAL)
 //   winograd_min_work_groups  split C over this many work-groups at least
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +37,6 @@ struct WinogradConfig {
     std::size_t v_row_floats = 0;
     std::size_t local_floats = 0;
     bool c_tail = false;
-    bool block_partial = false;
     std::int64_t min_work_groups = 0;  // 0: never split C
 
     // With c_tail, U's C is padded to this (whole chunks of the unrolled
