@@ -220,9 +220,10 @@ DeviceProfile Conv2d::planning_profile(const std::string& shape_key) const {
     // One resolved profile (device facts, stored tuned values, this op's
     // limit) for both the plan and the strategy built from it.
     DeviceProfile profile = selector.resolve_profile(context_->profile());
-    if (options_.workspace_limit_bytes) {  // every implementation with a workspace that it sizes to a cap
-        profile.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*options_.workspace_limit_bytes);
-        profile.tuned["winograd_gemm_workspace_limit_bytes"] = static_cast<double>(*options_.workspace_limit_bytes);
+    if (options_.workspace_limit_bytes) {
+        for (const ConvImplementation* impl : conv_implementations()) {
+            profile.tuned[impl->workspace_limit_key()] = static_cast<double>(*options_.workspace_limit_bytes);
+        }
     }
     // Implementations that could not allocate what this shape needs are off for it.
     if (const auto it = out_of_memory_.find(shape_key); it != out_of_memory_.end()) {

@@ -68,6 +68,10 @@ public:
     // "<name>_enabled" (dashes as underscores): a profile that sets it to 0
     // keeps the implementation off that device (e.g. a CPU-shaped kernel on a GPU).
     std::string enabled_key() const;
+    // "<name>_workspace_limit_bytes": the cap an implementation with a
+    // workspace sizes it to (fewer images or tiles a pass); Conv2d sets it
+    // for every implementation from Conv2dOptions::workspace_limit_bytes.
+    std::string workspace_limit_key() const;
 };
 
 }  // namespace netcl

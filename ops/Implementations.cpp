@@ -28,11 +28,18 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
     return list;
 }
 
-std::string ConvImplementation::enabled_key() const {
-    std::string key = name();
+namespace {
+// A profile key of an implementation: its name, dashes as underscores, + suffix.
+std::string profile_key(const ConvImplementation& impl, const char* suffix) {
+    std::string key = impl.name();
     std::replace(key.begin(), key.end(), '-', '_');
-    return key + "_enabled";
+    return key + suffix;
 }
+}  // namespace
+
+std::string ConvImplementation::enabled_key() const { return profile_key(*this, "_enabled"); }
+
+std::string ConvImplementation::workspace_limit_key() const { return profile_key(*this, "_workspace_limit_bytes"); }
 
 bool ConvImplementation::offers(const Variant& variant) const {
     const auto& all = variants();
