@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "ops/winograd/WinogradConditioning.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "netcl/Error.hpp"
 
@@ -109,8 +110,47 @@ TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
                        6);
 }
 
+TEST(WinogradMatrices, FiveByFiveTilesEqualDirectCorrelation) {
+    expect_correlation(winograd_matrices(4, 5), 7);
+    expect_correlation(winograd_matrices(9, 5), 8);
+    expect_correlation(winograd_matrices(9, 5, /*scaled=*/false), 9);
+    expect_correlation(generate_winograd_matrices(9, 5, vincent_f9_r5_points(), vincent_f9_r5_output_scaling()), 10);
+    expect_correlation(winograd_matrices(6, 3), 11);
+}
+
+// Vincent et al. section 3: their F(9x9,5x5) points give condition numbers
+// 36279 / 113237696 / 64 for Y, X, W unscaled and 125 / 2094 / 64 with their
+// hand-picked S_Y. The generator reproduces both (the paper rounds X's to 6
+// digits of a float computation), and netcl's rule beats the hand-picked
+// scaling on Y and X.
+TEST(WinogradConditioning, ReproducesVincentEtAlAndTheRuleBeatsTheirScaling) {
+    const auto points = vincent_f9_r5_points();
+    const auto unscaled = condition_numbers(generate_winograd_matrices(9, 5, points));
+    EXPECT_NEAR(unscaled.Y, 36279, 1);
+    EXPECT_NEAR(unscaled.X, 113237696, 113237696 * 1e-6);
+    EXPECT_NEAR(unscaled.W, 64, 0.5);
+    const auto paper = condition_numbers(generate_winograd_matrices(9, 5, points, vincent_f9_r5_output_scaling()));
+    EXPECT_NEAR(paper.Y, 125, 0.5);
+    EXPECT_NEAR(paper.X, 2094, 0.5);
+    EXPECT_NEAR(paper.W, 64, 0.5);
+    const auto rule = condition_numbers(generate_winograd_matrices(9, 5, points, power_of_two_output_scaling(9, 5, points)));
+    EXPECT_LT(rule.Y, paper.Y);
+    EXPECT_LT(rule.X, paper.X);
+    EXPECT_NEAR(rule.W, 64, 0.5);  // S_W = I
+    // Every scale is a power of two, so the scaled transforms round exactly as the unscaled ones.
+    for (const auto& s : power_of_two_output_scaling(9, 5, points)) {
+        const std::int64_t p = s.num == 1 ? s.den : s.num;
+        EXPECT_TRUE(s.num == 1 || s.den == 1);
+        EXPECT_EQ(p & (p - 1), 0) << s.num << "/" << s.den;
+    }
+    // Lavin & Gray's F(4x4,3x3) for scale: its input transform is well conditioned.
+    EXPECT_LT(condition_numbers(winograd_matrices(4, 3)).X, 100);
+}
+
 TEST(WinogradMatrices, RejectsBadInput) {
     EXPECT_THROW(winograd_matrices(3, 3), Error);
+    EXPECT_THROW(winograd_matrices(9, 3), Error);
+    EXPECT_THROW(winograd_matrices(6, 5), Error);
     EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);  // repeated
     EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);             // too few
     EXPECT_THROW(generate_winograd_matrices(2, 3, winograd_points(2, 3), {{1}, {0}, {1}, {1}}), Error);   // zero scale

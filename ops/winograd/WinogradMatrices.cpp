@@ -1,9 +1,11 @@
 #include "ops/winograd/WinogradMatrices.hpp"
 
+#include <cmath>
 #include <numeric>
 #include <string>
 
 #include "netcl/Error.hpp"
+#include "ops/winograd/WinogradConditioning.hpp"
 
 namespace netcl {
 
@@ -144,24 +146,47 @@ WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<Wino
 }
 
 std::vector<WinogradPoint> winograd_points(int m, int r) {
-    NETCL_REQUIRE(r == 3 && (m == 2 || m == 4 || m == 6),
-                  "netcl generates F(2,3), F(4,3) and F(6,3); got F(" + std::to_string(m) + "," + std::to_string(r) +
-                      ")");
+    const bool known = (r == 3 && (m == 2 || m == 4 || m == 6)) || (r == 5 && (m == 4 || m == 9));
+    NETCL_REQUIRE(known, "netcl generates F(2,3), F(4,3), F(6,3), F(4,5) and F(9,5); got F(" + std::to_string(m) +
+                             "," + std::to_string(r) + ")");
     if (m == 2) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 1, 0}};
-    if (m == 4) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
-    // F(6,3), alpha = 8: the best of the small-rational sets searched (max
-    // error of F(6x6,3x3) on random VGG-like tiles, fp32 simulated): 0, +-1,
-    // +-1/2, +-2 and infinity, Vincent et al.'s choice for alpha = 8 too;
+    if (m == 4 && r == 3) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+    // alpha = 8 (F(6,3), F(4,5)): the best of the small-rational sets searched
+    // (max error of F(6x6,3x3) on random VGG-like tiles, fp32 simulated): 0,
+    // +-1, +-1/2, +-2 and infinity, Vincent et al.'s choice for alpha = 8 too;
     // +-1/3 or +-3 in place of +-1/2 or +-2 were 2-5x worse.
-    return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+    if (m + r - 1 == 8) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+    // F(9,5), alpha = 13: 0, +-1, +-1/2, +-2, infinity and five more. Searched
+    // over two +- pairs and one single point from 3, 1/3, 3/2, 2/3, 4, 1/4,
+    // 3/4, 4/3, 5/2, 2/5, 5/4, 4/5 (fp32 simulation of F(9x9,5x5), C = 48,
+    // max error over the largest output): +-3, +-4/5, 1/4 gave 2.6e-3, half of
+    // Vincent et al.'s set (5.4e-3, vincent_f9_r5_points) on the same data.
+    return {{0, 1, 1},  {1, 1, 1},  {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1},  {-2, 1, 1},
+            {3, 1, 1},  {-3, 1, 1}, {4, 5, 1},  {-4, 5, 1}, {1, 4, 1}, {1, 1, 0}};
 }
 
-WinogradMatrices winograd_matrices(int m, int r) {
+std::vector<WinogradPoint> vincent_f9_r5_points() {
+    return {{0, 1, 1},  {1, 1, 1},  {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {1, 3, 1}, {-1, 3, 1},
+            {3, 2, 1},  {-3, 2, 1}, {-3, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+}
+
+std::vector<WinogradScale> vincent_f9_r5_output_scaling() {
+    // Printed to 7 significant digits; as exact rationals with denominator 10^9.
+    const double printed[] = {-1.333333,   0.05,         0.1,         -0.7314286, -1.024,
+                              1.314635,    1.643293,     -0.005277263, -0.01583179, -1.587302e-05,
+                              0.0003265306, 0.001632653, 1};
+    std::vector<WinogradScale> s;
+    for (const double value : printed) s.push_back({static_cast<std::int64_t>(std::llround(value * 1e9)), 1000000000});
+    return s;
+}
+
+WinogradMatrices winograd_matrices(int m, int r, bool scaled) {
     const auto points = winograd_points(m, r);
     // Vincent et al.'s scalings for Lavin & Gray's matrices.
-    if (m == 2) return generate_winograd_matrices(m, r, points, {{1}, {1}, {1}, {-1}}, {{1}, {1, 2}, {1, 2}, {1}});
-    if (m == 4) return generate_winograd_matrices(m, r, points, {}, {{1, 4}, {-1, 6}, {-1, 6}, {1, 24}, {1, 24}, {1}});
-    return generate_winograd_matrices(m, r, points);
+    if (r == 3 && m == 2) return generate_winograd_matrices(m, r, points, {{1}, {1}, {1}, {-1}}, {{1}, {1, 2}, {1, 2}, {1}});
+    if (r == 3 && m == 4) return generate_winograd_matrices(m, r, points, {}, {{1, 4}, {-1, 6}, {-1, 6}, {1, 24}, {1, 24}, {1}});
+    if (!scaled) return generate_winograd_matrices(m, r, points);
+    return generate_winograd_matrices(m, r, points, power_of_two_output_scaling(m, r, points));
 }
 
 }  // namespace netcl

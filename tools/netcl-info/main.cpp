@@ -13,6 +13,7 @@
 #include "tests/support/LayerSets.hpp"
 #include "selector/ProfileStore.hpp"
 #include "ProgramManifest.hpp"
+#include "WinogradReport.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ void print_profile(const netcl::DeviceProfile& p) {
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-info: the OpenCL devices netcl sees and their profiles"};
-    std::string explain, explain_profile, programs;
+    std::string explain, explain_profile, programs, winograd;
     std::vector<std::string> nets;
     app.add_option("--explain", explain,
                    "print the selector's whole decision for one shape N,C,H,W,K,R,S[,stride,pad] on this device");
@@ -50,8 +51,14 @@ int main(int argc, char** argv) {
                    "into this directory, with manifest.json (for tests/nvptx)");
     app.add_option("--net", nets, "with --programs: layer sets (vgg16, resnet50, alexnet5x5, inception5x5; repeatable)")
         ->delimiter(',');
+    app.add_option("--winograd", winograd,
+                   "print a Winograd tile's points, scaling, transforms and condition numbers: m,r (e.g. 4,3 or 9,5)");
     CLI11_PARSE(app, argc, argv);
     try {
+        if (!winograd.empty()) {
+            netcl::info::print_winograd_report(winograd);
+            return 0;
+        }
         if (!programs.empty()) {
             if (nets.empty()) nets = {"vgg16", "resnet50"};
             std::vector<netcl::NamedLayer> layers;
