@@ -1,4 +1,4 @@
-// Winograd F(m x m, 3 x 3) with separate transforms (Lavin & Gray eq. 13,
+// Winograd F(m x m, r x r) with separate transforms (Lavin & Gray eq. 13,
 // Nervana's "FX" approach): the input transform writes V for every tile
 // once, one GEMM per transform element e multiplies U_e[K x C] by
 // V_e[C x T] (kernels_cl/gemm.cl, batched over e), and the output transform
@@ -19,18 +19,18 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
     if (c >= C || k >= K) return;
-    w += w_offset + ((size_t)k * C + c) * 9;
-    float g[3][3];
-    float t[WINO_ALPHA][3];
+    w += w_offset + ((size_t)k * C + c) * (WINO_R * WINO_R);
+    float g[WINO_R][WINO_R];
+    float t[WINO_ALPHA][WINO_R];
     float v[WINO_ALPHA][WINO_ALPHA];
 #pragma unroll
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < WINO_R; ++i)
 #pragma unroll
-        for (int j = 0; j < 3; ++j) g[i][j] = w[i * 3 + j];
+        for (int j = 0; j < WINO_R; ++j) g[i][j] = w[i * WINO_R + j];
 #define GCOL(i) g[i][j]
 #define TCOL(i) t[i][j]
 #pragma unroll
-    for (int j = 0; j < 3; ++j) { WINO_G(GCOL, TCOL) }
+    for (int j = 0; j < WINO_R; ++j) { WINO_G(GCOL, TCOL) }
 #define TROW(j) t[i][j]
 #define VROW(j) v[i][j]
 #pragma unroll

@@ -225,6 +225,8 @@ DeviceProfile Conv2d::planning_profile(const std::string& shape_key) const {
             profile.tuned[impl->workspace_limit_key()] = static_cast<double>(*options_.workspace_limit_bytes);
         }
     }
+    // The accuracy bound, read by the selector (selector/Thresholds.hpp, max_error_factor).
+    if (options_.max_error_factor) profile.tuned["max_error_factor"] = *options_.max_error_factor;
     // Implementations that could not allocate what this shape needs are off for it.
     if (const auto it = out_of_memory_.find(shape_key); it != out_of_memory_.end()) {
         for (const auto& key : it->second) profile.tuned[key] = 0;

@@ -19,6 +19,10 @@ inline constexpr const char* winograd_min_filters = "winograd_min_filters";    /
 inline constexpr const char* winograd_tile = "winograd_tile";                  // preferred m: 2 or 4
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
+inline constexpr const char* winograd_5x5_tile = "winograd_5x5_tile";  // preferred m for 5x5 filters: 4 or 9
+// The largest error factor (ConvImplementation::error_factor: the error a
+// variant may have, in multiples of a direct sum's) a plan may have; 0: any.
+inline constexpr const char* max_error_factor = "max_error_factor";
 inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer_low_local_memory";  // 0/1
 inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
 inline constexpr const char* winograd_prefer_gemm = "winograd_prefer_gemm";  // 0/1: separate transforms first

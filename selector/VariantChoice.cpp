@@ -6,6 +6,7 @@
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "selector/Thresholds.hpp"
+#include "selector/internal/RuleFactories.hpp"
 
 namespace netcl {
 
@@ -25,11 +26,14 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
     int first_tile = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     if (std::min(s.P(), s.Q()) < threshold(profile, k::winograd_f4_min_output)) first_tile = 2;
     if (std::min(s.P(), s.Q()) >= threshold(profile, k::winograd_f6_min_output)) first_tile = 6;
+    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile) == 4 ? 4 : 9;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;
     const auto rank = [&](const Variant& id) {
-        if (const auto m = winograd_gemm_tile(id)) return (*m == first_tile ? 0 : 100) + (gemm_first ? 0 : 20);
+        if (const auto t = winograd_gemm_tile(id)) {
+            return (t->m == (t->r == 5 ? first_5x5_tile : first_tile) ? 0 : 100) + (gemm_first ? 0 : 20);
+        }
         const auto v = winograd_variant(id);
         if (!v) return 1000;  // another Winograd implementation's variant: after these, in list order
         return (v->m == first_tile ? 0 : 100) + (gemm_first ? 20 : 0) + (v->low_local_memory == low_first ? 0 : 10) +
@@ -73,8 +77,15 @@ std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& s, cons
 
 VariantChoice best_variant(Kernel kernel, const ConvShapes& s, const DeviceProfile& profile) {
     VariantChoice choice;
+    const double error_bound = threshold(profile, threshold_key::max_error_factor);
     for (const Variant& v : candidate_variants(kernel, s, profile)) {
-        const auto reason = why_not(v, s, profile);
+        auto reason = why_not(v, s, profile);
+        const double error_factor = implementation_of(v).error_factor(v);
+        if (!reason && error_bound > 0 && error_factor > error_bound) {
+            reason = "its error factor " + detail::number(error_factor) + " exceeds max_error_factor " +
+                     detail::number(error_bound) +
+                     " (the accuracy bound)";
+        }
         if (!reason) {
             choice.variant = v;
             return choice;

@@ -129,7 +129,7 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             d.shapes = winograd_shape(rng);
             d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
             if (uniform(rng, 0, 2) == 0) {
-                const int alpha = *winograd_gemm_tile(d.variant) + 2;
+                const int alpha = winograd_gemm_tile(d.variant)->m + winograd_gemm_tile(d.variant)->r - 1;
                 const auto per_tile = static_cast<std::size_t>((d.shapes.C + d.shapes.K) * alpha * alpha) * sizeof(float);
                 d.workspace_limit_bytes = per_tile * static_cast<std::size_t>(uniform(rng, 1, 5));
             }

@@ -63,8 +63,8 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
         EXPECT_EQ(d.plan.variant, first);
         return;
     }
-    if (const auto m = winograd_gemm_tile(d.plan.variant)) {  // separate transforms, where the profile prefers them
-        EXPECT_EQ(*m, c.tile);
+    if (const auto t = winograd_gemm_tile(d.plan.variant)) {  // separate transforms, where the profile prefers them
+        EXPECT_EQ(t->m, c.tile);
         EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
         return;
     }

@@ -9,14 +9,17 @@
 namespace netcl {
 
 const std::vector<Variant>& winograd_gemm_variants() {
-    static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm"), Variant("wino-f6-gemm")};
+    static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm"), Variant("wino-f6-gemm"),
+                                              Variant("wino-f4r5-gemm"), Variant("wino-f9r5-gemm")};
     return list;
 }
 
-std::optional<int> winograd_gemm_tile(const Variant& variant) {
-    if (variant.id == "wino-f2-gemm") return 2;
-    if (variant.id == "wino-f4-gemm") return 4;
-    if (variant.id == "wino-f6-gemm") return 6;
+std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant) {
+    if (variant.id == "wino-f2-gemm") return WinogradTile{2, 3};
+    if (variant.id == "wino-f4-gemm") return WinogradTile{4, 3};
+    if (variant.id == "wino-f6-gemm") return WinogradTile{6, 3};
+    if (variant.id == "wino-f4r5-gemm") return WinogradTile{4, 5};
+    if (variant.id == "wino-f9r5-gemm") return WinogradTile{9, 5};
     return std::nullopt;
 }
 
@@ -25,17 +28,21 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 }
 
 std::vector<std::string> winograd_gemm_profile_keys() {
-    std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice"};
+    std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_narrow"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
     return keys;
 }
 
-WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& s, const DeviceProfile& profile) {
+WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, const DeviceProfile& profile) {
     WinogradGemmConfig c;
+    const int m = t.m;
     c.m = m;
-    c.alpha = m + 2;
+    c.r = t.r;
+    c.alpha = m + t.r - 1;
+    // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
+    c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
     const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
     const std::int64_t most = std::clamp<std::int64_t>(
@@ -71,8 +78,9 @@ std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
-    return {"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3) transforms",
-            winograd_cl_prelude(winograd_matrices(m, 3)) + embedded_source("winograd_gemm"),
+    return {"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
+                std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
+            winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
             "",
             {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}}, {"winograd_gemm_weights", {8, 1, 1}}}};
 }
@@ -85,7 +93,8 @@ ProgramSpec WinogradGemmConfig::gemm_program() const {
 }
 
 std::string WinogradGemmConfig::str() const {
-    return "F(" + std::to_string(m) + "x" + std::to_string(m) + ",3x3), " + std::to_string(tiles_per_pass) + " of " +
+    return "F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" + std::to_string(r) + ")" +
+           (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " tiles a pass, GEMM " + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string());
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: how separate-transform Winograd (kernels_cl/winograd_gemm.cl +
-// the GEMM engine) runs one layer: the tile F(m x m, 3 x 3), the GEMM's
+// the GEMM engine) runs one layer: the tile F(m x m, r x r), the GEMM's
 // register tile, and how many tiles one pass transforms (the workspace holds
 // V and M of one pass: (C + K) x alpha^2 floats per tile).
 #include <cstdint>
@@ -17,12 +17,17 @@
 
 namespace netcl {
 
-// The variants ("wino-f2-gemm", "wino-f4-gemm") and the tile side each names.
+// The variants ("wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm" for 3x3
+// filters, "wino-f4r5-gemm", "wino-f9r5-gemm" for 5x5) and the tile each names.
+struct WinogradTile {
+    int m = 4, r = 3;  // F(m x m, r x r)
+};
 const std::vector<Variant>& winograd_gemm_variants();
-std::optional<int> winograd_gemm_tile(const Variant& variant);
+std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);
 
 struct WinogradGemmConfig {
-    int m = 4, alpha = 6;
+    int m = 4, r = 3, alpha = 6;
+    bool scaled = true;               // F(6,3), F(4,5), F(9,5): netcl's power-of-two scaling (profile "winograd_scaling")
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
     std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
@@ -40,7 +45,7 @@ struct WinogradGemmConfig {
 // The workspace cap: profile key "winograd_gemm_workspace_limit_bytes",
 // else 64 MiB (VGG-16's largest layer, conv1.2, in one pass at N = 1).
 std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile);
-WinogradGemmConfig winograd_gemm_config(int m, const ConvShapes& shapes, const DeviceProfile& profile);
+WinogradGemmConfig winograd_gemm_config(WinogradTile tile, const ConvShapes& shapes, const DeviceProfile& profile);
 std::vector<std::string> winograd_gemm_profile_keys();
 
 }  // namespace netcl
