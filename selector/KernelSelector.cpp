@@ -37,7 +37,7 @@ struct Rule {
 Plan accepted_plan(Kernel kernel, const Variant& variant, const ConvShapes& s, const DeviceProfile& profile,
                    std::string reason) {
     const ConvImplementation& impl = implementation_of(variant);
-    return Plan{kernel, variant, impl.name(), impl.config(variant, s, profile), std::move(reason)};
+    return Plan{kernel, variant, impl.name(), impl.config(variant, s, profile), std::move(reason), impl.error_factor(variant)};
 }
 
 // A plan for `kernel` on this shape: the given variant if it fits, else the

@@ -15,7 +15,11 @@ namespace {
 // Winograd's variants in the order this profile prefers them: the preferred
 // tile first (F(2x2) first when the output is smaller than
 // winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6),
-// separate transforms only, first from winograd_f6_min_output on); then
+// separate transforms only, first from winograd_f6_min_output on; for 5x5
+// filters winograd_5x5_tile, 4 by default: F(4x4,5x5) beat F(9x9,5x5) on
+// PoCL on AlexNet's 5x5 at N = 1 and 32 (0.57 vs 1.23 ms, 15.5 vs 16.0) and
+// Inception's at N = 32 (16.4 vs 21.0), lost only Inception at N = 1 (0.92
+// vs 0.63), and errs 400x less); then
 // separate transforms (winograd-gemm) before or after the fused kernel as
 // winograd_prefer_gemm says; fused before low-local-memory unless the
 // profile measured otherwise; __constant weights before __global where the
@@ -30,13 +34,19 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;
+    // The preferred tile, then the smaller ones nearest first (fewer
+    // transforms' worth of error: where an accuracy bound passes over the
+    // preferred tile, the next one down), then the larger ones.
+    const auto tile_rank = [](int m, int first) {
+        return m == first ? 0 : m < first ? 100 * (first - m) : 1000 + 100 * (m - first);
+    };
     const auto rank = [&](const Variant& id) {
         if (const auto t = winograd_gemm_tile(id)) {
-            return (t->m == (t->r == 5 ? first_5x5_tile : first_tile) ? 0 : 100) + (gemm_first ? 0 : 20);
+            return tile_rank(t->m, t->r == 5 ? first_5x5_tile : first_tile) + (gemm_first ? 0 : 20);
         }
         const auto v = winograd_variant(id);
-        if (!v) return 1000;  // another Winograd implementation's variant: after these, in list order
-        return (v->m == first_tile ? 0 : 100) + (gemm_first ? 20 : 0) + (v->low_local_memory == low_first ? 0 : 10) +
+        if (!v) return 100000;  // another Winograd implementation's variant: after these, in list order
+        return tile_rank(v->m, first_tile) + (gemm_first ? 20 : 0) + (v->low_local_memory == low_first ? 0 : 10) +
                (v->constant_weights ? 0 : 1);
     };
     std::vector<Variant> ranked;

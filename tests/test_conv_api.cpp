@@ -217,9 +217,12 @@ TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
     EXPECT_EQ(low.reason, "strict override");
     EXPECT_EQ(low.implementation, "winograd-fused");
     EXPECT_NE(low.config.find("BK=16"), std::string::npos) << low.config;
-    s.R = s.S = 5;
+    s.R = s.S = 5;  // only the 5x5 tiles: the profile's (F(4x4,5x5) by default)
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              Variant("wino-f4r5-gemm"));
+    s.R = s.S = 7;
     expect_error([&] { (void)selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile); },
-                 {"CONV2D_WINOGRAD cannot take this shape", "3x3"});
+                 {"CONV2D_WINOGRAD cannot take this shape", "3x3", "5x5 filters; this layer has 7x7"});
 }
 
 // Every strategy and every Winograd variant: a second set_weights after a
@@ -336,6 +339,27 @@ TEST(ConvApi, SelectorPathRunsAndReportsAPlan) {
     const ConvCaseResult r = run_conv_case(s, ConvCaseOptions{});
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_FALSE(r.plan.reason.empty()) << r.plan.str();
+}
+
+// Conv2dOptions::max_error_factor: the selector never picks a variant that
+// may err more than the bound, and the plan says which it passed over. A 5x5
+// layer: F(4x4,5x5) (factor 16) unbounded, no Winograd under 4 (F(4x4,5x5)
+// passed over); each result right within its own factor.
+TEST(ConvApi, AccuracyBoundKeepsTheSelectorOffLessAccurateTiles) {
+    ConvShapes s;
+    s.N = 2, s.C = 24, s.H = 19, s.W = 21, s.K = 40, s.R = 5, s.S = 5, s.set_padding(2), s.bias = true;
+    ConvCaseOptions options;
+    options.tolerance_factor = 16;
+    const ConvCaseResult unbounded = run_conv_case(s, options);
+    EXPECT_TRUE(unbounded.passed()) << describe(s, unbounded);
+    EXPECT_EQ(unbounded.plan.variant, Variant("wino-f4r5-gemm")) << unbounded.plan.str();
+    EXPECT_EQ(unbounded.plan.error_factor, 16);
+    options.max_error_factor = 4;
+    options.tolerance_factor = 1;
+    const ConvCaseResult bounded = run_conv_case(s, options);
+    EXPECT_TRUE(bounded.passed()) << describe(s, bounded);
+    EXPECT_NE(bounded.plan.kernel, Kernel::CONV2D_WINOGRAD) << bounded.plan.str();
+    EXPECT_EQ(bounded.plan.error_factor, 1);
 }
 
 // A rule or default strategy set after a layer's first forward reaches its

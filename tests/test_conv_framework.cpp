@@ -92,9 +92,13 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
     EXPECT_FALSE(ctx->profiling());
     EXPECT_EQ(ctx->out_of_order(), (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0);
 
-    ConvShapes l1;  // 3x3, uneven padding; 1x1 unpadded for a variant that takes only that
+    ConvShapes l1;  // 3x3, uneven padding; else 5x5 with uneven padding, else 1x1 unpadded (what the variant takes)
     l1.N = 2, l1.C = 5, l1.H = 11, l1.W = 9, l1.K = 12, l1.R = l1.S = 3, l1.bias = true;
     l1.set_padding(1, 0, 2, 1);
+    if (why_not(first, l1, ctx->profile())) {
+        l1.R = l1.S = 5;
+        l1.set_padding(2, 1, 3, 2);
+    }
     if (why_not(first, l1, ctx->profile())) {
         l1.R = l1.S = 1;
         l1.set_padding(0);

@@ -124,10 +124,16 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             // Separate transforms: ungrouped; a third under a workspace limit
             // that fits a few tiles per pass.
             d.kernel = Kernel::CONV2D_WINOGRAD;
-            const auto& gemm_variants = winograd_gemm_variants();  // F(2x2), F(4x4), F(6x6)
+            const auto& gemm_variants = winograd_gemm_variants();  // F(2x2), F(4x4), F(6x6); 5x5: F(4x4), F(9x9)
             d.variant = gemm_variants[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(gemm_variants.size()) - 1))];
             d.shapes = winograd_shape(rng);
             d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
+            if (winograd_gemm_tile(d.variant)->r == 5) {  // 5x5, any padding 0..2 per side, images from 1x1 to past a 9x9 tile
+                d.shapes.R = d.shapes.S = 5;
+                d.shapes.set_padding(uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2));
+                d.shapes.H = uniform(rng, std::max<std::int64_t>(1, 5 - d.shapes.pad_top - d.shapes.pad_bottom), 14);
+                d.shapes.W = uniform(rng, std::max<std::int64_t>(1, 5 - d.shapes.pad_left - d.shapes.pad_right), 14);
+            }
             if (uniform(rng, 0, 2) == 0) {
                 const int alpha = winograd_gemm_tile(d.variant)->m + winograd_gemm_tile(d.variant)->r - 1;
                 const auto per_tile = static_cast<std::size_t>((d.shapes.C + d.shapes.K) * alpha * alpha) * sizeof(float);

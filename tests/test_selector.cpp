@@ -65,7 +65,8 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     }
     if (const auto t = winograd_gemm_tile(d.plan.variant)) {  // separate transforms, where the profile prefers them
         EXPECT_EQ(t->m, c.tile);
-        EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
+        // 3x3 layers have fused variants too; 5x5 layers only these.
+        if (t->r == 3) EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
         return;
     }
     const auto chosen = winograd_variant(d.plan.variant);
@@ -95,7 +96,7 @@ std::vector<RuleCase> cases() {
             {"resnet_3x3s2", shape(1, 128, 56, 56, 128, 3, 3, 2, 1), p, IM2COL, 0, "im2col"},
             {"resnet_1x1", shape(1, 256, 56, 56, 64, 1, 1), p, IM2COL, 0, "within the limit"},
             {"resnet_1x1s2_projection", shape(1, 512, 28, 28, 1024, 1, 1, 2, 0), p, IM2COL, 0, "im2col"},
-            {"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), p, IM2COL, 0, "im2col"},
+            {"5x5_K_below_winograd_min", shape(1, 64, 56, 56, 8, 5, 5, 1, 2), p, IM2COL, 0, "im2col"},
             {"7x7s2_first_layer", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), p, IM2COL, 0, "im2col"},
             {"C3_first_layer_3x3", shape(1, 3, 224, 224, 64, 3, 3, 1, 1), p, IM2COL, 0, "im2col"},
             {"depthwise_3x3", shape(1, 256, 56, 56, 256, 3, 3, 1, 1, 256), p, NAIVE, 0, "depthwise"},
@@ -122,6 +123,11 @@ std::vector<RuleCase> cases() {
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "default", IM2COL, 0, "workspace 0 bytes"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "pocl-cpu", IM2COL, 0, "im2col"});
     all.push_back({"huge_workspace_3x3s2", shape(1, 64, 512, 512, 64, 3, 3, 2, 1), "nvidia-gpu", IM2COL, 0, "im2col"});
+    // 5x5 stride 1: F(4x4,5x5) with separate transforms, which the NVIDIA
+    // profile turns off (winograd_gemm_enabled = 0: unmeasured there).
+    all.push_back({"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), "default", WINO, 4, "winograd"});
+    all.push_back({"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), "pocl-cpu", WINO, 4, "winograd"});
+    all.push_back({"5x5", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), "nvidia-gpu", IM2COL, 0, "im2col"});
     // 3x3 stride 1 with C = 16 = K on NVIDIA: F(2x2)'s U is 64 KiB, F(4x4)'s 72 KiB.
     all.push_back({"C16_K16_3x3s1", shape(1, 16, 32, 32, 16, 3, 3, 1, 1), "nvidia-gpu", WINO, 4, "winograd"});
     return all;
@@ -148,6 +154,36 @@ TEST_F(SelectorTest, ProfileDrivesFusedVersusLowLocalMemory) {
     profile.tuned[threshold_key::winograd_prefer_low_local_memory] = 0;
     profile.tuned[threshold_key::winograd_tile] = 2;
     EXPECT_EQ(selector.select("conv2d", s, profile).variant, winograd_variant_id(2, false, false));
+}
+
+// The profile's max_error_factor keeps the selector off tiles that may err
+// more (F(6x6,3x3) 64, F(4x4,3x3) 16, F(2x2,3x3) 4), and the reason names
+// what it passed over; 1 leaves only direct sums.
+TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
+    KernelSelector selector;
+    DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes s = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);  // PoCL runs F(6x6) from 112x112 outputs
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, Variant("wino-f6-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 16;
+    const Plan f4 = selector.select("conv2d", s, profile);
+    EXPECT_EQ(f4.variant, Variant("wino-f4-gemm"));
+    EXPECT_EQ(f4.error_factor, 16);
+    EXPECT_NE(f4.reason.find("wino-f6-gemm: its error factor 64 exceeds max_error_factor 16 (the accuracy bound)"),
+              std::string::npos) << f4.reason;
+    profile.tuned[threshold_key::max_error_factor] = 4;
+    EXPECT_EQ(selector.select("conv2d", s, profile).variant, Variant("wino-f2-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 1;
+    const Decision direct = selector.explain("conv2d", s, profile);
+    EXPECT_NE(direct.plan.kernel, WINO) << direct.str();
+    EXPECT_EQ(direct.plan.error_factor, 1);
+    EXPECT_NE(direct.str().find("exceeds max_error_factor 1"), std::string::npos) << direct.str();
+    // 5x5 filters: F(9x9,5x5) (512) where the profile prefers it, F(4x4,5x5) (16) under a bound of 16.
+    const ConvShapes alexnet = shape(1, 48, 27, 27, 128, 5, 5, 1, 2);
+    profile.tuned[threshold_key::max_error_factor] = 0;
+    profile.tuned[threshold_key::winograd_5x5_tile] = 9;
+    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f9r5-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 16;
+    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
 }
 
 TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
@@ -221,12 +257,12 @@ TEST_F(SelectorTest, WikiExampleRuleWorksAsWritten) {
     // 1x3x7x7 = 147 does not divide by 4: built-in rules decide.
     const Plan odd = sel.select("conv2d", shape(1, 3, 7, 7, 64, 3, 3, 1, 1), profile);
     EXPECT_EQ(odd.kernel, Kernel::CONV2D_NAIVE) << odd.str();
-    // Divisible by 4 but 5x5: Winograd cannot take it, so the rule is passed over with that reason.
-    const Decision d = sel.explain("conv2d", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), profile);
+    // Divisible by 4 but 7x7: Winograd cannot take it, so the rule is passed over with that reason.
+    const Decision d = sel.explain("conv2d", shape(1, 32, 28, 28, 64, 7, 7, 1, 3), profile);
     EXPECT_EQ(d.plan.kernel, Kernel::IM2COL);
     ASSERT_FALSE(d.candidates.empty());
     EXPECT_FALSE(d.candidates[0].accepted);
-    EXPECT_NE(d.candidates[0].reason.find("5x5"), std::string::npos) << d.candidates[0].reason;
+    EXPECT_NE(d.candidates[0].reason.find("7x7"), std::string::npos) << d.candidates[0].reason;
 }
 
 TEST_F(SelectorTest, PrioritiesTiesAndRemoval) {
@@ -339,8 +375,8 @@ TEST_F(SelectorTest, DefaultThatCannotTakeTheShapeFallsBackWithOneWarning) {
     KernelSelector sel;
     const DeviceProfile profile = load_profile("default");
     set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
-    const ConvShapes five = shape(1, 32, 28, 28, 64, 5, 5, 1, 2);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(sel.select("conv2d", five, profile).kernel, Kernel::IM2COL);
+    const ConvShapes seven = shape(1, 32, 28, 28, 64, 7, 7, 1, 3);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(sel.select("conv2d", seven, profile).kernel, Kernel::IM2COL);
     EXPECT_EQ(count_logged("default strategy CONV2D_WINOGRAD cannot take"), 1u) << logged();
     // Another shape warns once more.
     sel.select("conv2d", shape(1, 32, 28, 28, 64, 3, 3, 2, 1), profile);

@@ -186,10 +186,10 @@ TEST_F(SelectorTest, TunedRecordIsConsultedBeforeBuiltInRules) {
 
 TEST_F(SelectorTest, StaleRecordIsRejectedWithItsReason) {
     write_user_file("stale.json", R"({"netcl_profile": 1, "match": {"name": "Test Device 9000"}, "records": [
-      {"shape": "N=1 C=32 H=28 W=28 K=64 R=5 S=5 stride=1 pad=2 dil=1 groups=1", "kernel": "CONV2D_WINOGRAD",
+      {"shape": "N=1 C=32 H=28 W=28 K=64 R=7 S=7 stride=1 pad=3 dil=1 groups=1", "kernel": "CONV2D_WINOGRAD",
        "variant": {"winograd_tile": 4}}]})");
     KernelSelector selector;
-    const Decision d = selector.explain("conv2d", shape(1, 32, 28, 28, 64, 5, 5, 1, 2), test_device());
+    const Decision d = selector.explain("conv2d", shape(1, 32, 28, 28, 64, 7, 7, 1, 3), test_device());
     ASSERT_FALSE(d.candidates.empty());
     EXPECT_EQ(d.candidates[0].source, "tuned record");
     EXPECT_FALSE(d.candidates[0].accepted);

@@ -62,7 +62,7 @@ struct Conv2dOptions {
     // The accuracy bound (else the profile's max_error_factor): the selector
     // never picks a variant whose error factor exceeds it. The factor is the
     // error a variant may have in multiples of a direct sum's: 1 direct and
-    // GEMM, 4 F(2x2,3x3), 16 F(4x4,3x3), 64 F(6x6,3x3) and F(4x4,5x5), 4096
+    // GEMM, 4 F(2x2,3x3), 16 F(4x4,3x3) and F(4x4,5x5), 64 F(6x6,3x3), 512
     // F(9x9,5x5); so 16 means "no tile worse than F(4x4,3x3)". A strict
     // `variant` above is not checked against it.
     std::optional<double> max_error_factor;

@@ -45,10 +45,14 @@ public:
     }
     // Tolerance multipliers; measured max error over a direct sum's
     // (netcl-bench --accuracy): VGG layers F(2x2) 0.2-0.4, F(4x4) 2.4-6,
-    // F(6x6) 4-11; the 5x5 layers F(4x4,5x5) ?, F(9x9,5x5) ?.
+    // F(6x6) 4-11; Vincent et al.'s 5x5 layers (N = 32) F(4x4,5x5) 4.0-4.4,
+    // F(9x9,5x5) 1700-1900. F(9x9)'s error comes from its transforms more
+    // than from the sum over C, so per term of the reduction it is largest at
+    // small C: 1.6e-4 at C = 3 (the fuzz's worst), 9e-5 at C = 48; 512 x 1e-6
+    // leaves 3x over the former.
     double error_factor(const Variant& v) const override {
         const WinogradTile t = *winograd_gemm_tile(v);
-        if (t.r == 5) return t.m == 4 ? 64.0 : 4096.0;
+        if (t.r == 5) return t.m == 4 ? 16.0 : 512.0;
         return t.m == 2 ? 4.0 : t.m == 4 ? 16.0 : 64.0;
     }
     std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {

@@ -118,6 +118,23 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
         EXPECT_NE(balanced.plan.config.find(std::to_string(alpha == 4 ? 6 : 4) + " of "), std::string::npos)
             << balanced.plan.config;  // F6: 4 tiles, one pass of 4
     }
+    // 5x5 filters, asymmetric pads: F(4x4,5x5) (alpha 8) and F(9x9,5x5) (alpha 13), whole and two tiles a pass.
+    for (const char* id : {"wino-f4r5-gemm", "wino-f9r5-gemm"}) {
+        SCOPED_TRACE(id);
+        auto s = shape(2, 3, 10, 11, 6, 5, 2, true);
+        s.set_padding(2, 1, 0, 3);
+        expect_clean(s, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
+        test::ConvCaseOptions passes;
+        passes.strategy = Kernel::CONV2D_WINOGRAD;
+        passes.variant = Variant(id);
+        passes.seed = 10;
+        passes.tolerance_factor = tolerance_factor(Variant(id));
+        const int alpha = winograd_gemm_tile(Variant(id))->m + 4;
+        passes.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+        const auto result = test::run_conv_case(s, passes);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("2 of "), std::string::npos) << result.plan.config;
+    }
 }
 
 // Run without --uninitialized (CTest entry oclgrind_kernels_races_bounds):

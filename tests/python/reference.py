@@ -34,24 +34,17 @@ def conv2d_reference(x, w, b=None, stride=(1, 1), pads=(0, 0, 0, 0), dilation=(1
     return y
 
 
-def error_factor(variant: str) -> float:
-    """How much more rounding error a variant may make than a direct sum (the C++
-    implementations' error_factor): F(4x4,3x3) 16, F(2x2,3x3) 4, others 1."""
-    if variant.startswith("wino-f4"):
-        return 16.0
-    if variant.startswith("wino-f2"):
-        return 4.0
-    return 1.0
-
-
-def tolerance(x, w, b, groups: int, variant: str) -> float:
+def tolerance(x, w, b, groups: int, plan=None) -> float:
     """Absolute bound: per term of the reduction C/groups*R*S (+1 for the bias),
-    scaled by the largest product the data can make (1 for data in [-1, 1])."""
+    scaled by the largest product the data can make (1 for data in [-1, 1]),
+    times the plan's error_factor (what the C++ implementation declares; no
+    plan: a direct sum, 1)."""
     k, cg, r, s = w.shape
     terms = cg * r * s + (0 if b is None else 1)
     scale = max(1.0, float(np.max(np.abs(x))) * float(np.max(np.abs(w))),
                 0.0 if b is None else float(np.max(np.abs(b))))
-    return PER_TERM * error_factor(variant) * terms * scale
+    factor = 1.0 if plan is None else plan.error_factor
+    return PER_TERM * factor * terms * scale
 
 
 def uniform(rng, shape):

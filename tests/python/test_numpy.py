@@ -74,7 +74,7 @@ def test_conv_matches_reference(rng, shape, kwargs, pads, strategy):
     assert y.shape == ref.shape == conv.output_shape(shape)
     if strategy:
         assert conv.last_plan.kernel == strategy
-    assert np.max(np.abs(y.to_host() - ref)) <= tolerance(x, w, b, groups, conv.last_plan.variant)
+    assert np.max(np.abs(y.to_host() - ref)) <= tolerance(x, w, b, groups, conv.last_plan)
 
 
 def test_forward_into_a_given_output_and_events(rng):
@@ -86,7 +86,7 @@ def test_forward_into_a_given_output_and_events(rng):
     out = conv.forward(nc.Tensor.from_host(x), y, wait_for=[poison])
     assert out.int_ptr == y.int_ptr  # written in place
     conv.last_event.wait()
-    assert np.max(np.abs(y.to_host() - conv2d_reference(x, w, pads=(1, 1, 1, 1)))) <= tolerance(x, w, None, 1, "naive")
+    assert np.max(np.abs(y.to_host() - conv2d_reference(x, w, pads=(1, 1, 1, 1)))) <= tolerance(x, w, None, 1)
 
 
 def test_weights_are_copied_at_set_weights(rng):

@@ -41,7 +41,7 @@ def test_force_winograd_with_a_rule(rng):
         naive.set_weights(w, b)
         y_naive = naive(nc.Tensor.from_host(numpy_x)).to_host()
         assert naive.last_plan.kernel == "CONV2D_NAIVE"
-        tol = tolerance(numpy_x, w, b, 1, conv.last_plan.variant)
+        tol = tolerance(numpy_x, w, b, 1, conv.last_plan)
         assert np.max(np.abs(y - y_naive)) <= 2 * tol
         assert np.max(np.abs(y - conv2d_reference(numpy_x, w, b, pads=(1, 1, 1, 1)))) <= tol
 
@@ -97,10 +97,10 @@ def test_speed_up_line(rng, capsys):
     assert naive_plan.kernel == "CONV2D_NAIVE"
     assert winograd_plan.kernel == "CONV2D_WINOGRAD"
     assert np.array_equal(y.to_host(), y_winograd)
-    tol = tolerance(numpy_x, w, b, 1, winograd_plan.variant)
+    tol = tolerance(numpy_x, w, b, 1, winograd_plan)
     assert np.max(np.abs(y_winograd - y_naive)) <= 2 * tol
     assert np.max(np.abs(y_naive - conv2d_reference(numpy_x, w, b, pads=(1, 1, 1, 1)))) <= tolerance(
-        numpy_x, w, b, 1, naive_plan.variant)
+        numpy_x, w, b, 1, naive_plan)
 
     printed = capsys.readouterr().out
     with capsys.disabled():

@@ -24,6 +24,7 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
     conv_options.strategy = options.strategy;
     conv_options.variant = options.variant;
     conv_options.workspace_limit_bytes = options.workspace_limit_bytes;
+    conv_options.max_error_factor = options.max_error_factor;
     conv_options.selector = options.selector;
     Conv2d conv(context, conv_options);
     conv.set_weights(w, b);

@@ -29,6 +29,7 @@ struct ConvCaseOptions {
     std::uint64_t seed = 1;
     double tolerance_factor = 1.0;  // passed to conv_tolerance()
     std::optional<std::size_t> workspace_limit_bytes;
+    std::optional<double> max_error_factor;  // Conv2dOptions::max_error_factor
     KernelSelector* selector = nullptr;
     // The context to run on; nullptr means the test process's shared one.
     std::shared_ptr<Context> context;

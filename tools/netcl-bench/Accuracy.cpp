@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 
+#include "AccuracyVincent.hpp"
 #include "Candidates.hpp"
 #include "Layers.hpp"
 #include "Measure.hpp"
@@ -134,12 +135,15 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         ++done;
     }
     progress.finish();
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out << "\nvariants run:\n";
     for (const auto& row : rows) {
         out << "  " << row["layer"].get<std::string>() << ": F(2x2) " << row["wino-f2"]["plan"].get<std::string>()
             << "; F(4x4) " << row["wino-f4"]["plan"].get<std::string>() << "\n";
     }
+    bool vincent_failed = false;
+    const nlohmann::json vincent_rows = run_vincent_table(context, out, vincent_failed);
+    if (vincent_failed) exit_code = 1;
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     char tail[96];
     std::snprintf(tail, sizeof tail, "accuracy table took %.1f s\n", total);
     out << tail;
@@ -148,7 +152,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         const nlohmann::json document = {{"tool", "netcl-bench --accuracy"}, {"netcl_version", info.netcl_version},
                                          {"git_revision", info.git_revision}, {"device", info.device.name},
                                          {"platform", info.device.platform_name}, {"driver", info.device.driver_version},
-                                         {"started_utc", info.started_utc},   {"rows", rows},
+                                         {"started_utc", info.started_utc},   {"rows", rows}, {"vincent_rows", vincent_rows},
                                          {"seconds", total}};
         std::ofstream file(json_path);
         if (!file) throw Error("cannot write the JSON report to '" + json_path + "'");

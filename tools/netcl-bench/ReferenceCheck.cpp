@@ -71,4 +71,10 @@ double ReferenceCheck::max_error(const std::vector<float>& output) const {
     return worst;
 }
 
+double ReferenceCheck::max_abs_reference() const {
+    double largest = 0;
+    for (const double value : expected_) largest = std::max(largest, std::abs(value));
+    return largest;
+}
+
 }  // namespace netcl::bench

@@ -34,6 +34,9 @@ public:
     // Largest |output - reference| over the checked elements; infinity when
     // any of them is NaN or Inf (an unwritten, NaN-poisoned element).
     double max_error(const std::vector<float>& output) const;
+    // Largest |reference| over the checked elements (Vincent et al.'s
+    // relative error is max_error / max_abs_reference).
+    double max_abs_reference() const;
 
 private:
     bool sampled_ = false;

@@ -61,7 +61,7 @@ void bind_conv2d(nb::module_& m) {
                std::array<std::int64_t, 4> padding, const std::string& auto_pad,
                std::array<std::int64_t, 2> dilation, std::int64_t groups, bool bias,
                std::optional<std::string> strategy, std::optional<std::string> variant,
-               std::optional<std::size_t> workspace_limit_bytes) {
+               std::optional<std::size_t> workspace_limit_bytes, std::optional<double> max_error_factor) {
                 Conv2dOptions o;
                 o.in_channels = in_channels;
                 o.out_channels = out_channels;
@@ -75,12 +75,13 @@ void bind_conv2d(nb::module_& m) {
                 if (strategy) o.strategy = kernel_from_string(*strategy);
                 if (variant) o.variant = Variant(*variant);
                 o.workspace_limit_bytes = workspace_limit_bytes;
+                o.max_error_factor = max_error_factor;
                 context = context_or_default(context);
                 new (self) PyConv2d{std::make_unique<Conv2d>(context, std::move(o)), {}};
             },
             "context"_a.none(), "in_channels"_a, "out_channels"_a, "kernel"_a, "stride"_a, "padding"_a,
             "auto_pad"_a, "dilation"_a, "groups"_a, "bias"_a, "strategy"_a.none(), "variant"_a.none(),
-            "workspace_limit_bytes"_a.none())
+            "workspace_limit_bytes"_a.none(), "max_error_factor"_a.none())
         .def(
             "set_weights",
             [](PyConv2d& self, nb::handle weights, nb::handle bias, nb::handle wait_for) {

@@ -87,6 +87,8 @@ void bind_conv_shapes(nb::module_& m) {
                      "The strategy: 'CONV2D_NAIVE', 'IM2COL' or 'CONV2D_WINOGRAD'.")
         .def_prop_ro("variant", [](const Plan& p) { return p.variant.id; }, "The variant id, e.g. 'wino-f4-fused-global'.")
         .def_ro("implementation", &Plan::implementation)
+        .def_ro("error_factor", &Plan::error_factor,
+                "The error this variant may make, in multiples of a direct sum's (Conv2d's max_error_factor bounds it).")
         .def_ro("config", &Plan::config, "What the implementation derived for this layer on this device.")
         .def_ro("reason", &Plan::reason)
         .def("__str__", &Plan::str)

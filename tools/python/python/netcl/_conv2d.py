@@ -81,12 +81,15 @@ class Conv2d:
     ``strategy`` ('CONV2D_NAIVE', 'IM2COL', 'CONV2D_WINOGRAD') and ``variant`` are a strict
     override: that strategy runs, or forward raises netcl.Error saying why it cannot. Without
     them the KernelSelector decides (its rules, then the default strategy, then built-ins).
+    ``max_error_factor`` bounds the error the selector accepts, in multiples of a direct
+    sum's (``plan.error_factor``: 16 is "no tile worse than F(4x4,3x3)").
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntPair, stride: IntPair = 1,
                  padding: PaddingArg = 0, dilation: IntPair = 1, groups: int = 1, bias: bool = True, *,
                  auto_pad: Optional[str] = None, strategy: Optional[str] = None, variant: Optional[str] = None,
-                 workspace_limit_bytes: Optional[int] = None, context: Optional[_netcl.Context] = None) -> None:
+                 workspace_limit_bytes: Optional[int] = None, max_error_factor: Optional[float] = None,
+                 context: Optional[_netcl.Context] = None) -> None:
         self.in_channels = _int(in_channels, "in_channels")
         self.out_channels = _int(out_channels, "out_channels")
         self.kernel_size = _pair(kernel_size, "kernel_size")
@@ -101,7 +104,7 @@ class Conv2d:
         self.context = context if context is not None else _netcl.default_context()
         self._impl = _netcl.Conv2d(self.context, self.in_channels, self.out_channels, self.kernel_size,
                                    self.stride, pads, self.auto_pad, self.dilation, self.groups, bias,
-                                   strategy, variant, workspace_limit_bytes)
+                                   strategy, variant, workspace_limit_bytes, max_error_factor)
 
     @property
     def weight_shape(self) -> Tuple[int, int, int, int]:
