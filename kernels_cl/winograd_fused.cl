@@ -136,12 +136,17 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
                 }
             }
             float s[WINO_ALPHA][WINO_ALPHA];
-            // s = B^T d (each column), then V = s B (each row).
+            // s = B^T d (each column), then V = s B (each row). Unrolled, so
+            // s[][] is indexed with constants and stays in registers: with
+            // netcl's F(4x4) points (denser B^T than Lavin & Gray's) clang's
+            // NVPTX path otherwise kept the loops and put s on 288 B of stack.
 #define DCOL(i) d[i][j]
 #define SCOL(i) s[i][j]
+#pragma unroll
             for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
 #define SROW(j) s[i][j]
 #define VOUT(j) lmem[(i * WINO_ALPHA + (j)) * V_ESTRIDE + c * BT + t]
+#pragma unroll
             for (int i = 0; i < WINO_ALPHA; ++i) { WINO_BT(SROW, VOUT) }
 #undef DCOL
 #undef SCOL
@@ -199,9 +204,11 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             float o[WINO_M][WINO_M];
 #define MCOL(i) lmem[((i) * WINO_ALPHA + j) * BT * SK + t * SK + kk]
 #define SCOL(i) s[i][j]
+#pragma unroll
             for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
 #define SROW(j) s[i][j]
 #define OROW(j) o[i][j]
+#pragma unroll
             for (int i = 0; i < WINO_M; ++i) { WINO_AT(SROW, OROW) }
 #undef MCOL
 #undef SCOL

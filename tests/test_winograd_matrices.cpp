@@ -50,12 +50,13 @@ void expect_equal_up_to_row_scaling(const std::vector<double>& actual, const std
 }
 
 TEST(WinogradMatrices, PresetsReproduceLavinExactly) {
-    const auto f2 = winograd_matrices(2, 3);
+    const auto f2 = lavin_gray_matrices(2);
     EXPECT_EQ(f2.alpha, 4);
     expect_equal(f2.BT, kLavinBT2, "BT F(2,3)");
     expect_equal(f2.G, kLavinG2, "G F(2,3)");
     expect_equal(f2.AT, kLavinAT2, "AT F(2,3)");
-    const auto f4 = winograd_matrices(4, 3);
+    EXPECT_EQ(winograd_matrices(2, 3).BT, f2.BT);  // netcl's F(2x2,3x3) is theirs
+    const auto f4 = lavin_gray_matrices(4);
     EXPECT_EQ(f4.alpha, 6);
     expect_equal(f4.BT, kLavinBT4, "BT F(4,3)");
     expect_equal(f4.G, kLavinG4, "G F(4,3)");
@@ -63,8 +64,9 @@ TEST(WinogradMatrices, PresetsReproduceLavinExactly) {
 }
 
 TEST(WinogradMatrices, UnscaledGeneratorMatchesLavinUpToDiagonalScaling) {
+    const std::vector<WinogradPoint> lavin4 = {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
     for (int m : {2, 4}) {
-        const auto w = generate_winograd_matrices(m, 3, winograd_points(m, 3));
+        const auto w = generate_winograd_matrices(m, 3, m == 2 ? winograd_points(2, 3) : lavin4);
         const auto& bt = m == 2 ? kLavinBT2 : kLavinBT4;
         const auto& g = m == 2 ? kLavinG2 : kLavinG4;
         const auto& at = m == 2 ? kLavinAT2 : kLavinAT4;
@@ -101,6 +103,7 @@ void expect_correlation(const WinogradMatrices& w, std::uint64_t seed) {
 TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
     expect_correlation(winograd_matrices(2, 3), 1);
     expect_correlation(winograd_matrices(4, 3), 2);
+    expect_correlation(lavin_gray_matrices(4), 12);
     expect_correlation(generate_winograd_matrices(2, 3, winograd_points(2, 3)), 3);
     expect_correlation(generate_winograd_matrices(4, 3, winograd_points(4, 3)), 4);
     // Other points and tiles come from the same generator: F(3,2), F(6,3) with 1/2 points.
@@ -144,7 +147,7 @@ TEST(WinogradConditioning, ReproducesVincentEtAlAndTheRuleBeatsTheirScaling) {
         EXPECT_EQ(p & (p - 1), 0) << s.num << "/" << s.den;
     }
     // Lavin & Gray's F(4x4,3x3) for scale: its input transform is well conditioned.
-    EXPECT_LT(condition_numbers(winograd_matrices(4, 3)).X, 100);
+    EXPECT_LT(condition_numbers(lavin_gray_matrices(4)).X, 100);
 }
 
 TEST(WinogradMatrices, RejectsBadInput) {

@@ -41,19 +41,23 @@ WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<Wino
                                             const std::vector<WinogradScale>& s_y = {},
                                             const std::vector<WinogradScale>& s_w = {});
 
-// The points netcl uses. F(m, 3): 0, 1, -1, (2, -2,) infinity, with the
-// scalings Vincent et al. list, which give exactly Lavin & Gray's equations 7
-// (m = 2) and 15 (m = 4); F(6, 3) and F(4, 5) (alpha = 8) also +-1/2;
-// F(9, 5) (alpha = 13) the best set of a search (WinogradMatrices.cpp).
+// The points netcl uses. F(2, 3): 0, 1, -1, infinity (Lavin & Gray's eq. 7).
+// F(4, 3): 0, 1, -1, -1/2, 2, infinity, not Lavin & Gray's 0, +-1, +-2:
+// their max error is 2.3x lower (fp32 simulation, C = 64; Barabasz et al.
+// found the same), which brings netcl's F(4x4,3x3) under Lavin & Gray's
+// Table 4. F(6, 3) and F(4, 5) (alpha = 8): 0, +-1, +-1/2, +-2, infinity.
+// F(9, 5) (alpha = 13): the best set of a search (WinogradMatrices.cpp).
 // Throws netcl::Error for any other tile.
 std::vector<WinogradPoint> winograd_points(int m, int r);
+// Lavin & Gray's points for F(2, 3) and F(4, 3) with the scalings Vincent
+// et al. list for them: exactly their equations 7 and 15.
+WinogradMatrices lavin_gray_matrices(int m);
 // Vincent et al.'s F(9x9,5x5) points (section 3): 0, +-1, +-1/2, +-1/3,
 // +-3/2, -3, +-2, infinity; their hand-picked S_Y for them, as rationals.
 std::vector<WinogradPoint> vincent_f9_r5_points();
 std::vector<WinogradScale> vincent_f9_r5_output_scaling();
-// The matrices netcl's kernels use: F(2,3) and F(4,3) Lavin & Gray's; the
-// larger tiles scaled by netcl's rule (WinogradConditioning.hpp) unless
-// `scaled` is false.
+// The matrices netcl's kernels use: F(2,3) Lavin & Gray's; the others
+// scaled by netcl's rule (WinogradConditioning.hpp) unless `scaled` is false.
 WinogradMatrices winograd_matrices(int m, int r, bool scaled = true);
 
 }  // namespace netcl

@@ -49,7 +49,7 @@ void print_winograd_report(const std::string& tile) {
     const WinogradMatrices scaled = winograd_matrices(m, r);
     std::printf("F(%dx%d,%dx%d), alpha = %d: the transforms netcl's kernels use\n", m, m, r, r, scaled.alpha);
     print_points(points);
-    const bool lavin = r == 3 && (m == 2 || m == 4);
+    const bool lavin = r == 3 && m == 2;
     if (!lavin) print_scaling("S_Y", power_of_two_output_scaling(m, r, points));
     print_matrix("AT = Y^T", scaled.AT, m, scaled.alpha);
     print_matrix("G = W", scaled.G, scaled.alpha, r);
@@ -57,6 +57,9 @@ void print_winograd_report(const std::string& tile) {
     std::printf("\n2-norm condition numbers (largest / smallest singular value):\n");
     print_condition("these points, unscaled", generate_winograd_matrices(m, r, points));
     print_condition(lavin ? "these points, Lavin & Gray's scaling" : "these points, netcl's power-of-two rule", scaled);
+    if (r == 3 && m == 4) {
+        print_condition("Lavin & Gray's F(4x4,3x3) (0, +-1, +-2, inf)", lavin_gray_matrices(4));
+    }
     if (m == 9 && r == 5) {
         const auto vincent = vincent_f9_r5_points();
         print_condition("Vincent et al.'s points, unscaled", generate_winograd_matrices(m, r, vincent));
