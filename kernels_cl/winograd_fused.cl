@@ -118,10 +118,11 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
             __global const float* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
             float d[WINO_ALPHA][WINO_ALPHA];
-#if BT * BC > LSIZE
+#if BT * BC > LSIZE || WINO_ALPHA > 6
             // Several tiles per work-item: unrolled, d stays in registers (else
             // clang's NVPTX path leaves it in 144 B of stack for F(4x4)). With
-            // one tile per work-item ptxas keeps d in registers by itself, and
+            // one tile per work-item ptxas keeps d in registers by itself up
+            // to F(4x4) (alpha 6; F(6x6)'s 8x8 went to 256 B of stack), and
             // unrolling would only cost registers.
 #pragma unroll
 #endif
@@ -219,8 +220,11 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             const int rest = tile - n * tiles_per_image;
             const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
             __global float* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
+            // Unrolled so o[][] stays in registers (F(6x6): 144 B of NVPTX stack otherwise).
+#pragma unroll
             for (int i = 0; i < WINO_M; ++i) {
                 if (oy0 + i >= P) break;
+#pragma unroll
                 for (int j = 0; j < WINO_M; ++j)
                     if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
             }

@@ -117,7 +117,7 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             }
         } else if (pick < 9) {
             d.kernel = Kernel::CONV2D_WINOGRAD;
-            const WinogradVariant v{uniform(rng, 0, 1) ? 4 : 2, 3, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
+            const WinogradVariant v{2 * static_cast<int>(uniform(rng, 1, 3)), 3, uniform(rng, 0, 1) == 1, uniform(rng, 0, 1) == 1};
             d.variant = v.variant();
             d.shapes = uniform(rng, 0, 2) == 0 ? winograd_multi_block_shape(rng, v) : winograd_shape(rng);
         } else {

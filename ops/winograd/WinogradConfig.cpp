@@ -20,7 +20,7 @@ std::string block_key(int m, const char* what) { return "winograd_f" + std::to_s
 
 std::vector<std::string> winograd_profile_keys() {
     std::vector<std::string> keys = {"winograd_c_tail", "winograd_min_work_groups"};
-    for (const int m : {2, 4})
+    for (const int m : {2, 4, 6})
         for (const char* what : {"k", "tiles", "c"}) keys.push_back(block_key(m, what));
     return keys;
 }
@@ -40,13 +40,16 @@ WinogradConfig winograd_config(const WinogradVariant& v, const DeviceProfile& pr
     // on PoCL: F(2x2) BK 64 -> 128 and F(4x4) BK 32 -> 64 each cut 15-20%).
     // A device's profile may set the fused blocks (the NVIDIA profile does,
     // from the ptxas register counts of tests/nvptx).
-    const bool f4 = v.m == 4;
+    // F(6x6) (alpha^2 = 64 work-items per K lane): fused BK=32 BT=8 BC=32,
+    // 64.3 KiB of local memory (CPUs; over NVIDIA's 48 KiB); low-local BK=8
+    // BT=4 BC=8, 8.3 KiB, half the work-items transforming a tile each.
+    const int m = v.m;
     if (v.low_local_memory) {
-        c.block_k = f4 ? 8 : 16, c.block_tiles = 8, c.block_c = f4 ? 9 : 8;
+        c.block_k = m == 2 ? 16 : 8, c.block_tiles = m == 6 ? 4 : 8, c.block_c = m == 4 ? 9 : 8;
     } else {
-        c.block_k = static_cast<int>(profile.tuned_or(block_key(v.m, "k"), f4 ? 64 : 128));
-        c.block_tiles = static_cast<int>(profile.tuned_or(block_key(v.m, "tiles"), 8));
-        c.block_c = static_cast<int>(profile.tuned_or(block_key(v.m, "c"), f4 ? 36 : 32));
+        c.block_k = static_cast<int>(profile.tuned_or(block_key(m, "k"), m == 2 ? 128 : m == 4 ? 64 : 32));
+        c.block_tiles = static_cast<int>(profile.tuned_or(block_key(m, "tiles"), 8));
+        c.block_c = static_cast<int>(profile.tuned_or(block_key(m, "c"), m == 4 ? 36 : 32));
     }
     // Phase 3 stages M through local memory at most 32 output channels at a
     // time, so the staging stays at alpha^2 x BT x 32 floats however large BK is.

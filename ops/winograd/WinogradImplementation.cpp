@@ -75,10 +75,14 @@ public:
         return winograd_config(parse(id), profile).weight_bytes(s);
     }
     std::vector<std::string> profile_keys() const override { return winograd_profile_keys(); }
-    // Lavin & Gray Table 4: F(2x2) at most direct's error, F(4x4) up to about
-    // 7x it on the VGG layers; 4 and 16 leave room for unlucky draws without
-    // hiding a bug (a wrong tap or coefficient is off by O(0.1)).
-    double error_factor(const Variant& id) const override { return parse(id).m == 4 ? 16.0 : 4.0; }
+    // Measured on the VGG layers (netcl-bench --accuracy): F(2x2) at most
+    // direct's error, F(4x4) 2.2-3.7x it, F(6x6) 4-9x; 4, 16 and 64 leave room
+    // for unlucky draws without hiding a bug (a wrong tap or coefficient is
+    // off by O(0.1)).
+    double error_factor(const Variant& id) const override {
+        const int m = parse(id).m;
+        return m == 2 ? 4.0 : m == 4 ? 16.0 : 64.0;
+    }
 
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& id, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {

@@ -13,7 +13,7 @@ Variant WinogradVariant::variant() const {
 const std::vector<WinogradVariant>& winograd_variants() {
     static const std::vector<WinogradVariant> list = [] {
         std::vector<WinogradVariant> all;
-        for (const int m : {2, 4})
+        for (const int m : {2, 4, 6})
             for (const bool low : {false, true})
                 for (const bool constant : {false, true}) all.push_back({m, 3, low, constant});
         return all;
