@@ -6,9 +6,11 @@
 // kernel computes none of them itself.
 //
 // Profile keys (tuned values; ConvImplementation::profile_keys):
-//   winograd_f{2,4}_block_k / _block_tiles / _block_c   the fused blocks
+//   winograd_f{2,4,6}_block_k / _block_tiles / _block_c   the fused blocks
 //   winograd_c_tail           1: no padding of C to a whole C step (C_TAIL)
 //   winograd_min_work_groups  split C over this many work-groups at least
+//   winograd_f6_max_c_slice   F(6x6) sums at most this many channels in one
+//                             fp32 sum (accuracy; 0: no cap)
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -38,6 +40,7 @@ struct WinogradConfig {
     std::size_t local_floats = 0;
     bool c_tail = false;
     std::int64_t min_work_groups = 0;  // 0: never split C
+    std::int64_t max_c_slice = 0;      // 0: no cap on the channels of one sum
 
     // With c_tail, U's C is padded to this (whole chunks of the unrolled
     // inner loop): 8 where the C step is a multiple of 8, else 1.
@@ -54,8 +57,8 @@ struct WinogradConfig {
     std::int64_t tiles(const ConvShapes& shapes) const;  // N x ceil(P/m) x ceil(Q/m)
     std::int64_t tile_blocks(const ConvShapes& shapes) const;
     // C split into slices of c_slice channels (a multiple of the C step):
-    // enough that a launch has min_work_groups work-groups, at most one
-    // slice per C step.
+    // enough that a launch has min_work_groups work-groups and no slice is
+    // over max_c_slice channels, at most one slice per C step.
     std::int64_t c_slice(const ConvShapes& shapes) const;
     std::int64_t splits(const ConvShapes& shapes) const;
     // Bytes of U: groups x alpha^2 x Cp x Kp floats.

@@ -57,8 +57,9 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
     // Fused Winograd (one fp32 sum over C per output) and separate-transform
     // Winograd on the GEMM engine (C summed in slices of 128, each slice's sum
     // added to a running total: ops/winograd_gemm/WinogradGemmConfig.cpp).
-    const char* const algorithms[] = {"naive", "wino-f2", "wino-f4", "wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm"};
-    constexpr int kAlgorithms = 6;
+    const char* const algorithms[] = {"naive",        "wino-f2",      "wino-f4",      "wino-f6",
+                                      "wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm"};
+    constexpr int kAlgorithms = 7;
 
     out << "netcl-bench --accuracy " << info.netcl_version << " (git " << info.git_revision << ")  device "
         << info.device.name << " | " << info.device.platform_name << " | driver " << info.device.driver_version
@@ -67,11 +68,11 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
            "filters uniform in [-1,1], fp32 storage and arithmetic, no bias; the paper's fp32 figures (Table 4,\n"
            "NVIDIA GPU, their kernels) beside netcl's. Winograd runs the first variant of each tile that this\n"
            "device can take (the arithmetic is the same in every fused variant); sliced: separate transforms and\n"
-           "the GEMM engine, C summed in slices of 128 (F(6x6) exists only so; the paper has none).\n\n";
+           "the GEMM engine, C summed in slices of 128. F(6x6): the paper has none.\n\n";
     char header[320];
-    std::snprintf(header, sizeof header, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s   %9s %8s\n",
+    std::snprintf(header, sizeof header, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s   %9s %9s %8s\n",
                   "layer", "CxHxW,K", "reference", "direct", "paper", "F(2x2)", "sliced", "paper", "F(4x4)", "sliced",
-                  "paper", "F(6x6)", "time s");
+                  "paper", "F(6x6)", "sliced", "time s");
     out << header;
 
     nlohmann::json rows = nlohmann::json::array();
@@ -117,11 +118,11 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         char line[400];
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
-        std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s   %9s %8.1f\n",
+        std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s   %9s %9s %8.1f\n",
                       paper.layer, chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(),
-                      sci(paper.direct).c_str(), sci(errors[1]).c_str(), sci(errors[3]).c_str(), sci(paper.f2).c_str(),
-                      sci(errors[2]).c_str(), sci(errors[4]).c_str(), sci(paper.f4).c_str(), sci(errors[5]).c_str(),
-                      seconds);
+                      sci(paper.direct).c_str(), sci(errors[1]).c_str(), sci(errors[4]).c_str(), sci(paper.f2).c_str(),
+                      sci(errors[2]).c_str(), sci(errors[5]).c_str(), sci(paper.f4).c_str(), sci(errors[3]).c_str(),
+                      sci(errors[6]).c_str(), seconds);
         progress.finish();
         out << line << std::flush;
         nlohmann::json row = {{"layer", paper.layer},       {"shapes", shapes.str()},
@@ -138,7 +139,8 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
     out << "\nvariants run:\n";
     for (const auto& row : rows) {
         out << "  " << row["layer"].get<std::string>() << ": F(2x2) " << row["wino-f2"]["plan"].get<std::string>()
-            << "; F(4x4) " << row["wino-f4"]["plan"].get<std::string>() << "\n";
+            << "; F(4x4) " << row["wino-f4"]["plan"].get<std::string>() << "; F(6x6) "
+            << row["wino-f6"]["plan"].get<std::string>() << "\n";
     }
     bool vincent_failed = false;
     const nlohmann::json vincent_rows = run_vincent_table(context, out, vincent_failed);
