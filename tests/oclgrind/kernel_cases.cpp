@@ -11,6 +11,7 @@
 // constant-weights variant can take U, which is padded to whole K and C
 // blocks; 2 MiB for the multi-block cases); the LowLocal cases run again with --local-mem-size 16384, the local
 // memory the fallback variant is meant for.
+#include <vector>
 #include <gtest/gtest.h>
 
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
@@ -155,8 +156,15 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
 //
 // Ragged tiles (a 5x7 output is a multiple of neither 2 nor 4), K off the K
 // block, zero padding 1 and 0, bias on and off, N = 1 and 2.
-void winograd_cases(bool low_local_memory) {
-    for (int tile : {2, 4}) {
+// Tiles: F(2x2), F(4x4) and F(6x6); the fused F(6x6) needs 64.3 KiB of local
+// memory, more than these runs give (48 and 16 KiB), and runs in its own CTest
+// entry with 128 KiB (WinogradF6Fused below).
+std::vector<int> tiles_for(bool low_local_memory) {
+    return low_local_memory ? std::vector<int>{2, 4, 6} : std::vector<int>{2, 4};
+}
+
+void winograd_cases(bool low_local_memory, std::vector<int> tiles) {
+    for (int tile : tiles) {
         for (bool constant : {false, true}) {
             const Variant v = winograd_variant_id(tile, low_local_memory, constant);
             const double factor = tolerance_factor(winograd_variant_id(tile, false, false));
@@ -176,8 +184,8 @@ void winograd_cases(bool low_local_memory) {
 // barrier between C steps (without it the next step's phase 1 overwrites V
 // while phase 2 still reads it: a local-memory race) and the K-block and
 // C-step offsets into U, which single-block shapes never reach.
-void winograd_multi_block_cases(bool low_local_memory) {
-    for (int tile : {2, 4}) {
+void winograd_multi_block_cases(bool low_local_memory, std::vector<int> tiles) {
+    for (int tile : tiles) {
         for (bool constant : {false, true}) {
             const Variant v = winograd_variant_id(tile, low_local_memory, constant);
             const WinogradConfig b = winograd_config(*winograd_variant(v), test::shared_context()->profile());
@@ -226,10 +234,14 @@ TEST(OclgrindNoUninitialized, Im2col) {
     s.groups = 2;
     expect_clean(s, Kernel::IM2COL, std::nullopt);
 }
-TEST(OclgrindNoUninitialized, WinogradFused) { winograd_cases(false); }
-TEST(OclgrindNoUninitialized, WinogradLowLocal) { winograd_cases(true); }
-TEST(OclgrindNoUninitialized, WinogradFusedMultiBlock) { winograd_multi_block_cases(false); }
-TEST(OclgrindNoUninitialized, WinogradLowLocalMultiBlock) { winograd_multi_block_cases(true); }
+TEST(OclgrindNoUninitialized, WinogradFused) { winograd_cases(false, tiles_for(false)); }
+TEST(OclgrindNoUninitialized, WinogradLowLocal) { winograd_cases(true, tiles_for(true)); }
+TEST(OclgrindNoUninitialized, WinogradFusedMultiBlock) { winograd_multi_block_cases(false, tiles_for(false)); }
+TEST(OclgrindNoUninitialized, WinogradLowLocalMultiBlock) { winograd_multi_block_cases(true, tiles_for(true)); }
+TEST(OclgrindNoUninitialized, WinogradF6Fused) {
+    winograd_cases(false, {6});
+    winograd_multi_block_cases(false, {6});
+}
 
 }  // namespace
 }  // namespace netcl
