@@ -1,6 +1,7 @@
 #include "netcl/Conv2d.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "netcl/Error.hpp"
@@ -62,6 +63,9 @@ Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
     const auto& o = options_;
     require_at_least(o.in_channels, 1, "in_channels");
     require_at_least(o.out_channels, 1, "out_channels");
+    NETCL_REQUIRE(!o.max_error_factor || (std::isfinite(*o.max_error_factor) && *o.max_error_factor >= 1),
+                  "Conv2d: max_error_factor must be a finite number >= 1 (1: direct sums only); got " +
+                      (o.max_error_factor ? std::to_string(*o.max_error_factor) : std::string()));
     require_at_least(o.kernel[0], 1, "kernel height");
     require_at_least(o.kernel[1], 1, "kernel width");
     require_at_least(o.stride[0], 1, "stride (height)");

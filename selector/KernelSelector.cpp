@@ -42,13 +42,19 @@ Plan accepted_plan(Kernel kernel, const Variant& variant, const ConvShapes& s, c
 
 // A plan for `kernel` on this shape: the given variant if it fits, else the
 // best one that does; or the reason none can.
+// A named variant beyond the profile's accuracy bound is passed over too
+// (a rule's or a tuned record's), except under a strict override.
 Candidate plan_for(std::string source, Kernel kernel, const std::optional<Variant>& variant, const ConvShapes& s,
-                   const DeviceProfile& profile, std::string why) {
+                   const DeviceProfile& profile, std::string why, bool strict = false) {
     Candidate c{std::move(source), Plan{kernel, {}, {}, {}, {}}, false, {}};
     Variant chosen;
     if (variant) {
         if (const auto reason = why_not(*variant, s, profile)) {
             c.reason = to_string(kernel) + " " + variant->id + " cannot take this shape: " + *reason;
+            return c;
+        }
+        if (const auto reason = strict ? std::nullopt : beyond_error_bound(*variant, profile)) {
+            c.reason = to_string(kernel) + " " + variant->id + " is passed over: " + *reason;
             return c;
         }
         chosen = *variant;
@@ -238,7 +244,7 @@ Plan KernelSelector::select_strategy(const std::string& op, Kernel kernel, const
                     to_string(implementation_of(*variant).kernel()) + ", not " + to_string(kernel));
     }
     const DeviceProfile profile = resolve_profile(device);
-    const Candidate c = plan_for("strict override", kernel, variant, shapes, profile, "strict override");
+    const Candidate c = plan_for("strict override", kernel, variant, shapes, profile, "strict override", /*strict=*/true);
     if (!c.accepted) throw Error("Conv2d strict override: " + c.reason + " (" + shapes.str() + ")");
     Plan plan = c.plan;
     plan.reason = "strict override";

@@ -14,8 +14,8 @@ namespace {
 
 // Winograd's variants in the order this profile prefers them: the preferred
 // tile first (F(2x2) first when the output is smaller than
-// winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6),
-// separate transforms only, first from winograd_f6_min_output on; for 5x5
+// winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6)
+// first from winograd_f6_min_output on; for 5x5
 // filters winograd_5x5_tile, 4 by default: F(4x4,5x5) beat F(9x9,5x5) on
 // PoCL on AlexNet's 5x5 at N = 1 and 32 (0.57 vs 1.23 ms, 15.5 vs 16.0) and
 // Inception's at N = 32 (16.4 vs 21.0), lost only Inception at N = 1 (0.92
@@ -30,7 +30,7 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
     int first_tile = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     if (std::min(s.P(), s.Q()) < threshold(profile, k::winograd_f4_min_output)) first_tile = 2;
     if (std::min(s.P(), s.Q()) >= threshold(profile, k::winograd_f6_min_output)) first_tile = 6;
-    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile) == 4 ? 4 : 9;
+    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile) == 9 ? 9 : 4;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;
@@ -87,15 +87,9 @@ std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& s, cons
 
 VariantChoice best_variant(Kernel kernel, const ConvShapes& s, const DeviceProfile& profile) {
     VariantChoice choice;
-    const double error_bound = threshold(profile, threshold_key::max_error_factor);
     for (const Variant& v : candidate_variants(kernel, s, profile)) {
         auto reason = why_not(v, s, profile);
-        const double error_factor = implementation_of(v).error_factor(v);
-        if (!reason && error_bound > 0 && error_factor > error_bound) {
-            reason = "its error factor " + detail::number(error_factor) + " exceeds max_error_factor " +
-                     detail::number(error_bound) +
-                     " (the accuracy bound)";
-        }
+        if (!reason) reason = beyond_error_bound(v, profile);
         if (!reason) {
             choice.variant = v;
             return choice;
@@ -106,6 +100,16 @@ VariantChoice best_variant(Kernel kernel, const ConvShapes& s, const DeviceProfi
         }
     }
     return choice;
+}
+
+std::optional<std::string> beyond_error_bound(const Variant& variant, const DeviceProfile& profile) {
+    const double bound = threshold(profile, threshold_key::max_error_factor);
+    const double factor = implementation_of(variant).error_factor(variant);
+    if (bound > 0 && factor > 1 && factor > bound) {
+        return "its error factor " + detail::number(factor) + " exceeds max_error_factor " + detail::number(bound) +
+               " (the accuracy bound)";
+    }
+    return std::nullopt;
 }
 
 }  // namespace netcl

@@ -23,4 +23,8 @@ struct VariantChoice {
 };
 VariantChoice best_variant(Kernel kernel, const ConvShapes& shapes, const DeviceProfile& profile);
 
+// Why `variant` is beyond the profile's accuracy bound (max_error_factor;
+// 0: none), or nothing. Direct sums (error factor 1) are never beyond it.
+std::optional<std::string> beyond_error_bound(const Variant& variant, const DeviceProfile& profile);
+
 }  // namespace netcl

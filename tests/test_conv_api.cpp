@@ -233,8 +233,9 @@ TEST(ConvApi, NewWeightsAreAppliedAtTheNextForward) {
     int ran = 0, transformed = 0;
     for (const ConvImplementation* impl : conv_implementations()) {
         for (const Variant& variant : impl->variants()) {
-            ConvShapes s;  // 3x3, or 1x1 for a variant that takes only that
+            ConvShapes s;  // 3x3, else 5x5, else 1x1: what the variant takes
             s.N = 2, s.C = 3, s.H = 7, s.W = 13, s.K = 5, s.R = 3, s.S = 3, s.set_padding(1), s.bias = true;
+            if (why_not(variant, s, ctx->profile())) s.R = s.S = 5, s.set_padding(2);
             if (why_not(variant, s, ctx->profile())) s.R = s.S = 1, s.set_padding(0);
             if (why_not(variant, s, ctx->profile())) continue;  // e.g. U over a small constant buffer
             ++ran;
@@ -354,6 +355,12 @@ TEST(ConvApi, AccuracyBoundKeepsTheSelectorOffLessAccurateTiles) {
     EXPECT_TRUE(unbounded.passed()) << describe(s, unbounded);
     EXPECT_EQ(unbounded.plan.variant, Variant("wino-f4r5-gemm")) << unbounded.plan.str();
     EXPECT_EQ(unbounded.plan.error_factor, 16);
+    // A bound below 1 would leave no plan at all: refused, as are NaN and infinity.
+    for (const double bad : {0.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
+        Conv2dOptions o = Conv2dOptions::for_shapes(s);
+        o.max_error_factor = bad;
+        expect_error([&] { Conv2d(shared_context(), o); }, {"max_error_factor must be a finite number >= 1"});
+    }
     options.max_error_factor = 4;
     options.tolerance_factor = 1;
     const ConvCaseResult bounded = run_conv_case(s, options);

@@ -130,7 +130,10 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
             if (winograd_gemm_tile(d.variant)->r == 5) {  // 5x5, any padding 0..2 per side, images from 1x1 to past a 9x9 tile
                 d.shapes.R = d.shapes.S = 5;
-                d.shapes.set_padding(uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2), uniform(rng, 0, 2));
+                // Drawn one by one: argument evaluation order is unspecified, and a seed must give one draw.
+                const std::int64_t top = uniform(rng, 0, 2), left = uniform(rng, 0, 2);
+                const std::int64_t bottom = uniform(rng, 0, 2), right = uniform(rng, 0, 2);
+                d.shapes.set_padding(top, left, bottom, right);
                 d.shapes.H = uniform(rng, std::max<std::int64_t>(1, 5 - d.shapes.pad_top - d.shapes.pad_bottom), 14);
                 d.shapes.W = uniform(rng, std::max<std::int64_t>(1, 5 - d.shapes.pad_left - d.shapes.pad_right), 14);
             }

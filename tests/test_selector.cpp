@@ -177,6 +177,19 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     EXPECT_NE(direct.plan.kernel, WINO) << direct.str();
     EXPECT_EQ(direct.plan.error_factor, 1);
     EXPECT_NE(direct.str().find("exceeds max_error_factor 1"), std::string::npos) << direct.str();
+    // A framework rule naming a variant beyond the bound is passed over with the reason; a direct sum
+    // (factor 1) is never beyond any bound.
+    profile.tuned[threshold_key::max_error_factor] = 16;
+    KernelSelector ruled;
+    ruled.register_rule("conv2d", [](const ConvShapes&, const DeviceProfile&) { return true; }, WINO, 10,
+                        Variant("wino-f6-gemm"));
+    const Decision passed = ruled.explain("conv2d", s, profile);
+    ASSERT_FALSE(passed.candidates.empty());
+    EXPECT_FALSE(passed.candidates[0].accepted);
+    EXPECT_NE(passed.candidates[0].reason.find("wino-f6-gemm is passed over: its error factor 64 exceeds"),
+              std::string::npos) << passed.candidates[0].reason;
+    EXPECT_EQ(passed.plan.variant, Variant("wino-f4-gemm"));
+    EXPECT_FALSE(beyond_error_bound(Variant("naive"), profile).has_value());
     // 5x5 filters: F(9x9,5x5) (512) where the profile prefers it, F(4x4,5x5) (16) under a bound of 16.
     const ConvShapes alexnet = shape(1, 48, 27, 27, 128, 5, 5, 1, 2);
     profile.tuned[threshold_key::max_error_factor] = 0;

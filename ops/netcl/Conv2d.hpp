@@ -59,12 +59,14 @@ struct Conv2dOptions {
     // im2col + CLBlast batches fewer images per pass, separate-transform
     // Winograd fewer tiles; a plan that cannot fit is not taken.
     std::optional<std::size_t> workspace_limit_bytes;
-    // The accuracy bound (else the profile's max_error_factor): the selector
-    // never picks a variant whose error factor exceeds it. The factor is the
-    // error a variant may have in multiples of a direct sum's: 1 direct and
-    // GEMM, 4 F(2x2,3x3), 16 F(4x4,3x3) and F(4x4,5x5), 64 F(6x6,3x3), 512
-    // F(9x9,5x5); so 16 means "no tile worse than F(4x4,3x3)". A strict
-    // `variant` above is not checked against it.
+    // The accuracy bound (else the profile's max_error_factor; >= 1, or a
+    // netcl::Error): the selector, a framework rule's variant and a tuned
+    // record never run a variant whose error factor exceeds it. The factor
+    // (Plan::error_factor) is the tolerance multiplier each variant declares
+    // over a direct sum's 1e-6 per term: 1 direct and GEMM, 4 F(2x2,3x3), 16
+    // F(4x4,3x3) and F(4x4,5x5), 64 F(6x6,3x3), 512 F(9x9,5x5); so 16 means
+    // "no tile worse than F(4x4,3x3)". A strict `variant` above is not
+    // checked against it.
     std::optional<double> max_error_factor;
     // The selector to ask; nullptr means KernelSelector::global().
     KernelSelector* selector = nullptr;

@@ -28,9 +28,11 @@ struct Plan {
     std::string implementation;  // "naive", "im2col", "winograd-fused", ...
     std::string config;          // what the implementation derives for this layer: "BK=64 BT=8 BC=36, 40.6 KiB local"
     std::string reason;
-    // The error this variant may make, in multiples of a direct sum's (1:
-    // direct and GEMM; 4 F(2x2,3x3); 16 F(4x4,3x3), F(4x4,5x5); 64 F(6x6,3x3);
-    // 512 F(9x9,5x5)), as Conv2dOptions::max_error_factor bounds it.
+    // How much error this variant is allowed: a multiplier on the tolerance
+    // of 1e-6 per term of the reduction that a direct sum gets (1: direct and
+    // GEMM; 4 F(2x2,3x3); 16 F(4x4,3x3), F(4x4,5x5); 64 F(6x6,3x3); 512
+    // F(9x9,5x5)), as Conv2dOptions::max_error_factor bounds it. It ranks the
+    // tiles; their measured error over a direct sum's is in the README.
     double error_factor = 1;
 
     // "CONV2D_WINOGRAD wino-f4-fused-global [BK=64 BT=8 BC=36 ...]: <reason>"

@@ -1,5 +1,6 @@
-// CONV2D_WINOGRAD's descriptor: the fused three-phase kernel, F(2x2,3x3) and
-// F(4x4,3x3), fused or low-local-memory blocks, U in __global or __constant.
+// CONV2D_WINOGRAD's descriptor: the fused three-phase kernel, F(2x2,3x3),
+// F(4x4,3x3) and F(6x6,3x3), fused or low-local-memory blocks, U in __global
+// or __constant.
 #include "ops/ConvImplementation.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
 #include "ops/winograd/WinogradConv.hpp"
@@ -44,6 +45,12 @@ public:
             return std::string(v.low_local_memory ? "the low-local-memory" : "the fused") + " Winograd variant needs " +
                    std::to_string(c.local_bytes()) + " bytes of local memory; the device offers " +
                    std::to_string(profile.local_mem_bytes);
+        }
+        // Split C (min_work_groups, F(6x6)'s 128-channel slices) needs a workspace for the partial sums.
+        const double limit = profile.tuned_or(workspace_limit_key(), 0);
+        if (limit > 0 && static_cast<double>(c.workspace_bytes(s)) > limit) {
+            return "C split in " + std::to_string(c.splits(s)) + " slices needs " + std::to_string(c.workspace_bytes(s)) +
+                   " bytes of workspace; the limit is " + std::to_string(static_cast<std::size_t>(limit));
         }
         if (profile.max_work_group_size != 0 && c.work_group_size() > profile.max_work_group_size) {
             return "the Winograd variant needs work-groups of " + std::to_string(c.work_group_size()) +

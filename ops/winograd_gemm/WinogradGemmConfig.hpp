@@ -27,7 +27,7 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);
 
 struct WinogradGemmConfig {
     int m = 4, r = 3, alpha = 6;
-    bool scaled = true;               // F(6,3), F(4,5), F(9,5): netcl's power-of-two scaling (profile "winograd_scaling")
+    bool scaled = true;               // all but F(2,3): netcl's power-of-two scaling (profile "winograd_scaling"; separate transforms only)
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
     std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)

@@ -32,11 +32,15 @@ constexpr PaperRow kTable4[] = {
     {"conv3.2", 256, 56, 256, 1.53e-04, 5.34e-05, 9.06e-04},  {"conv4.2", 512, 28, 512, 3.20e-04, 5.34e-05, 1.04e-03},
     {"conv5", 512, 14, 512, 3.43e-04, 4.20e-05, 1.08e-03}};
 
-// The first candidate id starting with `prefix` that can take `shapes` here.
+// The first candidate id starting with `prefix` that can take `shapes` here;
+// for a fused column ("wino-f4") only the fused kernel's variants, never the
+// separate-transform ones ("wino-f4-gemm", "wino-f4r5-gemm").
 std::optional<Candidate> first_runnable(const std::string& prefix, const ConvShapes& shapes,
                                         const DeviceProfile& profile) {
+    const bool gemm = prefix.size() >= 5 && prefix.compare(prefix.size() - 5, 5, "-gemm") == 0;
     for (const auto& c : all_candidates()) {
-        if (c.id.rfind(prefix, 0) == 0 && !candidate_why_not(c, shapes, profile)) return c;
+        const bool fused = c.id.rfind(prefix + "-fused", 0) == 0 || c.id.rfind(prefix + "-lowlocal", 0) == 0;
+        if ((gemm ? c.id == prefix : fused) && !candidate_why_not(c, shapes, profile)) return c;
     }
     return std::nullopt;
 }

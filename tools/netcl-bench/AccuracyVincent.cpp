@@ -77,9 +77,13 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
             const Column& column = kColumns[i];
             DeviceProfile profile = original;
             profile.tuned["winograd_scaling"] = column.scaled ? 1 : 0;
+            struct Restore {  // the context's own profile back, however measure() ends
+                const std::shared_ptr<Context>& context;
+                const DeviceProfile& original;
+                ~Restore() { context->set_profile(original); }
+            } restore{context, original};
             context->set_profile(profile);
             const Measurement m = measure(context, candidate_named(column.variant), data, reference, RunSettings{0, 1});
-            context->set_profile(original);
             errors[i] = m.ran ? m.max_error / scale : NAN;
             if (!m.ran) failed = true;
             row[column.title] = {{"relative_error", m.ran ? nlohmann::json(errors[i]) : nlohmann::json(nullptr)},
