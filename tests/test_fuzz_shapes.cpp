@@ -138,7 +138,7 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
                 d.shapes.W = uniform(rng, std::max<std::int64_t>(1, 5 - d.shapes.pad_left - d.shapes.pad_right), 14);
             }
             if (uniform(rng, 0, 2) == 0) {
-                const int alpha = winograd_gemm_tile(d.variant)->m + winograd_gemm_tile(d.variant)->r - 1;
+                const int alpha = winograd_gemm_tile(d.variant)->alpha();
                 const auto per_tile = static_cast<std::size_t>((d.shapes.C + d.shapes.K) * alpha * alpha) * sizeof(float);
                 d.workspace_limit_bytes = per_tile * static_cast<std::size_t>(uniform(rng, 1, 5));
             }

@@ -66,7 +66,9 @@ TEST_P(BuiltinRules, ChoosesTheExpectedPlan) {
     if (const auto t = winograd_gemm_tile(d.plan.variant)) {  // separate transforms, where the profile prefers them
         EXPECT_EQ(t->m, c.tile);
         // 3x3 layers have fused variants too; 5x5 layers only these.
-        if (t->r == 3) EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
+        if (t->r == 3) {
+            EXPECT_NE(threshold(profile, threshold_key::winograd_prefer_gemm), 0) << d.plan.variant.id;
+        }
         return;
     }
     const auto chosen = winograd_variant(d.plan.variant);

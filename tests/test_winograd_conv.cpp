@@ -170,7 +170,7 @@ void check_separate_transforms(const Variant& variant, const std::vector<ConvSha
         options.variant = variant;
         options.seed = seed += 3;
         options.tolerance_factor = factor_for(variant);
-        const int alpha = tile.m + tile.r - 1;
+        const int alpha = tile.alpha();
         options.workspace_limit_bytes = static_cast<std::size_t>(3 * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto result = test::run_conv_case(s, options);
         EXPECT_TRUE(result.passed()) << variant.id << " in passes " << test::describe(s, result);

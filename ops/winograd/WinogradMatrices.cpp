@@ -1,6 +1,9 @@
 #include "ops/winograd/WinogradMatrices.hpp"
 
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <numeric>
 #include <string>
 
@@ -193,11 +196,30 @@ WinogradMatrices lavin_gray_matrices(int m) {
                                       {{1, 4}, {-1, 6}, {-1, 6}, {1, 24}, {1, 24}, {1}});
 }
 
-WinogradMatrices winograd_matrices(int m, int r, bool scaled) {
+namespace {
+
+WinogradMatrices make_winograd_matrices(int m, int r, bool scaled) {
     const auto points = winograd_points(m, r);
     if (r == 3 && m == 2) return lavin_gray_matrices(2);
     if (!scaled) return generate_winograd_matrices(m, r, points);
     return generate_winograd_matrices(m, r, points, power_of_two_output_scaling(m, r, points));
+}
+
+}  // namespace
+
+WinogradMatrices winograd_matrices(int m, int r, bool scaled) {
+    // Kept per tile: every program spec asks for them (planning, building a
+    // strategy), and the scaling rule runs a few hundred small SVDs.
+    static std::mutex mutex;
+    static std::map<std::tuple<int, int, bool>, WinogradMatrices> made;
+    const auto key = std::make_tuple(m, r, scaled);
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = made.find(key); it != made.end()) return it->second;
+    }
+    WinogradMatrices matrices = make_winograd_matrices(m, r, scaled);  // throws for an unknown tile: nothing kept
+    std::lock_guard lock(mutex);
+    return made.emplace(key, std::move(matrices)).first->second;
 }
 
 }  // namespace netcl

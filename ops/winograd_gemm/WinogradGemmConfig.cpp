@@ -40,7 +40,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const int m = t.m;
     c.m = m;
     c.r = t.r;
-    c.alpha = m + t.r - 1;
+    c.alpha = t.alpha();
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);

@@ -21,6 +21,7 @@ namespace netcl {
 // filters, "wino-f4r5-gemm", "wino-f9r5-gemm" for 5x5) and the tile each names.
 struct WinogradTile {
     int m = 4, r = 3;  // F(m x m, r x r)
+    int alpha() const { return m + r - 1; }  // the input tile's side
 };
 const std::vector<Variant>& winograd_gemm_variants();
 std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);

@@ -103,7 +103,7 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
         passes.variant = Variant(id);
         passes.seed = 9;
         passes.tolerance_factor = tolerance_factor(Variant(id));
-        const int alpha = winograd_gemm_tile(Variant(id))->m + winograd_gemm_tile(Variant(id))->r - 1;
+        const int alpha = winograd_gemm_tile(Variant(id))->alpha();
         passes.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto result = test::run_conv_case(s, passes);
         EXPECT_TRUE(result.passed()) << test::describe(s, result);
@@ -130,7 +130,7 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
         passes.variant = Variant(id);
         passes.seed = 10;
         passes.tolerance_factor = tolerance_factor(Variant(id));
-        const int alpha = winograd_gemm_tile(Variant(id))->m + 4;
+        const int alpha = winograd_gemm_tile(Variant(id))->alpha();
         passes.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * alpha * alpha) * sizeof(float);
         const auto result = test::run_conv_case(s, passes);
         EXPECT_TRUE(result.passed()) << test::describe(s, result);
