@@ -33,16 +33,26 @@ typedef float4 vec_t;
 typedef float8 vec_t;
 #define VLOAD vload8
 #define VSTORE vstore8
+#elif VW == 16
+typedef float16 vec_t;
+#define VLOAD vload16
+#define VSTORE vstore16
 #else
-#error "VW must be 4 or 8"
+#error "VW must be 4, 8 or 16"
 #endif
 
 // Lane t of a vector, by a constant t after unrolling: no address of a
 // private vector is taken (that would force it to memory on some compilers).
 #if VW == 4
 #define LANE(v, t) ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (v).s3)
-#else
+#elif VW == 8
 #define LANE(v, t)                                                                              \
     ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (t) == 3 ? (v).s3 :           \
      (t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (v).s7)
+#else
+#define LANE(v, t)                                                                              \
+    ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (t) == 3 ? (v).s3 :           \
+     (t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (t) == 7 ? (v).s7 :           \
+     (t) == 8 ? (v).s8 : (t) == 9 ? (v).s9 : (t) == 10 ? (v).sa : (t) == 11 ? (v).sb :         \
+     (t) == 12 ? (v).sc : (t) == 13 ? (v).sd : (t) == 14 ? (v).se : (v).sf)
 #endif

@@ -16,6 +16,7 @@ inline constexpr const char* naive_max_output_pixels = "naive_max_output_pixels"
 inline constexpr const char* grouped_min_channels_per_group = "grouped_min_channels_per_group";
 inline constexpr const char* winograd_min_channels = "winograd_min_channels";  // C to amortise the input transform
 inline constexpr const char* winograd_min_filters = "winograd_min_filters";    // K to amortise it
+inline constexpr const char* winograd_min_output = "winograd_min_output";  // min(P,Q) for any Winograd tile
 inline constexpr const char* winograd_tile = "winograd_tile";                  // preferred m: 2 or 4
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first

@@ -226,6 +226,20 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), fallback).variant, Variant("gemm-1x1"));
 }
 
+// winograd_min_output (pocl-cpu-avx512: 8): res5's 7x7 3x3 layer goes to the
+// implicit GEMM with the reason; 14x14 stays Winograd; 0 (the default) never rejects.
+TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
+    KernelSelector selector;
+    DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes res5 = shape(1, 512, 7, 7, 512, 3, 3, 1, 1), conv5 = shape(1, 512, 14, 14, 512, 3, 3, 1, 1);
+    EXPECT_EQ(selector.select("conv2d", res5, profile).kernel, WINO);
+    profile.tuned[threshold_key::winograd_min_output] = 8;
+    const Decision d = selector.explain("conv2d", res5, profile);
+    EXPECT_EQ(d.plan.variant, Variant("implicit-gemm")) << d.str();
+    EXPECT_NE(d.str().find("output 7x7 < winograd_min_output 8"), std::string::npos) << d.str();
+    EXPECT_EQ(selector.select("conv2d", conv5, profile).kernel, WINO);
+}
+
 TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes s = shape(1, 256, 56, 56, 256, 3, 3, 1, 1);

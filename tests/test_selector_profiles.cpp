@@ -50,7 +50,7 @@ const char* const kValidUserProfile = R"({
 
 TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
     const auto names = shipped_profile_names();
-    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512", "pocl-cpu"}));
     for (const auto& name : names) EXPECT_NO_THROW(load_profile(name)) << name;
     const DeviceProfile defaults = load_profile("default");
     for (const auto& key : threshold_keys()) EXPECT_TRUE(defaults.tuned.count(key)) << "default.json lacks " << key;
@@ -65,7 +65,7 @@ TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
         load_profile("amd-gpu");
         FAIL() << "expected netcl::Error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu-avx512, pocl-cpu"), std::string::npos) << e.what();
     }
 }
 
@@ -85,6 +85,25 @@ TEST_F(SelectorTest, LookupLayersDefaultThenVendorThenName) {
     EXPECT_EQ(mine->tuned.at(threshold_key::winograd_min_channels), 1000);
     EXPECT_EQ(mine->tuned.at(threshold_key::im2col_min_flops), load_profile("default").tuned.at("im2col_min_flops"));
     EXPECT_EQ(mine->records.size(), 1u);
+}
+
+TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
+    // PoCL names the LLVM target in the device name; float16 tiles only where it says AVX-512.
+    DeviceProfile avx512 = load_profile("pocl-cpu");
+    avx512.tuned.clear();
+    avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    const auto wide = ProfileStore::global().lookup(avx512);
+    EXPECT_EQ(wide->sources,
+              (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512"}));
+    EXPECT_EQ(wide->tuned.at("gemm_vw"), 16);
+    EXPECT_EQ(wide->tuned.at(threshold_key::winograd_min_output), 8);
+    EXPECT_EQ(wide->tuned.at(threshold_key::winograd_f6_min_output), 112);  // pocl-cpu's, not overridden
+    DeviceProfile avx2 = avx512;
+    avx2.name = "pthread-haswell-Intel(R) Xeon(R)";
+    const auto narrow = ProfileStore::global().lookup(avx2);
+    EXPECT_EQ(narrow->sources, (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu"}));
+    EXPECT_EQ(narrow->tuned.count("gemm_vw"), 0u);
+    EXPECT_EQ(narrow->tuned.at(threshold_key::winograd_min_output), 0);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

@@ -24,7 +24,7 @@ GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, cons
     tile.vw = static_cast<int>(profile.tuned_or(prefix + "_vw", fallback.vw));
     tile.work_group = {static_cast<std::size_t>(profile.tuned_or(prefix + "_wg0", static_cast<double>(fallback.work_group[0]))),
                        static_cast<std::size_t>(profile.tuned_or(prefix + "_wg1", static_cast<double>(fallback.work_group[1])))};
-    if (tile.mr < 1 || tile.mr > 16 || tile.nv < 1 || tile.nv > 4 || (tile.vw != 4 && tile.vw != 8) ||
+    if (tile.mr < 1 || tile.mr > 16 || tile.nv < 1 || tile.nv > 4 || (tile.vw != 4 && tile.vw != 8 && tile.vw != 16) ||
         tile.work_group[0] < 1 || tile.work_group[1] < 1) {
         throw Error("profile " + profile.tuned_source + ": the " + prefix + " tile " + tile.str() +
                     " is not one the GEMM engine builds; expected mr 1..16, nv 1..4, vw 4 or 8, work-group >= 1");

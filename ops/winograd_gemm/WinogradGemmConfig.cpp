@@ -29,7 +29,7 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 
 std::vector<std::string> winograd_gemm_profile_keys() {
     std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling"};
-    for (const char* prefix : {"winograd_gemm", "winograd_gemm_narrow"}) {
+    for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
     return keys;
@@ -53,12 +53,17 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.passes = (c.tiles + most - 1) / most;
     c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
     const std::int64_t fewest = c.tiles / c.passes;
-    // 6 x 16 in 2 x 8 work-groups: 58-67 GFLOPS on the VGG Winograd GEMMs on
-    // PoCL (k-major A 1.2-1.6x slower at T = 16). Under 16 tiles a pass
-    // (res5's 7x7 with F(4x4): T = 4) the 16-wide tile mostly computes
-    // padding: 6 x 4 float4 in 1 x 16, bandwidth-bound either way.
-    c.tile = c.tiles_per_pass < 16 ? gemm_tile(profile, "winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}})
-                                   : gemm_tile(profile, "winograd_gemm", GemmTile{6, 2, 8, {2, 8}});
+    // The widest tile that a pass's tiles fill: 6 x 16 in 2 x 8 work-groups
+    // ran at 58-67 GFLOPS on the VGG Winograd GEMMs on PoCL (k-major A
+    // 1.2-1.6x slower at T = 16); a tile wider than the pass mostly computes
+    // padding (conv5's 14x14 with F(4x4), T = 16, under a 32-wide AVX-512
+    // tile: 4.6-8.1 ms against 2.6 with a 16-wide one), so narrower tiles
+    // take over down to res5's 7x7 (T = 4): 6 x 4 float4 in 1 x 16,
+    // bandwidth-bound either way.
+    const GemmTile wide = gemm_tile(profile, "winograd_gemm", GemmTile{6, 2, 8, {2, 8}});
+    const GemmTile medium = gemm_tile(profile, "winograd_gemm_medium", GemmTile{6, 1, 8, {2, 8}});
+    const GemmTile narrow = gemm_tile(profile, "winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}});
+    c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;
     // Lavin & Gray's Table 4 has 6.x e-4; kernels_cl/gemm.cl has the cost).

@@ -3,6 +3,8 @@
 // large enough to amortise the input and output transforms over the
 // reduction (Lavin & Gray §5: the transform cost is shared by K filters and
 // C channels).
+#include <algorithm>
+
 #include "selector/Thresholds.hpp"
 #include "selector/VariantChoice.hpp"
 #include "selector/internal/RuleFactories.hpp"
@@ -27,6 +29,16 @@ public:
         if (s.K < min_k) {
             return reject("K = " + std::to_string(s.K) + " < winograd_min_filters " + number(min_k) +
                           ": too few filters to amortise the input transform");
+        }
+        // Tiles multiply the weights (F(4x4): 36 transformed values per 9), and
+        // on a 7x7 image four tiles share them: the multiply stage streams
+        // 4x the weights a direct sum reads (res5.3x3 on the AVX-512 PoCL
+        // profile: wino-f4-gemm 1.73 ms, wino-f2-gemm 1.11, implicit-gemm 0.83).
+        const double min_out = threshold(profile, threshold_key::winograd_min_output);
+        if (static_cast<double>(std::min(s.P(), s.Q())) < min_out) {
+            return reject("output " + std::to_string(s.P()) + "x" + std::to_string(s.Q()) +
+                          " < winograd_min_output " + number(min_out) +
+                          ": too few tiles to share the transformed weights");
         }
         return accept(Kernel::CONV2D_WINOGRAD, *choice.variant,
                       "C = " + std::to_string(s.C) + " >= " + number(min_c) + " and K = " + std::to_string(s.K) +
