@@ -277,6 +277,90 @@ TEST(WinogradConv, SeparateTransforms5x5MatchReferenceOnEdgeShapes) {
 INSTANTIATE_TEST_SUITE_P(Tiles, WinogradConvTest, ::testing::Values(2, 4, 6),
                          [](const auto& info) { return "F" + std::to_string(info.param) + "x" + std::to_string(info.param); });
 
+// The multiply's GEMM tile is the widest one a pass's tiles fill: a wider
+// tile would mostly compute padding.
+TEST(WinogradConv, GemmTileNarrowsWithThePass) {
+    DeviceProfile profile = test::shared_context()->profile();
+    const std::vector<std::pair<std::string, GemmTile>> tiles = {
+        {"winograd_gemm", GemmTile{8, 2, 16, {8, 2}}},
+        {"winograd_gemm_medium", GemmTile{8, 1, 16, {2, 8}}},
+        {"winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}}}};
+    for (const auto& [prefix, t] : tiles) {
+        profile.tuned[prefix + "_mr"] = t.mr, profile.tuned[prefix + "_nv"] = t.nv, profile.tuned[prefix + "_vw"] = t.vw;
+        profile.tuned[prefix + "_wg0"] = static_cast<double>(t.work_group[0]);
+        profile.tuned[prefix + "_wg1"] = static_cast<double>(t.work_group[1]);
+    }
+    profile.tuned.erase("winograd_gemm_workspace_limit_bytes");
+    const WinogradTile f4{4, 3};
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 20, 32, 8, 1), profile).tile.nr(), 32);  // 40 tiles
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 16, 20, 8, 1), profile).tile.nr(), 16);  // 20 tiles
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 4, 20, 8, 1), profile).tile.nr(), 4);    // 5 tiles
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 8, 8, 8, 1), profile).tile.nr(), 4);     // 4 tiles
+}
+
+// The row transforms (kernels_cl/winograd_gemm_rows.cl: 8 or 16 tiles of a
+// tile row a work-item, profile key winograd_transform_lanes) on every
+// separate-transform tile, on rows wider than a vector of tiles (interior
+// spans, the padded first span, a partial last group), asymmetric padding,
+// N > 1, no bias, and passes of 5 tiles that start and end mid-row;
+// F(9x9,5x5) keeps the one-tile kernels.
+TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
+    ConvShapes asymmetric = conv3x3(3, 4, 19, 53, 6, 0);
+    asymmetric.pad_top = 2, asymmetric.pad_left = 1, asymmetric.pad_bottom = 0, asymmetric.pad_right = 2;
+    ConvShapes asymmetric5 = conv5x5(2, 3, 17, 61, 5, 0, false);
+    asymmetric5.pad_top = 1, asymmetric5.pad_left = 2, asymmetric5.pad_bottom = 3, asymmetric5.pad_right = 0;
+    const std::vector<std::pair<const char*, std::vector<ConvShapes>>> cases = {
+        {"wino-f2-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric}},
+        {"wino-f4-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 2, 8, 200, 3, 2), asymmetric}},
+        {"wino-f6-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric}},
+        {"wino-f4r5-gemm", {asymmetric5}},
+        {"wino-f9r5-gemm", {conv5x5(2, 3, 21, 150, 5, 2)}},
+    };
+    std::uint64_t seed = 900;
+    for (const int lanes : {8, 16}) {
+        auto context = Context::create();
+        DeviceProfile profile = context->profile();
+        profile.tuned["winograd_transform_lanes"] = lanes;
+        context->set_profile(profile);
+        int rows = 0;
+        for (const auto& [id, shapes] : cases) {
+            // 16 lanes on F(4x4) alone: each (tile, lanes) is a program build of its own, seconds on PoCL.
+            if (lanes == 16 && std::string(id) != "wino-f4-gemm") continue;
+            const Variant variant(id);
+            const int m = winograd_gemm_tile(variant)->m;
+            for (const auto& s : shapes) {
+                for (const bool passes : {false, true}) {
+                    SCOPED_TRACE(std::string(id) + " lanes " + std::to_string(lanes) + (passes ? " in passes" : ""));
+                    test::ConvCaseOptions options;
+                    options.strategy = Kernel::CONV2D_WINOGRAD;
+                    options.variant = variant;
+                    options.seed = ++seed;
+                    options.tolerance_factor = factor_for(variant);
+                    options.context = context;
+                    const int alpha = winograd_gemm_tile(variant)->alpha();
+                    if (passes) {
+                        options.workspace_limit_bytes =
+                            static_cast<std::size_t>(5 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+                    }
+                    const auto result = test::run_conv_case(s, options);
+                    EXPECT_TRUE(result.passed()) << test::describe(s, result);
+                    const bool wide = 2 * ((s.Q() + m - 1) / m) >= lanes && alpha <= 8;  // F(9x9,5x5): never
+                    EXPECT_EQ(result.plan.config.find(std::to_string(lanes) + " tiles a work-item") != std::string::npos,
+                              wide)
+                        << result.plan.config;
+                    if (passes) EXPECT_NE(result.plan.config.find("5 of "), std::string::npos) << result.plan.config;
+                    rows += wide ? 1 : 0;
+                }
+            }
+        }
+        EXPECT_GE(rows, lanes == 8 ? 20 : 4) << "lanes " << lanes;
+    }
+    // Only 0, 8 and 16 are built.
+    DeviceProfile bad = test::shared_context()->profile();
+    bad.tuned["winograd_transform_lanes"] = 4;
+    EXPECT_THROW(winograd_gemm_config(WinogradTile{4, 3}, conv3x3(1, 8, 30, 30, 8, 1), bad), Error);
+}
+
 TEST(WinogradConv, LowLocalMemoryFallbackUnderA16KiBProfile) {
     const auto context = test::shared_context();
     // Restores the shared context's profile however the test ends.

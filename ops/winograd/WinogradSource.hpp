@@ -16,4 +16,15 @@ namespace netcl {
 // scalars and vectors.
 std::string winograd_cl_prelude(const WinogradMatrices& matrices);
 
+// For kernels_cl/winograd_gemm_rows.cl: the shuffles between a tile row's
+// floats and vectors whose lane l is tile l (TL = `lanes` tiles of m
+// outputs, alpha inputs each), written out as swizzles so that the compiler
+// emits register permutes (a private-array gather compiled to one insert
+// per element and was no faster than PoCL's gathers):
+//   WINO_DEAL(S, D):   D[j] lane l = float l*m + j of the input span held in
+//                      S[0 .. ceil((lanes*m + alpha - m) / lanes)), j < alpha
+//   WINO_UNDEAL(O, S): S[q] = floats 16q .. of the output span whose float
+//                      l*m + j is O[j] lane l, q < m
+std::string winograd_row_lanes_prelude(int m, int alpha, int lanes);
+
 }  // namespace netcl

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "netcl/Error.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "ops/winograd/WinogradSource.hpp"
 #include "runtime/EmbeddedSources.hpp"
@@ -28,7 +29,8 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 }
 
 std::vector<std::string> winograd_gemm_profile_keys() {
-    std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling"};
+    std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling",
+                                     "winograd_transform_lanes"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
@@ -69,6 +71,17 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // Lavin & Gray's Table 4 has 6.x e-4; kernels_cl/gemm.cl has the cost).
     const auto slice = static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_c_slice", 128));
     c.c_slice = slice >= 1 && slice < s.C ? slice : 0;
+    // Transforms with a tile row's tiles in a vector's lanes: where a row has
+    // at least half a vector of tiles (lanes past the row are idle), and for
+    // tiles up to alpha = 8: F(9x9,5x5)'s 13 x 13 written out took PoCL 34 s
+    // to compile against 12 s for the one-tile kernels (cold cache).
+    const auto lanes = static_cast<int>(profile.tuned_or("winograd_transform_lanes", 0));
+    if (lanes != 0 && lanes != 8 && lanes != 16) {
+        throw Error("profile " + profile.tuned_source + ": winograd_transform_lanes " + std::to_string(lanes) +
+                    " is not one the transforms build; expected 0 (a tile a work-item), 8 or 16");
+    }
+    const std::int64_t tiles_w = (s.Q() + m - 1) / m;
+    c.row_lanes = lanes != 0 && c.alpha <= 8 && 2 * tiles_w >= lanes ? lanes : 0;
     c.edge_m = s.K < c.tile.mr;
     c.edge_n = fewest < c.tile.nr();
     return c;
@@ -83,11 +96,20 @@ std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
-    return {"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
-                std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
-            winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
-            "",
-            {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}}, {"winograd_gemm_weights", {8, 1, 1}}}};
+    ProgramSpec spec{"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
+                         std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
+                     winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
+                     "",
+                     {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
+                      {"winograd_gemm_weights", {8, 1, 1}}}};
+    if (row_lanes != 0) {
+        spec.label += ", " + std::to_string(row_lanes) + " tiles a work-item";
+        spec.source += winograd_row_lanes_prelude(m, alpha, row_lanes) + embedded_source("winograd_gemm_rows");
+        spec.options = "-DTL=" + std::to_string(row_lanes);
+        spec.kernels.push_back({"winograd_gemm_input_rows", {1, 4, 1}});
+        spec.kernels.push_back({"winograd_gemm_output_rows", {1, 4, 1}});
+    }
+    return spec;
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
@@ -101,7 +123,8 @@ std::string WinogradGemmConfig::str() const {
     return "F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" + std::to_string(r) + ")" +
            (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " tiles a pass, GEMM " + tile.str() +
-           (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string());
+           (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
+           (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string());
 }
 
 }  // namespace netcl

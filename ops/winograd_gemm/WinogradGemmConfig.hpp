@@ -35,6 +35,9 @@ struct WinogradGemmConfig {
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     bool edge_m = false, edge_n = false;
+    // Tiles of one tile row per work-item in the transforms (8 or 16: the
+    // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each.
+    int row_lanes = 0;
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x K x C floats

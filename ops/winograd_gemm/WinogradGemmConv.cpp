@@ -1,5 +1,7 @@
 #include "ops/winograd_gemm/WinogradGemmConv.hpp"
 
+#include <algorithm>
+
 #include "ops/internal/KernelLaunch.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -18,8 +20,9 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     : context_(std::move(context)), shapes_(shapes), config_(config) {
     const cl::Program transforms = build(*context_, config_.transforms_program());
     weights_kernel_ = internal::make_kernel(transforms, "winograd_gemm_weights");
-    input_kernel_ = internal::make_kernel(transforms, "winograd_gemm_input");
-    output_kernel_ = internal::make_kernel(transforms, "winograd_gemm_output");
+    const bool rows = config_.row_lanes != 0;
+    input_kernel_ = internal::make_kernel(transforms, rows ? "winograd_gemm_input_rows" : "winograd_gemm_input");
+    output_kernel_ = internal::make_kernel(transforms, rows ? "winograd_gemm_output_rows" : "winograd_gemm_output");
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
     u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, shapes_.K, shapes_.C});
@@ -54,12 +57,25 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     std::int64_t tile0 = 0;
     for (std::int64_t p = 0; p < config_.passes; ++p) {
         const std::int64_t T = config_.tiles / config_.passes + (p < config_.tiles % config_.passes ? 1 : 0);
-        internal::set_args(input_kernel_, "winograd_gemm_input", x.buffer(), internal::offset_of(x), workspace.buffer,
-                           v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left), i(tiles_w),
-                           i(tiles_per_image), i(tile0), i(T));
-        internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input",
-                         cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.C)), cl::NDRange(16, 4),
-                         chain);
+        // The row kernels: the pass's tile rows (its first and last may be partial), in groups of row_lanes tiles.
+        const std::int64_t lanes = config_.row_lanes, row0 = tile0 / tiles_w, rows = (tile0 + T - 1) / tiles_w - row0 + 1,
+                           groups_per_row = (tiles_w + lanes - 1) / std::max<std::int64_t>(lanes, 1),
+                           groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
+        if (lanes) {
+            internal::set_args(input_kernel_, "winograd_gemm_input_rows", x.buffer(), internal::offset_of(x),
+                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
+            internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
+                             cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
+                             cl::NDRange(1, 4), chain);
+        } else {
+            internal::set_args(input_kernel_, "winograd_gemm_input", x.buffer(), internal::offset_of(x),
+                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               i(tiles_w), i(tiles_per_image), i(tile0), i(T));
+            internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input",
+                             cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.C)), cl::NDRange(16, 4),
+                             chain);
+        }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched over e.
         internal::set_args(gemm_kernel_, "gemm", u_.buffer(), cl_ulong{0}, i(s.K * s.C), workspace.buffer, v_offset,
                            i(s.C * T), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(s.K), i(T),
@@ -69,12 +85,22 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                          cl::NDRange(static_cast<std::size_t>((T + nr - 1) / nr),
                                      static_cast<std::size_t>((s.K + mr - 1) / mr), static_cast<std::size_t>(a2)),
                          cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
-        internal::set_args(output_kernel_, "winograd_gemm_output", workspace.buffer, m_offset, y.buffer(),
-                           internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0), i(s.K),
-                           i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-        internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output",
-                         cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.K)), cl::NDRange(16, 4),
-                         chain);
+        if (lanes) {
+            internal::set_args(output_kernel_, "winograd_gemm_output_rows", workspace.buffer, m_offset, y.buffer(),
+                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row),
+                               i(row0), i(groups));
+            internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output_rows",
+                             cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.K)),
+                             cl::NDRange(1, 4), chain);
+        } else {
+            internal::set_args(output_kernel_, "winograd_gemm_output", workspace.buffer, m_offset, y.buffer(),
+                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
+            internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output",
+                             cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.K)), cl::NDRange(16, 4),
+                             chain);
+        }
         tile0 += T;
     }
 }

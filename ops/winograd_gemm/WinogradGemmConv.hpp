@@ -24,7 +24,7 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WinogradGemmConfig config_;
-    cl::Kernel weights_kernel_, input_kernel_, output_kernel_, gemm_kernel_;
+    cl::Kernel weights_kernel_, input_kernel_, output_kernel_, gemm_kernel_;  // the row kernels when config_.row_lanes
     Tensor u_;
     Tensor bias_;
     bool has_weights_ = false;

@@ -138,6 +138,42 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
     }
 }
 
+// The row transforms (kernels_cl/winograd_gemm_rows.cl), 8 and 16 tiles a
+// work-item: partial last groups, asymmetric pads, N = 2, passes of 5 tiles
+// that cut rows.
+TEST(OclgrindNoUninitialized, WinogradRowTransforms) {
+    for (const int lanes : {8, 16}) {
+        auto context = Context::create();
+        DeviceProfile profile = context->profile();
+        profile.tuned["winograd_transform_lanes"] = lanes;
+        context->set_profile(profile);
+        for (const char* id : {"wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm", "wino-f4r5-gemm"}) {
+            if (lanes == 16 && std::string(id) != "wino-f4-gemm") continue;  // oclgrind's time
+            SCOPED_TRACE(std::string(id) + " lanes " + std::to_string(lanes));
+            const int m = winograd_gemm_tile(Variant(id))->m, r = winograd_gemm_tile(Variant(id))->r;
+            auto s = shape(2, 3, 7, lanes * m + 5, 5, r, 1, true);  // a full group and a partial one a row
+            s.set_padding(r / 2, 1, 0, r - 1);
+            for (const bool passes : {false, true}) {
+                test::ConvCaseOptions options;
+                options.strategy = Kernel::CONV2D_WINOGRAD;
+                options.variant = Variant(id);
+                options.seed = 11;
+                options.tolerance_factor = tolerance_factor(Variant(id));
+                options.context = context;
+                const int alpha = winograd_gemm_tile(Variant(id))->alpha();
+                if (passes) {
+                    options.workspace_limit_bytes =
+                        static_cast<std::size_t>(5 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+                }
+                const auto result = test::run_conv_case(s, options);
+                EXPECT_TRUE(result.passed()) << test::describe(s, result);
+                EXPECT_NE(result.plan.config.find(std::to_string(lanes) + " tiles a work-item"), std::string::npos)
+                    << result.plan.config;
+            }
+        }
+    }
+}
+
 // Run without --uninitialized (CTest entry oclgrind_kernels_races_bounds):
 //
 // - IM2COL: oclgrind 21.10 reports values CLBlast's XgemmDirectBatchedTN
