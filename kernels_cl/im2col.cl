@@ -25,3 +25,41 @@ __kernel void im2col(__global const float* restrict x, const ulong x_offset, __g
     if (h >= 0 && h < H && w >= 0 && w < W) value = x[((size_t)(image0 + b) * C + c) * H * W + h * W + w];
     col[((size_t)b * C * R * S + row) * P * Q + pq] = value;
 }
+
+// The same column matrix a row of P·Q columns at a time: one work-item per
+// (output row p, matrix row (c, r, s), image), copying Q floats, the padded
+// ends zeroed and the rest one contiguous (stride 1) or strided read. For
+// CPUs (profile key im2col_rows): the per-element kernel above divides per
+// element and PoCL vectorised its reads as gathers (VGG's conv1.1: im2col
+// 6x the GEMM's time); a GPU wants the per-element kernel's coalesced writes.
+//
+// NDRange: dim0 = P, dim1 = C·R·S rows, dim2 = images of the pass.
+__kernel void im2col_rows(__global const float* restrict x, const ulong x_offset, __global float* restrict col,
+                          const ulong col_offset, const int image0, const int C, const int H, const int W, const int P,
+                          const int Q, const int R, const int S, const int stride_h, const int stride_w,
+                          const int pad_top, const int pad_left, const int dil_h, const int dil_w) {
+    const int p = (int)get_global_id(0);
+    const int row = (int)get_global_id(1);
+    const int b = (int)get_global_id(2);
+    if (p >= P) return;  // dim0 is rounded up to the work-group size
+    const int s = row % S;
+    const int r = (row / S) % R;
+    const int c = row / (R * S);
+    __global float* out = col + col_offset + ((size_t)b * C * R * S + row) * P * Q + (size_t)p * Q;
+    const int h = p * stride_h - pad_top + r * dil_h;
+    if (h < 0 || h >= H) {
+        for (int q = 0; q < Q; ++q) out[q] = 0.0f;
+        return;
+    }
+    __global const float* in = x + x_offset + ((size_t)(image0 + b) * C + c) * H * W + (size_t)h * W;
+    const int w0 = s * dil_w - pad_left;  // column q reads w = q * stride_w + w0
+    const int q_lo = min(Q, w0 >= 0 ? 0 : (-w0 + stride_w - 1) / stride_w);
+    const int q_hi = max(q_lo, W - 1 - w0 < 0 ? 0 : min(Q, (W - 1 - w0) / stride_w + 1));
+    for (int q = 0; q < q_lo; ++q) out[q] = 0.0f;
+    if (stride_w == 1) {
+        for (int q = q_lo; q < q_hi; ++q) out[q] = in[q + w0];
+    } else {
+        for (int q = q_lo; q < q_hi; ++q) out[q] = in[q * stride_w + w0];
+    }
+    for (int q = q_hi; q < Q; ++q) out[q] = 0.0f;
+}

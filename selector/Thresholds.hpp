@@ -27,6 +27,7 @@ inline constexpr const char* max_error_factor = "max_error_factor";
 inline constexpr const char* winograd_prefer_low_local_memory = "winograd_prefer_low_local_memory";  // 0/1
 inline constexpr const char* winograd_constant_weights = "winograd_constant_weights";  // 0/1: try __constant
 inline constexpr const char* winograd_prefer_gemm = "winograd_prefer_gemm";  // 0/1: separate transforms first
+inline constexpr const char* im2col_gemm_max_reduction = "im2col_gemm_max_reduction";  // C/groups*R*S at most: im2col-gemm first
 inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
 // 1x1 layers go to the implicit GEMM before the 1x1 GEMM when C/groups is at
 // least gemm1x1_max_channels or P*Q at most gemm1x1_max_pixels_to_yield (long

@@ -1,4 +1,5 @@
-// IM2COL's variants against the fp64 reference: im2col + CLBlast, the 1x1
+// IM2COL's variants against the fp64 reference: im2col + CLBlast, im2col +
+// netcl's GEMM engine, the 1x1
 // GEMM and the implicit GEMM of netcl's GEMM engine, each on the edge-case
 // table and 200 random small shapes (fixed seed) where it can take them, and
 // a VGG-like layer; im2col + CLBlast's passes of fewer images under a small
@@ -104,6 +105,52 @@ TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
     const ConvCaseResult r = run_conv_case(s, options);
     EXPECT_TRUE(r.passed()) << describe(s, r);
     EXPECT_EQ(r.workspace_bytes, per_image);
+}
+
+// Both column copies (im2col a row of columns a work-item, profile key
+// im2col_rows, and an element a work-item) under both GEMMs, whatever this
+// device's profile says: strides, dilation, asymmetric pads wider than the
+// filter reach, groups, N = 3 in one pass and in passes of one image.
+TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
+    std::vector<ConvShapes> shapes;
+    ConvShapes a;
+    a.N = 3, a.C = 4, a.H = 13, a.W = 17, a.K = 6, a.R = 3, a.S = 3, a.set_padding(1), a.groups = 2, a.bias = true;
+    shapes.push_back(a);
+    ConvShapes b;
+    b.N = 2, b.C = 3, b.H = 20, b.W = 31, b.K = 9, b.R = 7, b.S = 5, b.stride_h = 2, b.stride_w = 3;
+    b.set_padding(3, 1, 0, 4);
+    shapes.push_back(b);
+    ConvShapes c;
+    c.N = 1, c.C = 5, c.H = 11, c.W = 9, c.K = 7, c.R = 3, c.S = 3, c.dilation_h = 2, c.dilation_w = 3, c.set_padding(2);
+    c.bias = true;
+    shapes.push_back(c);
+    std::uint64_t seed = 700;
+    for (const int rows : {0, 1}) {
+        auto context = Context::create();
+        DeviceProfile profile = context->profile();
+        profile.tuned["im2col_rows"] = rows;
+        context->set_profile(profile);
+        for (const char* id : {"im2col-gemm", "im2col-clblast"}) {
+            for (const auto& s : shapes) {
+                for (const bool passes : {false, true}) {
+                    SCOPED_TRACE(std::string(id) + " im2col_rows " + std::to_string(rows) + (passes ? ", passes" : ""));
+                    ConvCaseOptions options;
+                    options.strategy = Kernel::IM2COL;
+                    options.variant = Variant(id);
+                    options.seed = ++seed;
+                    options.context = context;
+                    if (passes) options.workspace_limit_bytes = im2col_layout(s).columns_per_image_bytes;
+                    const ConvCaseResult r = run_conv_case(s, options);
+                    EXPECT_TRUE(r.passed()) << describe(s, r);
+                    EXPECT_EQ(r.plan.config.find("columns a row a work-item") != std::string::npos, rows == 1)
+                        << r.plan.config;
+                    if (passes) {
+                        EXPECT_EQ(r.workspace_bytes, im2col_layout(s).columns_per_image_bytes);
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST(ConvIm2col, OneByOneUnpaddedLayersNeedNoWorkspace) {

@@ -240,6 +240,18 @@ TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
     EXPECT_EQ(selector.select("conv2d", conv5, profile).kernel, WINO);
 }
 
+// im2col_gemm_max_reduction (pocl-cpu-avx512: 32): VGG's conv1.1 (C*R*S =
+// 27) goes to im2col + the GEMM engine, ResNet's stem (147) stays implicit.
+TEST_F(SelectorTest, ShortReductionsGoToIm2colGemmWhereTheProfileSays) {
+    KernelSelector selector;
+    DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1), stem = shape(1, 3, 224, 224, 64, 7, 7, 2, 3);
+    EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("implicit-gemm"));
+    profile.tuned[threshold_key::im2col_gemm_max_reduction] = 32;
+    EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("im2col-gemm"));
+    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
+}
+
 TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes s = shape(1, 256, 56, 56, 256, 3, 3, 1, 1);

@@ -348,7 +348,9 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
                     EXPECT_EQ(result.plan.config.find(std::to_string(lanes) + " tiles a work-item") != std::string::npos,
                               wide)
                         << result.plan.config;
-                    if (passes) EXPECT_NE(result.plan.config.find("5 of "), std::string::npos) << result.plan.config;
+                    if (passes) {
+                        EXPECT_NE(result.plan.config.find("5 of "), std::string::npos) << result.plan.config;
+                    }
                     rows += wide ? 1 : 0;
                 }
             }

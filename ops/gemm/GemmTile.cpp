@@ -27,7 +27,7 @@ GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, cons
     if (tile.mr < 1 || tile.mr > 16 || tile.nv < 1 || tile.nv > 4 || (tile.vw != 4 && tile.vw != 8 && tile.vw != 16) ||
         tile.work_group[0] < 1 || tile.work_group[1] < 1) {
         throw Error("profile " + profile.tuned_source + ": the " + prefix + " tile " + tile.str() +
-                    " is not one the GEMM engine builds; expected mr 1..16, nv 1..4, vw 4 or 8, work-group >= 1");
+                    " is not one the GEMM engine builds; expected mr 1..16, nv 1..4, vw 4, 8 or 16, work-group >= 1");
     }
     return tile;
 }

@@ -15,7 +15,7 @@ namespace netcl {
 struct GemmTile {
     int mr = 6;  // rows per work-item
     int nv = 2;  // vectors per row
-    int vw = 8;  // floats per vector (4 or 8)
+    int vw = 8;  // floats per vector (4, 8 or 16)
     std::array<std::size_t, 2> work_group{8, 2};
 
     int nr() const { return nv * vw; }

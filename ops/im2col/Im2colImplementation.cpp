@@ -1,7 +1,10 @@
-// IM2COL's descriptor: im2col + CLBlast's batched SGEMM. Its workspace (the
-// column buffer of one pass of images) is capped by the profile's limit.
+// IM2COL's descriptor: im2col + a batched SGEMM, CLBlast's (im2col-clblast)
+// or netcl's GEMM engine (im2col-gemm). Its workspace (the column buffer of
+// one pass of images) is capped by the profile's limit.
 #include "ops/ConvImplementation.hpp"
+#include "ops/gemm/GemmTile.hpp"
 #include "ops/im2col/Im2colConv.hpp"
+#include "ops/im2col/Im2colGemmConv.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 
 namespace netcl {
@@ -13,10 +16,14 @@ public:
     std::string name() const override { return "im2col"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
     const std::vector<Variant>& variants() const override {
-        static const std::vector<Variant> list = {Variant("im2col-clblast")};
+        static const std::vector<Variant> list = {Variant("im2col-clblast"), Variant("im2col-gemm")};
         return list;
     }
     std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        // netcl's GEMM engine is CPU-shaped; a profile turns it off where it is not (nvidia-gpu).
+        if (v.id == "im2col-gemm" && profile.tuned_or("im2col_gemm_enabled", 1) == 0) {
+            return std::string("im2col-gemm is off on this device (its profile sets im2col_gemm_enabled = 0)");
+        }
         const std::size_t need = workspace_bytes(v, s, profile), limit = im2col_workspace_limit(profile);
         if (need > limit) {
             return "im2col needs a workspace of " + std::to_string(need) + " bytes; the limit is " +
@@ -24,23 +31,37 @@ public:
         }
         return std::nullopt;
     }
-    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        const Im2colLayout layout = im2col_layout(s, im2col_workspace_limit(profile));
+    std::string config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).str();
+        const Im2colLayout layout = im2col_layout(s, profile);
         if (layout.direct) return "1x1: the input is the column matrix, no workspace";
         return std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
-               std::to_string(layout.workspace_bytes) + " bytes";
+               std::to_string(layout.workspace_bytes) + " bytes" + (layout.by_rows ? ", columns a row a work-item" : "");
     }
     std::size_t workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return im2col_layout(s, im2col_workspace_limit(profile)).workspace_bytes;
+        return im2col_layout(s, profile).workspace_bytes;
     }
-    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return im2col_programs(im2col_layout(s, im2col_workspace_limit(profile)), s.bias);
+    std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (v.id == "im2col-gemm") {
+            const Im2colGemmConfig c = im2col_gemm_config(s, profile);
+            std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
+            list.push_back(c.gemm_program());
+            return list;
+        }
+        return im2col_programs(im2col_layout(s, profile), s.bias);
     }
-    std::vector<std::string> profile_keys() const override { return {"im2col_workspace_limit_bytes"}; }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+    std::vector<std::string> profile_keys() const override {
+        std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_rows", "im2col_gemm_enabled"};
+        for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);
+        return keys;
+    }
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
+        if (v.id == "im2col-gemm") {
+            return std::make_unique<Im2colGemmConv>(std::move(context), shapes, im2col_gemm_config(shapes, profile));
+        }
         return std::make_unique<Im2colConv>(std::move(context), shapes,
-                                            im2col_layout(shapes, im2col_workspace_limit(profile)));
+                                            im2col_layout(shapes, profile));
     }
 };
 

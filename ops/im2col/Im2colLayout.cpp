@@ -24,9 +24,18 @@ Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes) {
     return layout;
 }
 
+Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile) {
+    Im2colLayout layout = im2col_layout(shapes, im2col_workspace_limit(profile));
+    layout.by_rows = !layout.direct && profile.tuned_or("im2col_rows", 0) != 0;
+    return layout;
+}
+
 std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias) {
     std::vector<ProgramSpec> programs;
-    if (!layout.direct) programs.push_back({"im2col", embedded_source("im2col"), "", {{"im2col", {64, 1, 1}}}});
+    if (!layout.direct) {
+        programs.push_back({"im2col", embedded_source("im2col"), "",
+                            {layout.by_rows ? KernelSpec{"im2col_rows", {4, 1, 1}} : KernelSpec{"im2col", {64, 1, 1}}}});
+    }
     if (bias) programs.push_back({"bias_add", embedded_source("bias_add"), "", {{"bias_add", {64, 1, 1}}}});
     return programs;
 }

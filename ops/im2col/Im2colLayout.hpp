@@ -23,6 +23,9 @@ struct Im2colLayout {
     // images x groups, so small layers pay a launch per pass, not per image.
     std::int64_t images_per_pass = 1;
     std::size_t workspace_bytes = 0;  // columns_per_image_bytes x images_per_pass
+    // kernels_cl/im2col.cl's im2col_rows (a row of columns a work-item, for
+    // CPUs: profile key im2col_rows) instead of one element a work-item.
+    bool by_rows = false;
 };
 
 // The batching target of one pass's column buffer.
@@ -32,9 +35,11 @@ inline constexpr std::size_t kIm2colPassBytes = std::size_t{32} << 20;
 // limit below one image's columns still gives one image per pass; why_not()
 // declines that case.
 Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes);
+// The layout on a device: its workspace limit and its im2col kernel.
+Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile);
 
-// netcl's own programs for the layer: the column expansion (unless direct)
-// and the bias pass (with a bias), both launched in work-groups of 64.
+// netcl's own programs for the layer: the column expansion (unless direct;
+// work-groups of 64, or of 4 rows by_rows) and the bias pass (with a bias).
 std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias);
 
 // The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else

@@ -1,0 +1,111 @@
+#include "ops/im2col/Im2colGemmConv.hpp"
+
+#include <algorithm>
+
+#include "ops/internal/KernelLaunch.hpp"
+#include "netcl/Error.hpp"
+#include "runtime/EmbeddedSources.hpp"
+#include "runtime/ProgramCache.hpp"
+
+namespace netcl {
+
+namespace {
+constexpr const char* kName = "im2col-gemm";
+}  // namespace
+
+Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
+    Im2colGemmConfig c;
+    c.layout = im2col_layout(s, profile);
+    c.tile = gemm_tile(profile, "im2col_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
+    c.edge_m = s.K / s.groups < c.tile.mr;
+    c.edge_n = s.P() * s.Q() < c.tile.nr();
+    c.bias = s.bias;
+    return c;
+}
+
+ProgramSpec Im2colGemmConfig::gemm_program() const {
+    std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
+                          " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
+    if (bias) options += " -DBIAS";
+    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"), options,
+            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
+}
+
+std::string Im2colGemmConfig::str() const {
+    return (layout.direct ? std::string("1x1: the input is the column matrix")
+                          : std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
+                                std::to_string(layout.workspace_bytes) + " bytes" +
+                                (layout.by_rows ? ", columns a row a work-item" : "")) +
+           ", GEMM " + tile.str();
+}
+
+Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
+                               const Im2colGemmConfig& config)
+    : context_(std::move(context)), shapes_(shapes), config_(config) {
+    for (const ProgramSpec& spec : im2col_programs(config_.layout, /*bias=*/false)) {
+        im2col_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options),
+                                        spec.kernels.front().name.c_str());
+    }
+    const ProgramSpec gemm = config_.gemm_program();
+    gemm_ = internal::make_kernel(context_->programs().get_source(gemm.label, gemm.source, gemm.options), "gemm");
+}
+
+void Im2colGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain&) {
+    internal::check_weights(kName, shapes_, weights, bias);
+    weights_ = weights;
+    bias_ = shapes_.bias ? *bias : Tensor{};
+    has_weights_ = true;
+}
+
+void Im2colGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) {
+    NETCL_REQUIRE(has_weights_, "im2col-gemm: enqueue before set_weights; expected weights first");
+    internal::check_io(kName, shapes_, x, y);
+    const Im2colLayout& layout = config_.layout;
+    NETCL_REQUIRE(layout.direct || (workspace.buffer() && workspace.bytes >= layout.workspace_bytes &&
+                                    workspace.offset_bytes % sizeof(float) == 0),
+                  "im2col-gemm: the workspace is missing or smaller than the " +
+                      std::to_string(layout.workspace_bytes) + " bytes it declared");
+    const ConvShapes& s = shapes_;
+    const std::int64_t P = s.P(), Q = s.Q(), PQ = P * Q, cg = s.C / s.groups, kg = s.K / s.groups;
+    const std::int64_t rows = cg * s.R * s.S;  // the GEMM's inner dimension, per group
+    const Tensor& bias = s.bias ? bias_ : weights_;  // never read without BIAS
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
+    const auto workspace_origin = static_cast<std::int64_t>(workspace.offset_bytes / sizeof(float));
+    for (std::int64_t n0 = 0; n0 < s.N; n0 += layout.images_per_pass) {
+        const std::int64_t images = std::min(layout.images_per_pass, s.N - n0);
+        const cl::Buffer* columns = &x.buffer();
+        std::int64_t columns_origin = static_cast<std::int64_t>(x.offset()) + n0 * s.C * s.H * s.W;
+        std::int64_t column_image_stride = s.C * s.H * s.W;
+        if (!layout.direct) {
+            const char* name = layout.by_rows ? "im2col_rows" : "im2col";
+            internal::set_args(im2col_, name, x.buffer(), internal::offset_of(x), workspace.buffer,
+                               u(workspace_origin), i(n0), i(s.C), i(s.H), i(s.W), i(P), i(Q), i(s.R), i(s.S),
+                               i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
+                               i(s.dilation_w));
+            internal::launch(context_->queue(), im2col_, name,
+                             cl::NDRange(static_cast<std::size_t>(layout.by_rows ? P : PQ),
+                                         static_cast<std::size_t>(s.C * s.R * s.S), static_cast<std::size_t>(images)),
+                             layout.by_rows ? cl::NDRange(4, 1, 1) : cl::NDRange(64, 1, 1), chain);
+            columns = &workspace.buffer;
+            columns_origin = workspace_origin;
+            column_image_stride = s.C * s.R * s.S * PQ;
+        }
+        for (std::int64_t g = 0; g < s.groups; ++g) {
+            // Group g of every image of the pass: weights rows g*Kg.. (the same for each image: batch stride 0),
+            // column rows g*rows.., output channels g*Kg...
+            internal::set_args(gemm_, "gemm", weights_.buffer(), internal::offset_of(weights_) + u(g * kg * rows), 0,
+                               *columns, u(columns_origin + g * rows * PQ), i(column_image_stride), y.buffer(),
+                               internal::offset_of(y) + u((n0 * s.K + g * kg) * PQ), i(s.K * PQ), bias.buffer(),
+                               internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg), i(PQ), i(rows), i(rows),
+                               i(PQ), i(PQ));
+            const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
+            internal::launch(context_->queue(), gemm_, "gemm",
+                             cl::NDRange(static_cast<std::size_t>((PQ + nr - 1) / nr),
+                                         static_cast<std::size_t>((kg + mr - 1) / mr), static_cast<std::size_t>(images)),
+                             cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
+        }
+    }
+}
+
+}  // namespace netcl
