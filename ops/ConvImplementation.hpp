@@ -55,6 +55,13 @@ public:
     virtual std::vector<ProgramSpec> programs(const Variant& variant, const ConvShapes& shapes,
                                               const DeviceProfile& profile) const = 0;
 
+    // The profile prefixes (ops/gemm/GemmTile.hpp) of the GEMM-engine tiles
+    // this layer's kernels are built with; empty where it has none. What
+    // netcl-tune --gemm-tiles searches for each layer.
+    virtual std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const {
+        return {};
+    }
+
     // Profile "tuned" keys the implementation reads (e.g. its workspace cap),
     // so a profile naming a key nobody reads is warned about.
     virtual std::vector<std::string> profile_keys() const { return {}; }

@@ -70,6 +70,33 @@ TEST_F(SelectorTest, TunedRecordsAreReadBackAfterNetclTune) {
     EXPECT_EQ(stored->sources.back(), path.string());
 }
 
+// --gemm-tiles with two candidates on a 1x1 and a 3x3 stride-2 layer: each
+// GEMM-engine prefix those layers build with gets one of the two, written to
+// the user profile and read back by the next lookup.
+TEST_F(SelectorTest, NetclTuneChoosesGemmTilesAndWritesThem) {
+    ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built; build the netcl-tune target";
+    const DeviceProfile& device = shared_context()->profile();
+    const auto [status, output] =
+        run(kTune.string() + " --gemm-tiles --tile 4x2x8/4x4 --tile 6x1x8/8x2 --strategy IM2COL --repeats 2"
+                             " --shape 1,16,10,12,12,1,1 --shape 1,8,21,19,8,3,3,2,1");
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_EQ(output.find("WRONG"), std::string::npos) << output;
+    EXPECT_NE(output.find("GEMM tile gemm: "), std::string::npos) << output;
+    EXPECT_NE(output.find("GEMM tile implicit_gemm: "), std::string::npos) << output;
+    ProfileStore::global().invalidate();
+    const auto stored = ProfileStore::global().lookup(device);
+    for (const char* prefix : {"gemm", "implicit_gemm"}) {
+        const std::string p(prefix);
+        ASSERT_TRUE(stored->tuned.count(p + "_mr")) << output;
+        const double mr = stored->tuned.at(p + "_mr"), nv = stored->tuned.at(p + "_nv");
+        EXPECT_TRUE((mr == 4 && nv == 2) || (mr == 6 && nv == 1)) << p << " " << mr << "x" << nv;
+        EXPECT_EQ(stored->tuned.at(p + "_vw"), 8);
+    }
+    const auto [bad, bad_output] = run(kTune.string() + " --gemm-tiles --tile 8x2 --shape 1,16,10,12,12,1,1");
+    EXPECT_EQ(bad, 1) << bad_output;
+    EXPECT_NE(bad_output.find("is not MRxNVxVW/WG0xWG1"), std::string::npos) << bad_output;
+}
+
 TEST_F(SelectorTest, NetclTuneRejectsBadArguments) {
     ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built";
     const auto [status, output] = run(kTune.string() + " --shape 1,3,8,8,4,3,3 --strategy WINOGRAD --dry-run");

@@ -35,6 +35,9 @@ public:
     std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).program()};
     }
+    std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return {gemm1x1_config(s, profile).tile.prefix};
+    }
     std::vector<std::string> profile_keys() const override { return gemm_tile_keys("gemm"); }
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {

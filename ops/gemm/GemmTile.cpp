@@ -13,12 +13,21 @@ std::string GemmTile::str() const {
            std::to_string(work_group[0]) + "x" + std::to_string(work_group[1]);
 }
 
+void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile) {
+    profile.tuned[prefix + "_mr"] = tile.mr;
+    profile.tuned[prefix + "_nv"] = tile.nv;
+    profile.tuned[prefix + "_vw"] = tile.vw;
+    profile.tuned[prefix + "_wg0"] = static_cast<double>(tile.work_group[0]);
+    profile.tuned[prefix + "_wg1"] = static_cast<double>(tile.work_group[1]);
+}
+
 std::vector<std::string> gemm_tile_keys(const std::string& prefix) {
     return {prefix + "_mr", prefix + "_nv", prefix + "_vw", prefix + "_wg0", prefix + "_wg1"};
 }
 
 GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback) {
     GemmTile tile;
+    tile.prefix = prefix;
     tile.mr = static_cast<int>(profile.tuned_or(prefix + "_mr", fallback.mr));
     tile.nv = static_cast<int>(profile.tuned_or(prefix + "_nv", fallback.nv));
     tile.vw = static_cast<int>(profile.tuned_or(prefix + "_vw", fallback.vw));

@@ -17,6 +17,7 @@ struct GemmTile {
     int nv = 2;  // vectors per row
     int vw = 8;  // floats per vector (4, 8 or 16)
     std::array<std::size_t, 2> work_group{8, 2};
+    std::string prefix{};  // the profile keys it was read from (gemm_tile()); netcl-tune --gemm-tiles searches them
 
     int nr() const { return nv * vw; }
     std::string build_options() const;
@@ -27,5 +28,7 @@ struct GemmTile {
 // _vw, _wg0, _wg1, each falling back to `fallback`'s value.
 GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback);
 std::vector<std::string> gemm_tile_keys(const std::string& prefix);
+// Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
+void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 
 }  // namespace netcl

@@ -50,6 +50,10 @@ public:
         }
         return im2col_programs(im2col_layout(s, profile), s.bias);
     }
+    std::vector<std::string> tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner
+        return {im2col_gemm_config(s, profile).tile.prefix};
+    }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_rows", "im2col_gemm_enabled"};
         for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);

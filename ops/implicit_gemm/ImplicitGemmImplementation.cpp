@@ -38,6 +38,9 @@ public:
     std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {implicit_gemm_config(s, profile).program()};
     }
+    std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return {implicit_gemm_config(s, profile).tile.prefix};
+    }
     std::vector<std::string> profile_keys() const override {
         auto keys = gemm_tile_keys("implicit_gemm");
         for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels"}) {

@@ -59,6 +59,9 @@ public:
         const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
         return {c.transforms_program(), c.gemm_program()};
     }
+    std::vector<std::string> tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return {winograd_gemm_config(*winograd_gemm_tile(v), s, profile).tile.prefix};
+    }
     std::vector<std::string> profile_keys() const override { return winograd_gemm_profile_keys(); }
     std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 #include "netcl/Conv2d.hpp"
 #include "tests/support/ReferenceConv.hpp"
+#include "ops/ConvImplementation.hpp"
 #include "ops/Implementations.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/EventTiming.hpp"
@@ -50,61 +52,161 @@ std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>
     return out;
 }
 
+namespace {
+
+// One layer's data and its fp64 reference, made once for every candidate timed on it.
+struct LayerCase {
+    ConvShapes shapes;
+    std::vector<float> w_host, b_host;
+    Tensor x, y;
+    Reference ref;
+};
+
+LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s, const TuneOptions& options) {
+    s.validate();
+    LayerCase c;
+    c.shapes = s;
+    const auto x_host = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed);
+    c.w_host = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
+    c.b_host = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
+    if (s.direct_flops() <= options.full_reference_flops) {
+        c.ref.values = reference_conv(s, x_host, c.w_host, c.b_host);
+    } else {
+        c.ref.indices = sample_output_indices(s, options.samples, options.seed + 3);
+        c.ref.values = reference_conv_sampled(s, x_host, c.w_host, c.b_host, c.ref.indices);
+    }
+    c.x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
+    c.y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    return c;
+}
+
+// The candidate's median device time on the layer, or why it has none
+// (refused, wrong, failed): correct first, on a poisoned output, before any timing.
+std::optional<TimingSummary> time_candidate(const std::shared_ptr<Context>& context, LayerCase& c, Kernel kernel,
+                                            const Variant& variant, const TuneOptions& options, std::string& why) {
+    const ConvShapes& s = c.shapes;
+    if (const auto reason = why_not(variant, s, context->profile())) {
+        why = "skip   " + label(kernel, variant) + ": " + *reason;
+        return std::nullopt;
+    }
+    try {
+        Conv2dOptions o = Conv2dOptions::for_shapes(s);
+        o.strategy = kernel;
+        o.variant = variant;
+        Conv2d conv(context, o);
+        conv.set_weights(c.w_host, c.b_host);
+        c.y.fill(std::nanf(""));
+        conv.forward(c.x, c.y);
+        if (const auto wrong = check(c.y.to_host(), c.ref, conv_tolerance(s, tolerance_factor(variant)))) {
+            why = "WRONG  " + label(kernel, variant) + ": " + *wrong + " (not recorded)";
+            return std::nullopt;
+        }
+        for (int i = 0; i < options.warmup; ++i) conv.forward(c.x, c.y);
+        context->finish();
+        std::vector<double> samples;
+        for (int i = 0; i < options.repeats; ++i) {
+            conv.forward(c.x, c.y);
+            samples.push_back(device_span_ms(conv.last_events()));
+        }
+        return summarize(samples);
+    } catch (const Error& e) {
+        why = "FAILED " + label(kernel, variant) + ": " + e.what() + " (not recorded)";
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
 ShapeTiming tune_shape(const std::shared_ptr<Context>& context, const ConvShapes& s, const TuneOptions& options,
                        const std::function<void(const std::string&)>& progress) {
-    s.validate();
+    LayerCase c = make_case(context, s, options);
     ShapeTiming result{s, {}};
-    const auto x_host = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed);
-    const auto w_host = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
-    const auto b_host = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
-
-    Reference ref;
-    if (s.direct_flops() <= options.full_reference_flops) {
-        ref.values = reference_conv(s, x_host, w_host, b_host);
-    } else {
-        ref.indices = sample_output_indices(s, options.samples, options.seed + 3);
-        ref.values = reference_conv_sampled(s, x_host, w_host, b_host, ref.indices);
-    }
-
-    const Tensor x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
-    Tensor y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
     for (const auto& [kernel, variant] : all_candidates(options.strategies)) {
-        const std::string name = label(kernel, variant);
-        if (const auto reason = why_not(variant, s, context->profile())) {
-            progress("  skip   " + name + ": " + *reason);
+        std::string why;
+        const auto t = time_candidate(context, c, kernel, variant, options, why);
+        if (!t) {
+            progress("  " + why);
             continue;
         }
-        try {
-            Conv2dOptions o = Conv2dOptions::for_shapes(s);
-            o.strategy = kernel;
-            o.variant = variant;
-            Conv2d conv(context, o);
-            conv.set_weights(w_host, b_host);
-            // Correct first: a poisoned output, one run, compared before any timing.
-            y.fill(std::nanf(""));
-            conv.forward(x, y);
-            if (const auto wrong = check(y.to_host(), ref, conv_tolerance(s, tolerance_factor(variant)))) {
-                progress("  WRONG  " + name + ": " + *wrong + " (not recorded)");
-                continue;
-            }
-            for (int i = 0; i < options.warmup; ++i) conv.forward(x, y);
-            context->finish();
-            std::vector<double> samples;
-            for (int i = 0; i < options.repeats; ++i) {
-                conv.forward(x, y);
-                samples.push_back(device_span_ms(conv.last_events()));
-            }
-            const TimingSummary t = summarize(samples);
-            result.correct.push_back({kernel, variant, t.median_ms});
-            char line[256];
-            std::snprintf(line, sizeof line, "  ok     %-60s %10.3f ms  (min %.3f, max %.3f)", name.c_str(), t.median_ms,
-                          t.min_ms, t.max_ms);
-            progress(line);
-        } catch (const Error& e) {
-            progress("  FAILED " + name + ": " + e.what() + " (not recorded)");
-        }
+        result.correct.push_back({kernel, variant, t->median_ms});
+        char line[256];
+        std::snprintf(line, sizeof line, "  ok     %-60s %10.3f ms  (min %.3f, max %.3f)", label(kernel, variant).c_str(),
+                      t->median_ms, t->min_ms, t->max_ms);
+        progress(line);
     }
     return result;
+}
+
+std::vector<GemmTile> gemm_tile_candidates() {
+    std::vector<GemmTile> tiles;
+    for (const int vw : {8, 16}) {
+        for (const auto& [mr, nv] : std::vector<std::pair<int, int>>{{4, 2}, {6, 2}, {8, 2}, {8, 3}, {12, 2}}) {
+            for (const auto& wg : std::vector<std::array<std::size_t, 2>>{{8, 2}, {4, 4}, {2, 8}}) {
+                GemmTile t;
+                t.mr = mr, t.nv = nv, t.vw = vw, t.work_group = wg;
+                tiles.push_back(t);
+            }
+        }
+    }
+    return tiles;
+}
+
+std::map<std::string, TileChoice> tune_gemm_tiles(const std::shared_ptr<Context>& context,
+                                                  const std::vector<ConvShapes>& layers,
+                                                  const std::vector<GemmTile>& candidates, const TuneOptions& options,
+                                                  const std::function<void(const std::string&)>& progress) {
+    // Which (layer, variant) pairs build with which prefix's tile, under the profile as it stands.
+    struct Use {
+        std::size_t layer;
+        Kernel kernel;
+        Variant variant;
+    };
+    const DeviceProfile base = context->profile();
+    std::map<std::string, std::vector<Use>> uses;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        for (const auto& [kernel, variant] : all_candidates(options.strategies)) {
+            if (why_not(variant, layers[i], base)) continue;
+            for (const auto& prefix : implementation_of(variant).tile_prefixes(variant, layers[i], base)) {
+                uses[prefix].push_back({i, kernel, variant});
+            }
+        }
+    }
+    std::vector<LayerCase> cases;
+    for (const auto& s : layers) cases.push_back(make_case(context, s, options));
+    std::map<std::string, TileChoice> chosen;
+    try {
+        for (const auto& [prefix, list] : uses) {
+            progress(prefix + ": " + std::to_string(candidates.size()) + " tiles on " + std::to_string(list.size()) +
+                     " (layer, variant) pair(s)");
+            TileChoice best;
+            for (const GemmTile& tile : candidates) {
+                DeviceProfile trial = base;
+                set_gemm_tile(trial, prefix, tile);
+                context->set_profile(trial);
+                double total = 0;
+                std::string why;
+                for (const Use& u : list) {
+                    const auto t = time_candidate(context, cases[u.layer], u.kernel, u.variant, options, why);
+                    if (!t) break;
+                    total += t->median_ms;
+                }
+                if (!why.empty()) {
+                    progress("  " + tile.str() + ": " + why);
+                    continue;
+                }
+                char line[256];
+                std::snprintf(line, sizeof line, "  %-50s %10.3f ms", tile.str().c_str(), total);
+                progress(line);
+                if (best.total_ms < 0 || total < best.total_ms) best = {tile, total};
+            }
+            if (best.total_ms >= 0) chosen[prefix] = best;
+        }
+    } catch (...) {
+        context->set_profile(base);
+        throw;
+    }
+    context->set_profile(base);
+    return chosen;
 }
 
 }  // namespace netcl::tune

@@ -7,19 +7,21 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "tools/ToolDevice.hpp"
 #include "netcl/Context.hpp"
 #include "netcl/Error.hpp"
 #include "tests/support/LayerSets.hpp"
+#include "ops/gemm/GemmTile.hpp"
 #include "selector/ProfileStore.hpp"
 #include "Tuner.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-tune: measure every convolution strategy on this device and store the winners"};
-    std::vector<std::string> nets, shape_specs, strategy_names;
+    std::vector<std::string> nets, shape_specs, strategy_names, tile_specs;
     std::int64_t batch = 0;
-    bool dry_run = false, records_only = false;
+    bool dry_run = false, records_only = false, gemm_tiles = false;
     netcl::tune::TuneOptions options;
     app.add_option("--net", nets, "layer set(s) to tune: " + [] {
         std::string names;
@@ -34,8 +36,13 @@ int main(int argc, char** argv) {
     app.add_option("--samples", options.samples, "reference elements checked on layers too large for a full check")
         ->check(CLI::PositiveNumber);
     app.add_flag("--dry-run", dry_run, "measure and report, but write nothing");
+    app.add_flag("--gemm-tiles", gemm_tiles,
+                 "first search the GEMM engine's register tiles (" + std::to_string(netcl::tune::gemm_tile_candidates().size()) +
+                     " per profile prefix) on these layers, and time the rest with the winners");
     app.add_flag("--records-only", records_only,
                  "write the per-shape winners but not the fitted thresholds (a small layer set says little about others)");
+    app.add_option("--tile", tile_specs,
+                   "with --gemm-tiles: a candidate MRxNVxVW/WG0xWG1 (e.g. 8x2x16/8x2; repeatable) instead of the built-in list");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -61,7 +68,43 @@ int main(int argc, char** argv) {
                     layers.size(), options.warmup, options.repeats);
         std::vector<netcl::ShapeTiming> timings;
         std::vector<netcl::TunedRecord> records;
+        std::map<std::string, double> tile_keys;
         const auto start = std::chrono::steady_clock::now();
+        if (gemm_tiles) {
+            std::vector<netcl::ConvShapes> shapes;
+            for (const auto& layer : layers) shapes.push_back(layer.shapes);
+            std::vector<netcl::GemmTile> candidates = netcl::tune::gemm_tile_candidates();
+            if (!tile_specs.empty()) {
+                candidates.clear();
+                for (const auto& spec : tile_specs) {
+                    netcl::GemmTile t;
+                    unsigned long wg0 = 0, wg1 = 0;
+                    char tail = 0;
+                    if (std::sscanf(spec.c_str(), "%dx%dx%d/%lux%lu%c", &t.mr, &t.nv, &t.vw, &wg0, &wg1, &tail) != 5) {
+                        throw netcl::Error("--tile '" + spec + "' is not MRxNVxVW/WG0xWG1, e.g. 8x2x16/8x2");
+                    }
+                    t.work_group = {wg0, wg1};
+                    netcl::DeviceProfile check;
+                    netcl::set_gemm_tile(check, "tile", t);
+                    candidates.push_back(netcl::gemm_tile(check, "tile", t));  // refuses a tile the engine cannot build
+                }
+            }
+            const auto chosen = netcl::tune::tune_gemm_tiles(context, shapes, candidates, options,
+                                                             [](const std::string& line) {
+                                                                 std::printf("%s\n", line.c_str());
+                                                                 std::fflush(stdout);
+                                                             });
+            netcl::DeviceProfile tuned = context->profile();
+            for (const auto& [prefix, choice] : chosen) {
+                std::printf("GEMM tile %s: %s (%.3f ms over its layers)\n", prefix.c_str(), choice.tile.str().c_str(),
+                            choice.total_ms);
+                netcl::set_gemm_tile(tuned, prefix, choice.tile);
+                netcl::DeviceProfile keys;
+                netcl::set_gemm_tile(keys, prefix, choice.tile);
+                for (const auto& [key, value] : keys.tuned) tile_keys[key] = value;
+            }
+            context->set_profile(tuned);  // the records below are timed with the chosen tiles
+        }
         for (std::size_t i = 0; i < layers.size(); ++i) {
             const auto& layer = layers[i];
             const double elapsed =
@@ -86,13 +129,14 @@ int main(int argc, char** argv) {
         std::vector<std::string> notes;
         auto fitted = netcl::fit_thresholds(timings, &notes);
         if (records_only) fitted.clear();
+        for (const auto& [key, value] : tile_keys) fitted[key] = value;
         std::printf("thresholds%s:\n", records_only ? " (--records-only: not written)" : "");
         for (const auto& n : notes) std::printf("  %s\n", n.c_str());
         if (dry_run) {
             std::printf("--dry-run: nothing written\n");
         } else {
             const auto path = netcl::write_user_profile(device, fitted, records);
-            std::printf("wrote %zu record(s) and %zu threshold(s) to %s\n", records.size(), fitted.size(),
+            std::printf("wrote %zu record(s) and %zu tuned value(s) to %s\n", records.size(), fitted.size(),
                         path.string().c_str());
         }
     } catch (const netcl::Error& e) {
