@@ -11,6 +11,7 @@
 #include <random>
 
 #include "ops/Implementations.hpp"
+#include "ops/gemm/GemmTile.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/internal/ClblastStatus.hpp"
 #include "netcl/Error.hpp"
@@ -148,6 +149,43 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
                         EXPECT_EQ(r.workspace_bytes, im2col_layout(s).columns_per_image_bytes);
                     }
                 }
+            }
+        }
+    }
+}
+
+// netcl's GEMM engine at every vector width it builds (float4, float8,
+// float16), whatever this device's profile picks: matrices narrower than a
+// tile (the clamped loads and per-lane stores, LANE), K off the tile, a
+// shifted-back last tile, for the 1x1 GEMM, the implicit GEMM and
+// im2col-gemm.
+TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
+    ConvShapes narrow;  // 3x3 = 9 pixels, under every tile's width; K = 5 under MR
+    narrow.N = 2, narrow.C = 6, narrow.H = 3, narrow.W = 3, narrow.K = 5, narrow.R = 1, narrow.S = 1, narrow.bias = true;
+    ConvShapes ragged;  // 7x11 = 77 pixels: a shifted-back last tile; K = 37 off the channel panels
+    ragged.N = 1, ragged.C = 9, ragged.H = 7, ragged.W = 11, ragged.K = 37, ragged.R = 1, ragged.S = 1;
+    ConvShapes strided = ragged;  // 3x3 stride 2, padded: the implicit GEMM's gathered path, im2col's copy
+    strided.R = strided.S = 3, strided.stride_h = strided.stride_w = 2, strided.set_padding(1);
+    std::uint64_t seed = 800;
+    for (const int vw : {4, 8, 16}) {
+        auto context = Context::create();
+        DeviceProfile profile = context->profile();
+        for (const char* prefix : {"gemm", "implicit_gemm", "implicit_gemm_thin", "implicit_gemm_few_pixels", "im2col_gemm"}) {
+            set_gemm_tile(profile, prefix, GemmTile{6, 2, vw, {4, 2}});
+        }
+        context->set_profile(profile);
+        for (const char* id : {"gemm-1x1", "implicit-gemm", "im2col-gemm"}) {
+            for (const ConvShapes& s : {narrow, ragged, strided}) {
+                if (why_not(Variant(id), s, profile)) continue;
+                SCOPED_TRACE(std::string(id) + " float" + std::to_string(vw));
+                ConvCaseOptions options;
+                options.strategy = Kernel::IM2COL;
+                options.variant = Variant(id);
+                options.seed = ++seed;
+                options.context = context;
+                const ConvCaseResult r = run_conv_case(s, options);
+                EXPECT_TRUE(r.passed()) << describe(s, r);
+                EXPECT_NE(r.plan.config.find("(float" + std::to_string(vw) + ")"), std::string::npos) << r.plan.config;
             }
         }
     }

@@ -81,9 +81,13 @@ MUTATIONS = [
          replace="total[i][v] += acc[i][v];",
          bug="K_SLICE: a slice's partial sum is not cleared, so earlier slices are counted again"),
     dict(id="gemm-lane", area="gemm", file="kernels_cl/gemm_tile.cl",
-         find="(t) == 4 ? (v).s4 :",
-         replace="(t) == 4 ? (v).s3 :",
+         find="(t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (v).s7)",
+         replace="(t) == 4 ? (v).s3 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (v).s7)",
          bug="the 8-wide lane picker returns the wrong lane for t = 4"),
+    dict(id="gemm-lane-16", area="gemm", file="kernels_cl/gemm_tile.cl",
+         find="(t) == 12 ? (v).sc :",
+         replace="(t) == 12 ? (v).sb :",
+         bug="the 16-wide lane picker returns the wrong lane for t = 12 (float16 tiles' edge stores)"),
 
     # --- implicit GEMM: kernels_cl/conv_kvec.cl -----------------------------
     dict(id="kvec-interior-test", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
