@@ -1,6 +1,5 @@
 #include "ops/gemm/Gemm1x1Config.hpp"
 
-#include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
 
@@ -24,13 +23,7 @@ cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
 
 cl::NDRange Gemm1x1Config::local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
 
-ProgramSpec Gemm1x1Config::program() const {
-    std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
-                          " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
-    if (bias) options += " -DBIAS";
-    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"), options,
-            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
-}
+ProgramSpec Gemm1x1Config::program() const { return gemm_program(tile, edge_m, edge_n, bias); }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");

@@ -1,6 +1,7 @@
 #include "ops/gemm/GemmTile.hpp"
 
 #include "netcl/Error.hpp"
+#include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
 
@@ -11,6 +12,15 @@ std::string GemmTile::build_options() const {
 std::string GemmTile::str() const {
     return std::to_string(mr) + "x" + std::to_string(nr()) + " tile (float" + std::to_string(vw) + "), work-group " +
            std::to_string(work_group[0]) + "x" + std::to_string(work_group[1]);
+}
+
+ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice) {
+    std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
+                          " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
+    if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);
+    if (bias) options += " -DBIAS";
+    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"), options,
+            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
 }
 
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile) {

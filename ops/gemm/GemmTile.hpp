@@ -5,10 +5,12 @@
 // the engine (1x1 GEMM, implicit GEMM, the Winograd multiply) has its own.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "netcl/DeviceProfile.hpp"
+#include "ops/ProgramSpec.hpp"
 
 namespace netcl {
 
@@ -28,6 +30,10 @@ struct GemmTile {
 // _vw, _wg0, _wg1, each falling back to `fallback`'s value.
 GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback);
 std::vector<std::string> gemm_tile_keys(const std::string& prefix);
+// The engine's program (kernels_cl/gemm_tile.cl + gemm.cl) for `tile`: EDGE_M
+// / EDGE_N where the matrix is shorter / narrower than the tile, BIAS, and
+// K_SLICE (the reduction summed in slices of that many steps; 0: one sum).
+ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0);
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 

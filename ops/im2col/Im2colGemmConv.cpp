@@ -4,7 +4,6 @@
 
 #include "ops/internal/KernelLaunch.hpp"
 #include "netcl/Error.hpp"
-#include "runtime/EmbeddedSources.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -23,13 +22,7 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     return c;
 }
 
-ProgramSpec Im2colGemmConfig::gemm_program() const {
-    std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
-                          " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
-    if (bias) options += " -DBIAS";
-    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"), options,
-            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
-}
+ProgramSpec Im2colGemmConfig::gemm_program() const { return netcl::gemm_program(tile, edge_m, edge_n, bias); }
 
 std::string Im2colGemmConfig::str() const {
     return (layout.direct ? std::string("1x1: the input is the column matrix")

@@ -113,10 +113,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return {"gemm", embedded_source("gemm_tile") + embedded_source("gemm"),
-            tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
-                " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0) + " -DK_SLICE=" + std::to_string(c_slice),
-            {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice);
 }
 
 std::string WinogradGemmConfig::str() const {
