@@ -126,9 +126,12 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
     c.bias = true;
     shapes.push_back(c);
     std::uint64_t seed = 700;
+    // One context, re-profiled: every context is a PoCL context of its own, and fewer keep the
+    // sanitizer runs' process exit simple.
+    auto context = Context::create();
+    const DeviceProfile base = context->profile();
     for (const int rows : {0, 1}) {
-        auto context = Context::create();
-        DeviceProfile profile = context->profile();
+        DeviceProfile profile = base;
         profile.tuned["im2col_rows"] = rows;
         context->set_profile(profile);
         for (const char* id : {"im2col-gemm", "im2col-clblast"}) {
@@ -167,9 +170,10 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
     ConvShapes strided = ragged;  // 3x3 stride 2, padded: the implicit GEMM's gathered path, im2col's copy
     strided.R = strided.S = 3, strided.stride_h = strided.stride_w = 2, strided.set_padding(1);
     std::uint64_t seed = 800;
+    auto context = Context::create();
+    const DeviceProfile base = context->profile();
     for (const int vw : {4, 8, 16}) {
-        auto context = Context::create();
-        DeviceProfile profile = context->profile();
+        DeviceProfile profile = base;
         for (const char* prefix : {"gemm", "implicit_gemm", "implicit_gemm_thin", "implicit_gemm_few_pixels", "im2col_gemm"}) {
             set_gemm_tile(profile, prefix, GemmTile{6, 2, vw, {4, 2}});
         }

@@ -317,9 +317,10 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
         {"wino-f9r5-gemm", {conv5x5(2, 3, 21, 150, 5, 2)}},
     };
     std::uint64_t seed = 900;
+    auto context = Context::create();  // one, re-profiled per lane count
+    const DeviceProfile base = context->profile();
     for (const int lanes : {8, 16}) {
-        auto context = Context::create();
-        DeviceProfile profile = context->profile();
+        DeviceProfile profile = base;
         profile.tuned["winograd_transform_lanes"] = lanes;
         context->set_profile(profile);
         int rows = 0;
