@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/internal/ClblastCache.hpp"
 #include "ops/internal/ClblastStatus.hpp"
 #include "ops/internal/KernelLaunch.hpp"
@@ -50,15 +51,8 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
         const cl::Buffer* columns = &x.buffer();
         std::size_t columns_origin = x.offset() + static_cast<std::size_t>(n0 * s.C * s.H * s.W);  // floats
         if (!layout_.direct) {
-            const char* name = layout_.by_rows ? "im2col_rows" : "im2col";
-            internal::set_args(im2col_, name, x.buffer(), internal::offset_of(x), workspace.buffer,
-                               static_cast<cl_ulong>(workspace_origin), i(n0), i(s.C), i(s.H), i(s.W), i(P), i(Q),
-                               i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left),
-                               i(s.dilation_h), i(s.dilation_w));
-            internal::launch(context_->queue(), im2col_, name,
-                             cl::NDRange(static_cast<std::size_t>(layout_.by_rows ? P : PQ),
-                                         static_cast<std::size_t>(s.C * s.R * s.S), static_cast<std::size_t>(images)),
-                             layout_.by_rows ? cl::NDRange(4, 1, 1) : cl::NDRange(64, 1, 1), chain);
+            enqueue_columns(context_->queue(), im2col_, layout_, s, x, workspace.buffer,
+                            static_cast<cl_ulong>(workspace_origin), n0, images, chain);
             columns = &workspace.buffer;
             columns_origin = workspace_origin;
         }

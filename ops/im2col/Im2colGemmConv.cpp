@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -71,15 +72,8 @@ void Im2colGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& 
         std::int64_t columns_origin = static_cast<std::int64_t>(x.offset()) + n0 * s.C * s.H * s.W;
         std::int64_t column_image_stride = s.C * s.H * s.W;
         if (!layout.direct) {
-            const char* name = layout.by_rows ? "im2col_rows" : "im2col";
-            internal::set_args(im2col_, name, x.buffer(), internal::offset_of(x), workspace.buffer,
-                               u(workspace_origin), i(n0), i(s.C), i(s.H), i(s.W), i(P), i(Q), i(s.R), i(s.S),
-                               i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
-                               i(s.dilation_w));
-            internal::launch(context_->queue(), im2col_, name,
-                             cl::NDRange(static_cast<std::size_t>(layout.by_rows ? P : PQ),
-                                         static_cast<std::size_t>(s.C * s.R * s.S), static_cast<std::size_t>(images)),
-                             layout.by_rows ? cl::NDRange(4, 1, 1) : cl::NDRange(64, 1, 1), chain);
+            enqueue_columns(context_->queue(), im2col_, layout, s, x, workspace.buffer, u(workspace_origin), n0,
+                            images, chain);
             columns = &workspace.buffer;
             columns_origin = workspace_origin;
             column_image_stride = s.C * s.R * s.S * PQ;

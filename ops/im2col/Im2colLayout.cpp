@@ -1,5 +1,6 @@
 #include "ops/im2col/Im2colLayout.hpp"
 
+#include "ops/im2col/ColumnExpansion.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 
@@ -33,8 +34,7 @@ Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profil
 std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias) {
     std::vector<ProgramSpec> programs;
     if (!layout.direct) {
-        programs.push_back({"im2col", embedded_source("im2col"), "",
-                            {layout.by_rows ? KernelSpec{"im2col_rows", {4, 1, 1}} : KernelSpec{"im2col", {64, 1, 1}}}});
+        programs.push_back({"im2col", embedded_source("im2col"), "", {column_kernel(layout)}});
     }
     if (bias) programs.push_back({"bias_add", embedded_source("bias_add"), "", {{"bias_add", {64, 1, 1}}}});
     return programs;
