@@ -23,8 +23,13 @@
 //    a select, not a multiply by 0, so a NaN or Inf at the clamped address
 //    never leaks in.
 //
-// Tile: MR consecutive output pixels (flat p*Q+q, may wrap rows) x NR output
-// channels. NDRange: dim0 = channel panels, dim1 = pixel tiles, dim2 = image.
+// Tile: MR consecutive output pixels x NR output channels, the pixels counted
+// flat over the whole batch (n*P*Q + p*Q + q: a tile may wrap rows and
+// images). The batch is folded in because ResNet's res5 layers have 49 pixels
+// an image: per image, a tile of 8 pixels left 6 tiles to share each weight
+// panel; over a batch of 8 the panel is read by 49 (res5.3x3 at N = 8:
+// measured below in the README's speed section). NDRange: dim0 = channel
+// panels, dim1 = pixel tiles; the host keeps images * image strides in int.
 // Build options: MR, NV, VW, S (the filter width: the tap loop of the interior
 // path unrolls over it), BIAS. The rest of the geometry (R, strides, top/left
 // padding) arrives as arguments, so one build serves every layer of a filter
@@ -37,7 +42,8 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
                         const ulong y_offset,
                         const int y_image_stride, __global const float* restrict bias, const ulong bias_offset,
                         const int C, const int H, const int W, const int K, const int P, const int Q,
-                        const int r_arg, const int sh_arg, const int sw_arg, const int ph_arg, const int pw_arg) {
+                        const int images, const int r_arg, const int sh_arg, const int sw_arg, const int ph_arg,
+                        const int pw_arg) {
 #ifdef FIXED_GEOMETRY
 #define R FR
 #define SH FSH
@@ -51,27 +57,30 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #define PH ph_arg
 #define PW pw_arg
 #endif
-    const int PQ = P * Q;
-    const int ntk = (K + NR - 1) / NR, ntp = (PQ + MR - 1) / MR;
+    const int PQ = P * Q, M = images * PQ;
+    const int ntk = (K + NR - 1) / NR, ntp = (M + MR - 1) / MR;
     const int tk = (int)get_global_id(0), tp = (int)get_global_id(1);
     if (tk >= ntk || tp >= ntp) return;
-    const int n = (int)get_global_id(2);
-    const int k0 = tk * NR;                        // a panel: guarded stores, no shift-back
-    const int m0 = max(min(tp * MR, PQ - MR), 0);  // the last pixel tile shifted back
+    const int k0 = tk * NR;                      // a panel: guarded stores, no shift-back
+    const int m0 = max(min(tp * MR, M - MR), 0);  // the last pixel tile shifted back
     const int HW = H * W;
-    X += x_offset + (size_t)n * x_image_stride;
-    Y += y_offset + (size_t)n * y_image_stride;
+    X += x_offset;
+    Y += y_offset;
     Wp += wp_offset + (size_t)tk * R * C * S * NR;
     bias += bias_offset;
 
-    int ph[MR], pw[MR];
+    // Per pixel: its top-left tap (row, column) and its image's first float,
+    // where every address of the tile is then base + row * W + column.
+    int ph[MR], pw[MR], base[MR];
     int cols_in = 1;  // every tap of every pixel inside the row width
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
-        const int pixel = min(m0 + i, PQ - 1);
-        const int p = pixel / Q, q = pixel - p * Q;
+        const int pixel = min(m0 + i, M - 1);
+        const int n = pixel / PQ, pq = pixel - n * PQ;
+        const int p = pq / Q, q = pq - p * Q;
         ph[i] = p * SH - PH;
         pw[i] = q * SW - PW;
+        base[i] = n * x_image_stride;
         cols_in &= (pw[i] >= 0) & (pw[i] + S - 1 < W);
     }
 
@@ -95,7 +104,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
         if (row_in & cols_in) {
             int off[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) off[i] = (ph[i] + r) * W + pw[i];
+            for (int i = 0; i < MR; ++i) off[i] = base[i] + (ph[i] + r) * W + pw[i];
             __global const float* xp = X;
             __global const float* wp = wr;
             for (int c = 0; c < C; ++c) {
@@ -122,7 +131,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
             for (int i = 0; i < MR; ++i) {
                 const int ih = ph[i] + r, iw = pw[i] + s;
                 in[i] = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                off[i] = in[i] ? ih * W + iw : 0;
+                off[i] = in[i] ? base[i] + ih * W + iw : 0;
                 inside += in[i];
             }
             if (inside == 0) continue;
@@ -145,24 +154,35 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
     }
 
     // Transposed store: acc[i][v] holds channels k0 + v*VW .. of pixel m0 + i.
-#pragma unroll
-    for (int v = 0; v < NV; ++v) {
-#pragma unroll
-        for (int i = 0; i < MR; ++i) {
-            if (m0 + i >= PQ) break;  // only when PQ < MR (the tile is larger than the image)
-            __global float* yp = Y + (size_t)(k0 + v * VW) * PQ + m0 + i;
-#pragma unroll
-            for (int t = 0; t < VW; ++t) {
-                const int k = k0 + v * VW + t;
-                if (k >= K) break;
+    // A full panel stores unguarded: with a guard per lane PoCL kept the 64
+    // conditions on the stack, with a break the lane loop did not unroll and
+    // LANE became a jump table per float (perf on the C = 3 stem, whose 147
+    // reduction steps make the store a large share: 44-50% of the kernel).
 #ifdef BIAS
-                yp[(size_t)t * PQ] = LANE(acc[i][v], t) + bias[k];
+#define OUT(i, v, t) (LANE(acc[i][v], t) + bias[k0 + (v) * VW + (t)])
 #else
-                yp[(size_t)t * PQ] = LANE(acc[i][v], t);
+#define OUT(i, v, t) LANE(acc[i][v], t)
 #endif
-            }
+    const int full_panel = k0 + NR <= K;
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+        if (m0 + i >= M) continue;  // only when M < MR (the tile is larger than the batch)
+        const int n = (m0 + i) / PQ;
+        __global float* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * PQ) + (size_t)k0 * PQ;
+        if (full_panel) {
+#pragma unroll
+            for (int v = 0; v < NV; ++v)
+#pragma unroll
+                for (int t = 0; t < VW; ++t) yi[(size_t)(v * VW + t) * PQ] = OUT(i, v, t);
+        } else {
+#pragma unroll
+            for (int v = 0; v < NV; ++v)
+#pragma unroll
+                for (int t = 0; t < VW; ++t)
+                    if (k0 + v * VW + t < K) yi[(size_t)(v * VW + t) * PQ] = OUT(i, v, t);
         }
     }
+#undef OUT
 }
 
 #undef R

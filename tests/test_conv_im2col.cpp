@@ -13,6 +13,7 @@
 #include "ops/Implementations.hpp"
 #include "ops/gemm/GemmTile.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/internal/ClblastStatus.hpp"
 #include "netcl/Error.hpp"
 #include "tests/support/ConvCase.hpp"
@@ -193,6 +194,62 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
             }
         }
     }
+}
+
+// The implicit GEMM counts its pixels over the whole batch: tiles that wrap
+// rows and images (a 3x3 or 2x4 output is under every tile's height), the
+// last tile shifted back across an image boundary, groups (each group's
+// launch starts mid-image), asymmetric padding, bias, K off the panel, at
+// several tile heights; and a batch whose pixels fit under 64 takes the
+// few-pixel tile, a larger one the wide tile.
+TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
+    ConvShapes odd;  // 5 images of 3x3 outputs: 45 pixels
+    odd.N = 5, odd.C = 9, odd.H = 6, odd.W = 5, odd.K = 37, odd.R = 3, odd.S = 3, odd.stride_h = odd.stride_w = 2;
+    odd.set_padding(1, 0, 0, 2), odd.bias = true;
+    ConvShapes grouped;  // 3 images of 2x4, two groups of 8 -> 5 channels, 1x1 stride 2
+    grouped.N = 3, grouped.C = 16, grouped.H = 3, grouped.W = 7, grouped.K = 10, grouped.R = 1, grouped.S = 1;
+    grouped.stride_h = grouped.stride_w = 2, grouped.groups = 2;
+    ConvShapes wide = odd;  // 9 images of 3x3 = 81 pixels: past the few-pixel tile
+    wide.N = 9, wide.bias = false;
+    std::uint64_t seed = 900;
+    auto context = Context::create();
+    const DeviceProfile base = context->profile();
+    EXPECT_EQ(implicit_gemm_config(odd, base).tile.prefix, "implicit_gemm_few_pixels");
+    EXPECT_EQ(implicit_gemm_config(wide, base).tile.prefix, "implicit_gemm");
+    for (const int mr : {5, 8}) {
+        DeviceProfile profile = base;
+        for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin"}) {
+            set_gemm_tile(profile, prefix, GemmTile{mr, 2, 8, {2, 4}});
+        }
+        context->set_profile(profile);
+        for (const ConvShapes& s : {odd, grouped, wide}) {
+            SCOPED_TRACE("MR " + std::to_string(mr) + " " + s.str());
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = Variant("implicit-gemm");
+            options.seed = ++seed;
+            options.context = context;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            EXPECT_NE(r.plan.config.find(std::to_string(mr) + "x16 tile"), std::string::npos) << r.plan.config;
+        }
+    }
+}
+
+// One launch of the implicit GEMM takes as many images as keep its int
+// offsets in range: the whole batch of an ordinary layer, fewer of a huge
+// image, never none.
+TEST(ConvIm2col, ImplicitGemmSplitsOnlyBatchesPastIntOffsets) {
+    ConvShapes s;
+    s.N = 64, s.C = 256, s.H = 56, s.W = 56, s.K = 256, s.R = 3, s.S = 3;
+    s.set_padding(1);
+    EXPECT_EQ(ImplicitGemmConfig::images_per_launch(s), 64);
+    s.C = 64, s.H = s.W = 4096, s.K = 8;  // 2^30 floats an image: one a launch
+    EXPECT_EQ(ImplicitGemmConfig::images_per_launch(s), 1);
+    s.C = 16;  // 2^28: seven fit in INT_MAX
+    EXPECT_EQ(ImplicitGemmConfig::images_per_launch(s), 7);
+    s.C = 8, s.K = 512;  // an output image past INT_MAX floats: one a launch, not zero
+    EXPECT_EQ(ImplicitGemmConfig::images_per_launch(s), 1);
 }
 
 TEST(ConvIm2col, OneByOneUnpaddedLayersNeedNoWorkspace) {

@@ -2,6 +2,7 @@
 // Internal: how the implicit GEMM runs one layer (kernels_cl/conv_kvec.cl):
 // its tile, the filter width as a build constant (its tap loop unrolls; the
 // rest of the geometry is passed at launch), and the packed-weight layout.
+#include <cstdint>
 #include <string>
 
 #include "netcl/ConvShapes.hpp"
@@ -23,7 +24,11 @@ struct ImplicitGemmConfig {
 
     // Packed weights of one group: ceil(Kg / NR) panels x Cg*R*S x NR floats.
     std::size_t packed_floats_per_group(const ConvShapes& shapes) const;
-    cl::NDRange global(const ConvShapes& shapes) const;
+    // One launch covers `images` images (their pixels are one flat range).
+    cl::NDRange global(const ConvShapes& shapes, std::int64_t images) const;
+    // The most images one launch can take (its offsets are int): the batch,
+    // unless an image is large enough to overflow them.
+    static std::int64_t images_per_launch(const ConvShapes& shapes);
     cl::NDRange local() const;
     ProgramSpec program() const;
     std::string str() const;

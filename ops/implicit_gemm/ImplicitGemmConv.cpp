@@ -1,5 +1,7 @@
 #include "ops/implicit_gemm/ImplicitGemmConv.hpp"
 
+#include <algorithm>
+
 #include "ops/internal/KernelLaunch.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -48,13 +50,18 @@ void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     const Tensor& bias = s.bias ? bias_ : packed_;  // never read without BIAS
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
-    for (std::int64_t g = 0; g < s.groups; ++g) {
-        internal::set_args(conv_, "conv_kvec", x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw),
-                           packed_.buffer(), u(g * per_group), y.buffer(), internal::offset_of(y) + u(g * kg * pq),
-                           i(s.K * pq), bias.buffer(), internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(cg),
-                           i(s.H), i(s.W), i(kg), i(s.P()), i(s.Q()), i(s.R), i(s.stride_h), i(s.stride_w),
-                           i(s.pad_top), i(s.pad_left));
-        internal::launch(context_->queue(), conv_, "conv_kvec", config_.global(s), config_.local(), chain);
+    const std::int64_t chunk = ImplicitGemmConfig::images_per_launch(s);
+    for (std::int64_t n0 = 0; n0 < s.N; n0 += chunk) {
+        const std::int64_t images = std::min(chunk, s.N - n0);
+        for (std::int64_t g = 0; g < s.groups; ++g) {
+            internal::set_args(conv_, "conv_kvec", x.buffer(), internal::offset_of(x) + u(n0 * s.C * hw + g * cg * hw),
+                               i(s.C * hw), packed_.buffer(), u(g * per_group), y.buffer(),
+                               internal::offset_of(y) + u(n0 * s.K * pq + g * kg * pq), i(s.K * pq), bias.buffer(),
+                               internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(cg), i(s.H), i(s.W), i(kg),
+                               i(s.P()), i(s.Q()), i(images), i(s.R), i(s.stride_h), i(s.stride_w), i(s.pad_top),
+                               i(s.pad_left));
+            internal::launch(context_->queue(), conv_, "conv_kvec", config_.global(s, images), config_.local(), chain);
+        }
     }
 }
 
