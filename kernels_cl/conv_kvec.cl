@@ -198,7 +198,9 @@ __kernel void conv_kvec_pack(__global const float* restrict w, const ulong w_off
                              const ulong wp_offset, const int K, const int C, const int R) {
     const int k = (int)get_global_id(0);
     const int crs = (int)get_global_id(1);
-    if (crs >= C * R * S) return;
+    // The range is rounded up to the work-group (8): past the last panel is
+    // past the buffer when NR is 4.
+    if (k >= (K + NR - 1) / NR * NR || crs >= C * R * S) return;
     const int c = crs / (R * S), r = (crs / S) % R, s = crs % S;
     const float value = k < K ? w[w_offset + (size_t)k * C * R * S + crs] : 0.0f;
     wp[wp_offset + ((((size_t)(k / NR) * R + r) * C + c) * S + s) * NR + k % NR] = value;

@@ -8,6 +8,7 @@ namespace netcl {
 
 // Each implementation defines its descriptor in its own folder.
 const ConvImplementation& naive_implementation();          // ops/naive/
+const ConvImplementation& direct_rows_implementation();    // ops/direct_rows/
 const ConvImplementation& gemm1x1_implementation();        // ops/gemm/
 const ConvImplementation& implicit_gemm_implementation();  // ops/implicit_gemm/
 const ConvImplementation& im2col_implementation();         // ops/im2col/
@@ -19,6 +20,7 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
     // profile says nothing else: the specialised GEMMs before im2col + CLBlast.
     static const std::vector<const ConvImplementation*> list = {
         &naive_implementation(),
+        &direct_rows_implementation(),
         &gemm1x1_implementation(),
         &implicit_gemm_implementation(),
         &im2col_implementation(),

@@ -11,6 +11,7 @@ const std::vector<std::unique_ptr<const BuiltinRule>>& builtin_rules() {
         list.push_back(detail::make_tiny_layer_rule());
         list.push_back(detail::make_grouped_rule());
         list.push_back(detail::make_winograd_rule());
+        list.push_back(detail::make_direct_rows_rule());
         list.push_back(detail::make_im2col_rule());
         list.push_back(detail::make_naive_rule());
         return list;

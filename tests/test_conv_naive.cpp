@@ -1,11 +1,19 @@
-// CONV2D_NAIVE against the fp64 reference: the edge-case table and 200 random
-// small shapes (fixed seed). Tolerance: conv_tolerance(shapes) =
-// 1e-6 x (C/groups·R·S + bias), see ops/ReferenceConv.hpp.
+// CONV2D_NAIVE's variants against the fp64 reference: the naive kernel on the
+// edge-case table and 200 random small shapes (fixed seed); direct-rows (the
+// row-vectorised direct convolution) on the edge table, random shapes, its
+// tile at every vector width and in passes under a workspace limit.
+// Tolerance: conv_tolerance(shapes) = 1e-6 x (C/groups·R·S + bias), see
+// ops/ReferenceConv.hpp.
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 
+#include "ops/Implementations.hpp"
+#include "ops/direct_rows/DirectRowsConfig.hpp"
+#include "ops/gemm/GemmTile.hpp"
 #include "tests/support/ConvCase.hpp"
+#include "tests/support/TestData.hpp"
 
 namespace netcl::test {
 namespace {
@@ -13,7 +21,7 @@ namespace {
 TEST(ConvNaive, EdgeCaseShapesMatchReference) {
     std::uint64_t seed = 100;
     for (const ConvShapes& s : edge_case_shapes()) {
-        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, std::nullopt, seed++);
+        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, Variant("naive"), seed++);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_EQ(r.plan.kernel, Kernel::CONV2D_NAIVE) << s.str();
         EXPECT_EQ(r.workspace_bytes, 0u) << s.str();
@@ -24,7 +32,7 @@ TEST(ConvNaive, RandomSmallShapesMatchReference) {
     std::mt19937_64 rng(20261122);
     for (int i = 0; i < 200; ++i) {
         const ConvShapes s = random_small_shape(rng);
-        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, std::nullopt, 1000 + i);
+        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, Variant("naive"), 1000 + i);
         ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
     }
 }
@@ -47,6 +55,92 @@ TEST(ConvNaive, LargerLayerMatchesSampledReference) {
     const ConvCaseResult r = run_sampled_vgg_like_case(Kernel::CONV2D_NAIVE, 41);
     EXPECT_TRUE(r.passed()) << describe(sampled_vgg_like_shape(), r);
     EXPECT_EQ(r.compared, 2000u);
+}
+
+// direct-rows wherever its why_not lets it: the edge table and random shapes
+// (bias on and column strides 1-2 for the random ones, so its builds, one per
+// filter width and column stride, stay few), with the workspace it declares.
+TEST(ConvDirectRows, EdgeAndRandomShapesMatchReference) {
+    const Variant variant("direct-rows");
+    const DeviceProfile& profile = shared_context()->profile();
+    std::uint64_t seed = 1500;
+    int ran = 0;
+    for (const ConvShapes& s : edge_case_shapes()) {
+        if (why_not(variant, s, profile)) continue;
+        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, variant, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.variant, variant) << s.str();
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile)) << s.str();
+        ++ran;
+    }
+    EXPECT_GE(ran, 15) << "direct-rows took too few edge shapes";
+    std::mt19937_64 rng(20261123);
+    ran = 0;
+    for (int i = 0; i < 160; ++i) {
+        ConvShapes s = random_small_shape(rng);
+        s.bias = true;
+        s.stride_w = std::min<std::int64_t>(s.stride_w, 2);
+        if (why_not(variant, s, profile)) continue;
+        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, variant, 5000 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+        ++ran;
+    }
+    EXPECT_GE(ran, 60) << "direct-rows took too few random shapes";
+}
+
+// Its tile at every vector width, whatever this device's profile picks: rows
+// narrower than the tile (lane stores, reads into the split copy's zeros), a
+// row wider than the tile but not a multiple (the shifted-back last tile), K
+// off the channel panel, strides 2 and 3, asymmetric padding, a batch in
+// passes of one image under a workspace limit.
+TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
+    ConvShapes narrow;  // Q = 5
+    narrow.N = 2, narrow.C = 2, narrow.H = 6, narrow.W = 11, narrow.K = 7, narrow.R = 3, narrow.S = 3;
+    narrow.stride_h = 1, narrow.stride_w = 2, narrow.set_padding(0, 1, 2, 0), narrow.bias = true;
+    ConvShapes wide;  // Q = 37: one full tile of 16 or 32 and a shifted-back last one
+    wide.N = 3, wide.C = 3, wide.H = 9, wide.W = 75, wide.K = 10, wide.R = 5, wide.S = 5;
+    wide.stride_h = wide.stride_w = 2, wide.set_padding(2, 1, 1, 2), wide.bias = true;
+    ConvShapes stride3 = wide;  // Q = 25
+    stride3.stride_h = stride3.stride_w = 3, stride3.K = 5;
+    std::uint64_t seed = 1700;
+    auto context = Context::create();
+    const DeviceProfile base = context->profile();
+    for (const auto& [mr, nv, vw] : {std::tuple{3, 2, 4}, std::tuple{4, 2, 8}, std::tuple{5, 2, 16}}) {
+        DeviceProfile profile = base;
+        set_gemm_tile(profile, "direct_rows", GemmTile{mr, nv, vw, {1, 4}});
+        context->set_profile(profile);
+        for (const ConvShapes& s : {narrow, wide, stride3}) {
+            SCOPED_TRACE(std::to_string(mr) + " channels x float" + std::to_string(vw) + " x " + std::to_string(nv) +
+                         ": " + s.str());
+            ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_NAIVE;
+            options.variant = Variant("direct-rows");
+            options.seed = ++seed;
+            options.context = context;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            EXPECT_NE(r.plan.config.find("(float" + std::to_string(vw) + ")"), std::string::npos) << r.plan.config;
+        }
+    }
+    context->set_profile(base);
+    // Room for one image's split input: a pass per image.
+    const std::size_t per_image = direct_rows_config(wide, base).split_bytes_per_image;
+    ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_NAIVE;
+    options.variant = Variant("direct-rows");
+    options.seed = 1800;
+    options.context = context;
+    options.workspace_limit_bytes = per_image + sizeof(float);
+    const ConvCaseResult r = run_conv_case(wide, options);
+    EXPECT_TRUE(r.passed()) << describe(wide, r);
+    EXPECT_NE(r.plan.config.find("1 image(s) a pass"), std::string::npos) << r.plan.config;
+    EXPECT_EQ(r.workspace_bytes, per_image) << r.plan.config;
+    // Under one image's need: refused with the reason, before anything runs.
+    DeviceProfile tight = base;
+    tight.tuned["direct_rows_workspace_limit_bytes"] = static_cast<double>(per_image - 1);
+    const auto reason = why_not(Variant("direct-rows"), wide, tight);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("the limit is " + std::to_string(per_image - 1)), std::string::npos) << *reason;
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 // C/groups·R·S (+bias) reduction; factor 1 for NAIVE and IM2COL, 4 for
 // Winograd F(2x2,3x3) and 16 for F(4x4,3x3), as in tests/test_winograd_conv.cpp.
 //
-// The draw reaches every implementation and the block structure too: IM2COL
+// The draw reaches every implementation and the block structure too: a
+// quarter of the CONV2D_NAIVE cases run direct-rows (a third of those with
+// N >= 2 in passes of fewer images); IM2COL
 // cases pick any of its variants (im2col + CLBlast, the 1x1 GEMM on 1x1
 // versions of the draw, the implicit GEMM); about 10% of all cases are fused
 // Winograd layers whose C and K exceed the variant's C step and K block (up
@@ -28,6 +30,7 @@
 
 #include "tests/support/ReferenceConv.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
+#include "ops/direct_rows/DirectRowsConfig.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
@@ -97,8 +100,21 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
         const auto pick = uniform(rng, 0, 9);
         if (pick < 4) {
             d.kernel = Kernel::CONV2D_NAIVE;
-            d.variant = "naive";
             d.shapes = test::random_small_shape(rng);
+            if (uniform(rng, 0, 3) == 0) {
+                // direct-rows: ungrouped, bias on and column strides 1-2 (its builds, one per filter
+                // width and column stride, stay few); a third in passes of fewer images.
+                d.variant = Variant("direct-rows");
+                d.shapes.C /= d.shapes.groups, d.shapes.K /= d.shapes.groups, d.shapes.groups = 1;
+                d.shapes.bias = true;
+                d.shapes.stride_w = std::min<std::int64_t>(d.shapes.stride_w, 2);
+                if (d.shapes.N >= 2 && uniform(rng, 0, 2) == 0) {
+                    const std::size_t per_image = direct_rows_config(d.shapes, profile).split_bytes_per_image;
+                    d.workspace_limit_bytes = per_image * static_cast<std::size_t>(uniform(rng, 1, d.shapes.N - 1));
+                }
+            } else {
+                d.variant = Variant("naive");
+            }
         } else if (pick < 6) {
             // Any IM2COL variant: im2col + CLBlast, the 1x1 GEMM (on the draw
             // made 1x1, stride 1, unpadded), the implicit GEMM.
@@ -147,6 +163,7 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
         if (d.workspace_limit_bytes) {
             limited.tuned["im2col_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
             limited.tuned["winograd_gemm_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
+            limited.tuned["direct_rows_workspace_limit_bytes"] = static_cast<double>(*d.workspace_limit_bytes);
         }
         if (!why_not(d.variant, d.shapes, limited)) return d;
         ++refused;

@@ -252,6 +252,34 @@ TEST_F(SelectorTest, ShortReductionsGoToIm2colGemmWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
 }
 
+// Few input channels over a reduction longer than im2col-gemm's: the
+// row-vectorised direct convolution, where the profile enables it (the
+// AVX-512 PoCL profile: ResNet's stem); short reductions (VGG's conv1.1) stay
+// with im2col-gemm, grouped layers with their own rule, and a profile that
+// turns the implementation off keeps the stem on the implicit GEMM.
+TEST_F(SelectorTest, FewChannelLayersGoToDirectRowsWhereTheProfileSays) {
+    KernelSelector selector;
+    DeviceProfile profile = load_profile("pocl-cpu");
+    const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3), conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1);
+    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
+    profile.tuned[threshold_key::direct_rows_max_channels] = 4;
+    profile.tuned[threshold_key::im2col_gemm_max_reduction] = 32;
+    const Decision d = selector.explain("conv2d", stem, profile);
+    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE) << d.str();
+    EXPECT_EQ(d.plan.variant, Variant("direct-rows")) << d.str();
+    EXPECT_NE(d.plan.reason.find("C/groups 3 <= direct_rows_max_channels 4"), std::string::npos) << d.plan.reason;
+    EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("im2col-gemm"));
+    EXPECT_NE(selector.explain("conv2d", conv1_1, profile).str().find("reduction C/groups*R*S 27 <= im2col_gemm_max_reduction 32"),
+              std::string::npos);
+    const ConvShapes eight_channels = shape(8, 8, 224, 224, 64, 7, 7, 2, 3);
+    EXPECT_EQ(selector.select("conv2d", eight_channels, profile).variant, Variant("implicit-gemm"));
+    profile.tuned["direct_rows_enabled"] = 0;
+    const Decision off = selector.explain("conv2d", stem, profile);
+    EXPECT_EQ(off.plan.variant, Variant("implicit-gemm")) << off.str();
+    EXPECT_NE(off.str().find("direct_rows_enabled = 0"), std::string::npos) << off.str();
+    EXPECT_EQ(selector.select("conv2d", stem, load_profile("pocl-cpu-avx512")).variant, Variant("direct-rows"));
+}
+
 TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes s = shape(1, 256, 56, 56, 256, 3, 3, 1, 1);
@@ -272,7 +300,7 @@ TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
 TEST_F(SelectorTest, EveryRejectedCandidateCarriesAReason) {
     KernelSelector selector;
     const Decision d = selector.explain("conv2d", shape(1, 3, 224, 224, 64, 7, 7, 2, 3), load_profile("default"));
-    ASSERT_EQ(d.candidates.size(), 4u) << d.str();  // tiny, grouped, winograd rejected; im2col taken
+    ASSERT_EQ(d.candidates.size(), 5u) << d.str();  // tiny, grouped, winograd, direct-rows rejected; im2col taken
     for (std::size_t i = 0; i + 1 < d.candidates.size(); ++i) {
         EXPECT_FALSE(d.candidates[i].accepted);
         EXPECT_FALSE(d.candidates[i].reason.empty()) << d.candidates[i].source;

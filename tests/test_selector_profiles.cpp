@@ -169,7 +169,7 @@ std::vector<BadFile> bad_files() {
          "unknown convolution variant 'wino-f3-fused-global'"},
         {"unknown_variant",
          R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "im2col-fft"}]})",
-         "records[0].variant: unknown convolution variant 'im2col-fft'; expected one of: naive, gemm-1x1"},
+         "records[0].variant: unknown convolution variant 'im2col-fft'; expected one of: naive, direct-rows, gemm-1x1"},
         {"variant_of_another_strategy",
          R"({"netcl_profile": 1, "match": {}, "records": [{"shape": "x", "kernel": "IM2COL", "variant": "naive"}]})",
          "records[0].variant naive does not run under IM2COL"},

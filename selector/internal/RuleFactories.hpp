@@ -13,6 +13,7 @@ namespace netcl::detail {
 std::unique_ptr<const BuiltinRule> make_tiny_layer_rule();
 std::unique_ptr<const BuiltinRule> make_grouped_rule();
 std::unique_ptr<const BuiltinRule> make_winograd_rule();
+std::unique_ptr<const BuiltinRule> make_direct_rows_rule();
 std::unique_ptr<const BuiltinRule> make_im2col_rule();
 std::unique_ptr<const BuiltinRule> make_naive_rule();
 

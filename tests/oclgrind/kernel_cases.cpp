@@ -22,6 +22,8 @@
 #include "tests/support/ReferenceConv.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/direct_rows/DirectRowsConfig.hpp"
+#include "ops/gemm/GemmTile.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
 #include "selector/ProfileStore.hpp"
 #include "tests/support/ConvCase.hpp"
@@ -93,6 +95,33 @@ TEST(OclgrindNoUninitialized, Im2colGemmBothColumnCopies) {
     }
 }
 
+// The row-vectorised direct convolution (direct-rows), whatever tile this
+// device's profile gives it: a row narrower than the tile (lane stores, reads
+// into the split copy's zeros) at stride 2 with uneven padding, and with an
+// 8-wide tile a row of 19 (a shifted-back last tile) at stride 1, two images
+// in passes of one, K off the channel panel. In the races/bounds entry for the
+// reason given at GemmEngine below (its weights are packed the same way).
+TEST(OclgrindNoUninitialized, DirectRows) {
+    auto narrow = shape(2, 3, 7, 21, 5, 3, 0, true);
+    narrow.stride_h = narrow.stride_w = 2;
+    narrow.set_padding(1, 2, 0, 1);
+    expect_clean(narrow, Kernel::CONV2D_NAIVE, Variant("direct-rows"));
+    auto context = Context::create();
+    DeviceProfile profile = context->profile();
+    set_gemm_tile(profile, "direct_rows", GemmTile{3, 1, 8, {1, 2}});
+    context->set_profile(profile);
+    const auto wide = shape(2, 2, 5, 21, 7, 3, 0, false);
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_NAIVE;
+    options.variant = Variant("direct-rows");
+    options.seed = 17;
+    options.context = context;
+    options.workspace_limit_bytes = direct_rows_config(wide, profile).split_bytes_per_image;
+    const auto result = test::run_conv_case(wide, options);
+    EXPECT_TRUE(result.passed()) << test::describe(wide, result);
+    EXPECT_NE(result.plan.config.find("1 image(s) a pass"), std::string::npos) << result.plan.config;
+}
+
 // netcl's GEMM engine: the 1x1 GEMM with tiles larger than the matrix
 // (EDGE_M/EDGE_N) and with a shifted-back last tile, groups and bias.
 TEST(Oclgrind, GemmOneByOne) {
@@ -121,6 +150,22 @@ TEST(OclgrindNoUninitialized, GemmEngine) {
     auto seven = shape(1, 3, 9, 9, 8, 7, 3, true);
     seven.stride_h = seven.stride_w = 2;
     expect_clean(seven, Kernel::IM2COL, Variant("implicit-gemm"));
+    // 4-channel panels (float4 x 1), three of them for K = 10: the weight
+    // pack's range, rounded up to its work-group of 8, runs past the panels.
+    auto context = Context::create();
+    DeviceProfile profile = context->profile();
+    for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin"}) {
+        set_gemm_tile(profile, prefix, GemmTile{2, 1, 4, {2, 2}});
+    }
+    context->set_profile(profile);
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant("implicit-gemm");
+    options.seed = 19;
+    options.context = context;
+    const auto panels = shape(1, 3, 5, 6, 10, 3, 1, true);
+    const auto result = test::run_conv_case(panels, options);
+    EXPECT_TRUE(result.passed()) << test::describe(panels, result);
 }
 
 TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
