@@ -12,8 +12,7 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     // (AVX-512 PoCL, N = 8, one run of a prototype of this kernel) 5.1-5.3 ms
     // against 5.4-7.0 for 8 x 32, 6 x 64 and 3 x 112 outputs.
     c.tile = gemm_tile(profile, "direct_rows", GemmTile{4, 4, 16, {1, 8}});
-    c.R = static_cast<int>(s.R), c.S = static_cast<int>(s.S);
-    c.stride_h = static_cast<int>(s.stride_h), c.stride_w = static_cast<int>(s.stride_w);
+    c.S = static_cast<int>(s.S), c.stride_w = static_cast<int>(s.stride_w);
     c.bias = s.bias;
     // Every row an output row reads, and every column phase wide enough for
     // the last tile's vectors (a row narrower than the tile reads past Q into

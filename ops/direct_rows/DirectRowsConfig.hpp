@@ -16,8 +16,9 @@ namespace netcl {
 
 struct DirectRowsConfig {
     GemmTile tile;            // mr = output channels, nv x vw = outputs along a row
-    int R = 1, S = 1;         // the filter, unrolled
-    int stride_h = 1, stride_w = 1;  // stride_w = the number of column phases
+    // Build constants: the filter width (its taps unroll) and the column
+    // stride (the number of column phases); the rest is passed at launch.
+    int S = 1, stride_w = 1;
     bool bias = false;
     std::int64_t plane_h = 0, plane_w = 0;  // one phase plane of one channel: padded rows x columns
     std::int64_t images_per_pass = 1;

@@ -18,7 +18,7 @@ public:
         static const std::vector<Variant> list = {Variant("direct-rows")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::optional<std::string> why_not(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (s.groups != 1) return "direct-rows takes groups = 1; this layer has " + std::to_string(s.groups);
         if (s.dilation_h != 1 || s.dilation_w != 1) {
             return "direct-rows takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
@@ -31,7 +31,6 @@ public:
                    " bytes for one image; the limit is " + std::to_string(direct_rows_workspace_limit(profile)) +
                    " bytes";
         }
-        (void)v;
         return std::nullopt;
     }
     std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
