@@ -107,6 +107,12 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
         EXPECT_TRUE(report.at("device").contains(field)) << field;
     }
     EXPECT_EQ(report.at("settings").at("repeat"), 2);
+    EXPECT_EQ(report.at("settings").at("order"), "interleaved") << "interleaved rounds are the default";
+    // PoCL's workers pinned unless the caller chose (tools/PoclAffinity.hpp); the report says which.
+    const char* affinity = std::getenv("POCL_AFFINITY");
+    EXPECT_EQ(report.at("pocl_affinity").at("value"), affinity ? affinity : "1");
+    EXPECT_EQ(report.at("pocl_affinity").at("source"), affinity ? "the user's environment" : "set by the tool");
+    EXPECT_NE(run.output.find("POCL_AFFINITY="), std::string::npos) << run.output;
 
     const auto& layers = report.at("layers");
     ASSERT_EQ(layers.size(), 3u);
@@ -244,7 +250,8 @@ TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
 TEST(Bench, SampledReferenceIsReportedAndStillChecks) {
     const auto json_path = scratch("sampled.json");
     const Outcome run = run_bench("--shape 3,5,13,7,6,3,3,2,1 --strategies naive,im2col-clblast,clblast --repeat 2 "
-                                  "--full-reference-macs 100 --samples 40 --json '" + json_path.string() + "'");
+                                  "--full-reference-macs 100 --samples 40 --sequential --json '" + json_path.string() +
+                                  "'");
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("sampled 40 of"), std::string::npos) << run.output;
     std::ifstream file(json_path);
@@ -257,6 +264,12 @@ TEST(Bench, SampledReferenceIsReportedAndStillChecks) {
         EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << r.dump();
         EXPECT_GT(r.at("max_abs_error").get<double>(), 0) << "an fp32 sum of 45 products is never exact everywhere";
     }
+    // --sequential: each candidate's runs back to back, so nothing pairs and a speedup is a ratio of medians.
+    EXPECT_EQ(report.at("settings").at("order"), "sequential");
+    EXPECT_FALSE(layer.at("paired_rounds").get<bool>());
+    const auto& results = layer.at("results");
+    EXPECT_NEAR(results.at(2).at("speedup_vs_naive").get<double>(),
+                results.at(0).at("median_ms").get<double>() / results.at(2).at("median_ms").get<double>(), 1e-9);
 }
 
 // --bias: every layer gets a bias, and every strategy's error check covers
@@ -296,7 +309,7 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
 TEST(Bench, OneDnnPeerRunsBothLayoutsOnDilationGroupsBiasAndStride) {
     const auto json_path = scratch("onednn.json");
     const Outcome run = run_bench("--shape 1,6,11,10,8,3,3,1,2,2,1 --shape 2,8,9,9,8,3,3,1,1,1,4 "
-                                  "--shape 1,16,8,8,24,1,1,2,0 --bias --strategies selector,onednn --repeat 2 "
+                                  "--shape 1,16,8,8,24,1,1,2,0 --bias --strategies selector,onednn --repeat 3 "
                                   "--json '" + json_path.string() + "'",
                                   "OMP_WAIT_POLICY=active ");
     ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -320,8 +333,16 @@ TEST(Bench, OneDnnPeerRunsBothLayoutsOnDilationGroupsBiasAndStride) {
         const json& selector = result_of(layer, "selector");
         ASSERT_TRUE(selector.at("ran").get<bool>()) << selector.dump();
         const json& peer = result_of(layer, layer.at("onednn_peer").get<std::string>());
-        EXPECT_NEAR(selector.at("speedup_vs_onednn").get<double>(),
-                    peer.at("wall_median_ms").get<double>() / selector.at("wall_median_ms").get<double>(), 1e-9);
+        // Interleaved rounds pair up: the ratio is the median over rounds of the two runs' ratio in each.
+        ASSERT_TRUE(layer.at("paired_rounds").get<bool>());
+        const auto peer_ms = peer.at("wall_samples_ms").get<std::vector<double>>();
+        const auto selector_ms = selector.at("wall_samples_ms").get<std::vector<double>>();
+        ASSERT_EQ(peer_ms.size(), 3u);
+        ASSERT_EQ(selector_ms.size(), 3u);
+        std::vector<double> per_round;
+        for (std::size_t i = 0; i < 3; ++i) per_round.push_back(peer_ms[i] / selector_ms[i]);
+        std::sort(per_round.begin(), per_round.end());
+        EXPECT_NEAR(selector.at("speedup_vs_onednn").get<double>(), per_round[1], 1e-9);
         EXPECT_NEAR(peer.at("speedup_vs_onednn").get<double>(), 1.0, 1e-12);
     }
     // The totals: the faster layout over the set is the peer; wall against wall.

@@ -345,4 +345,10 @@ MUTATIONS = [
          find="if (k >= (K + NR - 1) / NR * NR || crs >= C * R * S) return;",
          replace="if (crs >= C * R * S) return;",
          bug="the implicit GEMM's weight pack writes past its buffer when NR is 4 and the panels are odd"),
+    # --- netcl-bench: tools/netcl-bench/ --------------------------------------
+    dict(id="bench-unpaired-ratio", area="bench", file="tools/netcl-bench/Report.cpp",
+         find="if (paired && !b.empty() && b.size() == r.size()) {",
+         replace="if (false) {",
+         bug="interleaved rounds' ratios are taken of medians apart again: a burst of load that falls on some "
+             "rounds moves one candidate's median and not the other's"),
 ]

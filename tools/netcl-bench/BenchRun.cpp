@@ -25,9 +25,21 @@ void bench_layers(const std::shared_ptr<Context>& context, const std::vector<Ben
         result.reference = reference.describe();
         result.reference_sampled = reference.sampled();
         result.reference_seconds = reference.seconds();
-        for (const auto& candidate : candidates) {
-            progress.update(i, label + " " + candidate.id);
-            result.results.push_back(measure(context, candidate, data, reference, report.settings));
+        result.paired = report.settings.interleave;
+        if (report.settings.interleave) {
+            std::vector<PreparedCandidate> prepared;
+            for (const auto& candidate : candidates) {
+                progress.update(i, label + " " + candidate.id + " (first run)");
+                prepared.push_back(prepare(context, candidate, data, reference));
+            }
+            progress.update(i, label + " timing " + std::to_string(prepared.size()) + " candidates, interleaved");
+            time_prepared(prepared, report.settings);
+            for (auto& c : prepared) result.results.push_back(std::move(c.m));
+        } else {
+            for (const auto& candidate : candidates) {
+                progress.update(i, label + " " + candidate.id);
+                result.results.push_back(measure(context, candidate, data, reference, report.settings));
+            }
         }
         report.layers.push_back(std::move(result));
     }

@@ -148,6 +148,7 @@ void write_json(const std::string& path, const BenchReport& r) {
                           {"reference_sampled", layer.reference_sampled},
                           {"reference_seconds", layer.reference_seconds},
                           {"onednn_peer", peer ? json(peer->candidate) : json(nullptr)},
+                          {"paired_rounds", layer.paired},
                           {"results", results}});
     }
     json totals = json::array();
@@ -175,10 +176,13 @@ void write_json(const std::string& path, const BenchReport& r) {
         {"command_line", r.info.command_line},
         {"device", device_json(r.info)},
         {"driver", r.info.device.driver_version},
+        {"pocl_affinity", {{"value", r.pocl_affinity.value}, {"source", r.pocl_affinity.source}}},
         {"layer_set", r.layer_set},
         {"settings",
          {{"repeat", r.settings.repeat},
           {"warmup", r.settings.warmup},
+          {"order", r.settings.interleave ? "interleaved" : "sequential"},
+          {"order_text", order_text(r.settings)},
           {"clock", to_string(r.clock)},
           {"timing", timing_text(r)},
           {"data", !r.layers.empty() && r.layers.front().shapes.bias ? "uniform [-1,1], with bias"

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +28,18 @@ struct LayerData {
 struct RunSettings {
     int warmup = 1;  // untimed runs after the checked first run
     int repeat = 5;  // timed runs
+    // Interleaved: each round runs every candidate of a layer in turn, so a burst of load from another
+    // process on a shared machine falls on all of them alike instead of on whichever candidate it caught
+    // (seen sequentially: one 1x1 layer's median 0.57 ms against its own minimum of 0.30 while oneDNN,
+    // timed next, ran undisturbed). In its turn a candidate runs twice and only the second run is timed:
+    // the first PoCL run after another library's (oneDNN's, CLBlast's) ran at up to 2x its time (1x1,
+    // 1024 -> 512 channels at 14x14: 1.5 against 0.8 ms in most rounds, the runs after it at 0.8), so
+    // every timed run follows one of its own, as in a loop of its own. Sequential runs each candidate's
+    // repeats back to back and keeps only one candidate's buffers alive at a time.
+    bool interleave = true;
 };
+// "interleaved: ..." or "sequential: ...", for the reports.
+std::string order_text(const RunSettings& settings);
 
 // The two clocks netcl-bench reads.
 //   Events: OpenCL device time, first command's start to last command's end --
@@ -69,11 +81,34 @@ struct Measurement {
     const std::vector<double>& samples_ms(Clock clock) const;
 };
 
-// Runs `candidate` on `layer`: a NaN-poisoned first run checked against
-// `reference` (program builds happen here and are reported apart), `warmup`
-// untimed runs, then `repeat` runs, each run to completion before the next
-// and timed on both clocks (wall; and the OpenCL events of the run where
-// there are any). Never throws for a candidate that fails: the Measurement says why.
+// One candidate set up on one layer, as the timing protocol drives it.
+struct Runner {
+    std::function<void()> poison;                  // fill the output with NaN
+    std::function<std::vector<cl::Event>()> run;   // one run to completion; its OpenCL events (none for oneDNN)
+    std::function<std::vector<float>()> output;    // the output in NCHW, for the reference check
+    std::function<double()> builds_ms;             // builds so far (netcl's program cache), if it can tell
+};
+
+// A candidate whose first run is done and checked, ready to be timed; m.skipped says why it is not.
+struct PreparedCandidate {
+    Measurement m;
+    Runner runner;  // owns the candidate's state (its Conv2d or primitive, its output buffer)
+    bool builds_inside_first_run = false;  // CLBlast: build_ms is its first run's wall time minus the median
+};
+
+// Sets `candidate` up on `layer` and makes its NaN-poisoned first run, checked against `reference`
+// (program builds happen here and are reported apart). Never throws for a candidate that fails: the
+// Measurement says why.
+PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
+                          const ReferenceCheck& reference);
+
+// Times prepared candidates: `warmup` untimed rounds, then `repeat` timed rounds, a round being one run of
+// every candidate in turn, each to completion before the next, timed on both clocks (wall; and the OpenCL
+// events of the run where there are any). With one candidate this is its repeats back to back. A candidate
+// that fails while timed is dropped from later rounds and its Measurement says why.
+void time_prepared(std::vector<PreparedCandidate>& candidates, const RunSettings& settings);
+
+// One candidate alone: prepare(), then time_prepared() on it.
 Measurement measure(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
                     const ReferenceCheck& reference, const RunSettings& settings);
 

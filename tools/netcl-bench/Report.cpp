@@ -90,11 +90,29 @@ const Measurement* LayerResult::find(const std::string& candidate) const {
     return nullptr;
 }
 
+namespace {
+
+std::optional<double> ratio(const Measurement& base, const Measurement& result, Clock clock, bool paired) {
+    if (!base.ran || !result.ran || result.timing(clock).median_ms <= 0) return std::nullopt;
+    const auto& b = base.samples_ms(clock);
+    const auto& r = result.samples_ms(clock);
+    if (paired && !b.empty() && b.size() == r.size()) {
+        std::vector<double> per_round;
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            if (r[i] > 0) per_round.push_back(b[i] / r[i]);
+        }
+        if (!per_round.empty()) return summarize(per_round).median_ms;  // a median of ratios, not of ms
+    }
+    return base.timing(clock).median_ms / result.timing(clock).median_ms;
+}
+
+}  // namespace
+
 std::optional<double> LayerResult::speedup(const Measurement& result, const std::string& baseline,
                                            Clock clock) const {
     const Measurement* base = find(baseline);
-    if (!base || !base->ran || !result.ran || result.timing(clock).median_ms <= 0) return std::nullopt;
-    return base->timing(clock).median_ms / result.timing(clock).median_ms;
+    if (!base) return std::nullopt;
+    return ratio(*base, result, clock, paired);
 }
 
 const Measurement* LayerResult::best_onednn() const {
@@ -107,8 +125,8 @@ const Measurement* LayerResult::best_onednn() const {
 
 std::optional<double> LayerResult::speedup_vs_onednn(const Measurement& result) const {
     const Measurement* peer = best_onednn();
-    if (!peer || !result.ran || result.wall.median_ms <= 0) return std::nullopt;
-    return peer->wall.median_ms / result.wall.median_ms;
+    if (!peer) return std::nullopt;
+    return ratio(*peer, result, Clock::Wall, paired);
 }
 
 double BenchReport::gflops(const LayerResult& layer, const Measurement& m) const {
@@ -202,7 +220,8 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "netcl-bench " << r.info.netcl_version << " (git " << r.info.git_revision << ")  " << r.info.started_utc
         << "\n";
     out << "device " << r.info.device_id << ": " << d.name << " | " << d.platform_name << " | driver "
-        << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source << "\n";
+        << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source
+        << " | POCL_AFFINITY=" << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")\n";
     const Layout layout{r.clock == Clock::Wall, r.peak.has_value(), r.any_onednn()};
     if (r.onednn.built_in && (layout.vs_onednn || r.peak)) {
         const auto& policy = r.onednn.omp_wait_policy;
@@ -226,6 +245,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
                "execute + stream wait) of "
             << r.settings.repeat << " runs after 1 checked run + " << r.settings.warmup
             << " warm-up; min/max of the same runs;\n"
+            << "   " << order_text(r.settings) << ";\n"
                "   event ms = median OpenCL event time of the same runs (device time, first command's start to "
                "last one's end);\n"
                "   program builds excluded (\"build ms\": netcl's program builds and cache loads in the first run; "
@@ -234,11 +254,13 @@ void print_table(std::ostream& out, const BenchReport& r) {
                "weights)\n";
     } else {
         out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
-            << " runs after 1 checked run + " << r.settings.warmup
-            << " warm-up; min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds "
+            << " runs after 1 checked run + " << r.settings.warmup << " warm-up, " << order_text(r.settings)
+            << ";\n   min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds "
                "and\n   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
     }
-    out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)";
+    out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)"
+        << (r.settings.interleave ? ", the median over rounds of the two runs' ratio in each round" : "")
+        << ";";
     if (layout.vs_onednn) {
         out << ";\n   vs oneDNN: wall against the faster oneDNN layout on the layer (nchw: src/dst NCHW; blocked: "
                "oneDNN's own layout,\n   reorders excluded); the totals take the faster layout over the whole set";

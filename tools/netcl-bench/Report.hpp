@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "Measure.hpp"
+#include "tools/PoclAffinity.hpp"
 #include "OmpWaitPolicy.hpp"
 #include "RunInfo.hpp"
 #include "SgemmPeak.hpp"
@@ -21,13 +22,21 @@ struct LayerResult {
     bool reference_sampled = false;
     double reference_seconds = 0;
     std::vector<Measurement> results;
+    // The candidates were timed in interleaved rounds (RunSettings::interleave): sample i of every
+    // candidate that ran comes from round i, so two candidates' samples pair up.
+    bool paired = false;
 
     const Measurement* find(const std::string& candidate) const;
-    // median(baseline) / median(result) on `clock`; nothing when either did not run.
+    // How much faster `result` ran than `baseline` on `clock`; nothing when either did not run. Paired
+    // rounds: the median over rounds of baseline / result in the same round -- a burst of load from
+    // another process that slows a round slows both runs in it, and their ratio stays, where medians
+    // taken apart can fall on different sides of the burst (seen at N = 8 on a 1x1 layer: 4 of 7 rounds
+    // 2x slow for every candidate; medians apart gave 0.53x, every round 0.89-0.94x). Otherwise
+    // median(baseline) / median(result).
     std::optional<double> speedup(const Measurement& result, const std::string& baseline, Clock clock) const;
     // The peer on a CPU: the oneDNN layout with the lower wall median on this layer; nullptr when none ran.
     const Measurement* best_onednn() const;
-    // wall median(best oneDNN) / wall median(result): >1 is faster than oneDNN; nothing when either did not run.
+    // speedup() against best_onednn() on wall time: >1 is faster than oneDNN; nothing when either did not run.
     std::optional<double> speedup_vs_onednn(const Measurement& result) const;
 };
 
@@ -65,6 +74,7 @@ struct BenchReport {
     // report (ratios against it must be like for like), else Events. Both are kept for every result.
     Clock clock = Clock::Events;
     OneDnnInfo onednn;
+    tools::PoclAffinity pocl_affinity;  // POCL_AFFINITY for this run (tools/PoclAffinity.hpp)
     std::optional<SgemmPeak> peak;  // the machine's SGEMM peak, when measured (--peak, or oneDNN ran)
     std::string peak_skipped;       // why --peak measured nothing
     std::vector<std::string> candidates;  // ids asked for, in order

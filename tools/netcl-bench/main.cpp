@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "tools/PoclAffinity.hpp"
 #include "tools/ToolDevice.hpp"
 #include "Accuracy.hpp"
 #include "BenchRun.hpp"
@@ -41,6 +42,7 @@ struct Arguments {
     std::string strategies = "all";
     int repeat = 5;
     int warmup = 1;
+    bool sequential = false;
     std::string json, csv, plot;
     bool accuracy = false;
     bool bias = false;
@@ -75,12 +77,14 @@ int run(const Arguments& a, int argc, char** argv) {
     // Usage errors first: nothing touches the device before the arguments are good.
     const std::vector<BenchLayer> layers = a.accuracy ? std::vector<BenchLayer>{} : chosen_layers(a);
 
+    const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
     const auto context = netcl::tools::tool_context("netcl-bench", a.device);
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
     if (a.accuracy) return run_accuracy(context, info, policy, a.json, std::cout);
 
     BenchReport report;
     report.info = info;
+    report.pocl_affinity = pocl_affinity;
     report.onednn = {onednn_built_in(), onednn_version(), onednn_cpu_isa(), omp_wait_policy()};
     // oneDNN can run here when it is built in and the device is a CPU (its reason does not depend on the shape).
     const bool onednn_runs =
@@ -98,7 +102,7 @@ int run(const Arguments& a, int argc, char** argv) {
     }
     report.layer_set = a.net.empty() ? "--shape" : a.net;
     if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
-    report.settings = RunSettings{a.warmup, a.repeat};
+    report.settings = RunSettings{a.warmup, a.repeat, /*interleave=*/!a.sequential};
     for (const auto& c : candidates) report.candidates.push_back(c.id);
 
     bench_layers(context, layers, candidates, policy, report);
@@ -135,7 +139,8 @@ int main(int argc, char** argv) {
                  "and (on CPU devices) oneDNN's convolution"};
     app.footer("Exit codes: 0 done, 1 a run-time error, 2 a bad command line, 3 a result outside its tolerance.\n"
                "Timing: median of --repeat runs after one checked run and --warmup runs, on OpenCL event device "
-               "time;\nwhen oneDNN runs, on wall time from submit to completion for every candidate (OpenCL event "
+               "time;\nthe runs of a layer's candidates interleaved (one run of each in turn, --repeat rounds) unless "
+               "--sequential;\nwhen oneDNN runs, on wall time from submit to completion for every candidate (OpenCL event "
                "time kept beside it).\noneDNN runs with OMP_WAIT_POLICY=passive unless the environment sets it.");
     Arguments a;
     app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
@@ -150,6 +155,9 @@ int main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::Range(1, 1000000));
     app.add_option("--warmup", a.warmup, "untimed runs before timing")->capture_default_str()->check(CLI::Range(0, 1000000));
+    app.add_flag("--sequential", a.sequential,
+                 "time each candidate's runs back to back (one candidate's buffers alive at a time) instead of in "
+                 "interleaved rounds of one run per candidate");
     app.add_option("--json", a.json, "write every figure as JSON");
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 
+#include "tools/PoclAffinity.hpp"
 #include "tools/ToolDevice.hpp"
 #include "netcl/Context.hpp"
 #include "netcl/Error.hpp"
@@ -61,11 +62,14 @@ int main(int argc, char** argv) {
             for (const auto& name : strategy_names) options.strategies.push_back(netcl::kernel_from_string(name));
         }
 
+        const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
         const auto context = netcl::tools::tool_context("netcl-tune");
         const auto& device = context->profile();
-        std::printf("netcl-tune on %s (%s, driver %s): %zu layer(s), %d warm-up + %d timed run(s) each\n",
+        std::printf("netcl-tune on %s (%s, driver %s, POCL_AFFINITY=%s from %s): %zu layer(s), %d warm-up + %d "
+                    "timed run(s) each\n",
                     device.name.c_str(), netcl::to_string(device.type).c_str(), device.driver_version.c_str(),
-                    layers.size(), options.warmup, options.repeats);
+                    pocl_affinity.value.c_str(), pocl_affinity.source.c_str(), layers.size(), options.warmup,
+                    options.repeats);
         std::vector<netcl::ShapeTiming> timings;
         std::vector<netcl::TunedRecord> records;
         std::map<std::string, double> tile_keys;
