@@ -24,10 +24,13 @@ def ms(r):
 
 
 def layers_table(report):
-    n = report["layers"][0]["shapes"]
+    # The CLBlast column: its Convgemm where it ran, else netcl's im2col + CLBlast's GEMM (ResNet-50's runs).
+    clblast = "clblast" if "clblast" in report["candidates"] or "im2col-clblast" not in report["candidates"] \
+        else "im2col-clblast"
+    clblast_title = "CLBlast Convgemm" if clblast == "clblast" else "im2col + CLBlast GEMM"
     lines = [
         "| layer | depth | shape (C×H×W → K, R×S/stride) | selector's plan | selector ms | GFLOPS | oneDNN nchw ms | "
-        "oneDNN blocked ms | CLBlast ms | vs oneDNN |",
+        f"oneDNN blocked ms | {clblast_title} ms | vs oneDNN |",
         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for layer in report["layers"]:
@@ -39,7 +42,7 @@ def layers_table(report):
         lines.append(
             f"| {layer['name']} | {layer['depth']} | {shape} | {plan} | {ms(sel)} | "
             f"{sel['gflops']:.1f} | {ms(result(layer, 'onednn-nchw'))} | {ms(result(layer, 'onednn-blocked'))} | "
-            f"{ms(result(layer, 'clblast'))} | {vs} |" if sel else f"| {layer['name']} | - |")
+            f"{ms(result(layer, clblast))} | {vs} |" if sel else f"| {layer['name']} | - |")
     return "\n".join(lines)
 
 
