@@ -386,6 +386,54 @@ TEST(Bench, PeakFlagGivesPercentOfPeak) {
 }
 
 // Usage errors exit with code 2 and a message naming the problem; nothing runs.
+// --accuracy: every column of both tables runs (the direct column had
+// stopped running: a fused-only match for Winograd columns matched no
+// "naive"), and the accuracy bars netcl claims hold on this device: F(4x4,3x3)
+// at or under Lavin & Gray's Table 4 on every VGG layer, fused and sliced;
+// F(6x6,3x3) under twice the paper's F(4x4); F(2x2,3x3) under the direct sum;
+// direct within 2x of the paper's direct; F(4x4,5x5) within 10x of direct on
+// Vincent et al.'s layers.
+TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
+    const auto json_path = scratch("accuracy.json");
+    const Outcome run = run_bench("--accuracy --json '" + json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    ASSERT_TRUE(file) << run.output;
+    const json report = json::parse(file);
+    const auto& rows = report.at("rows");
+    ASSERT_EQ(rows.size(), 5u) << "Lavin & Gray's five VGG layers";
+    for (const auto& row : rows) {
+        const std::string layer = row.at("layer");
+        const auto error = [&](const char* column) {
+            const json& e = row.at(column).at("max_abs_error");
+            EXPECT_TRUE(e.is_number()) << layer << " " << column << ": " << row.at(column).dump();
+            return e.is_number() ? e.get<double>() : 1e9;
+        };
+        const json& paper = row.at("paper");
+        EXPECT_EQ(row.at("naive").at("plan"), "naive") << layer;
+        EXPECT_GT(error("naive"), 0) << layer;
+        EXPECT_LE(error("naive"), 2 * paper.at("direct").get<double>()) << layer;
+        EXPECT_LE(error("wino-f4"), paper.at("f4").get<double>()) << layer;
+        EXPECT_LE(error("wino-f4-gemm"), paper.at("f4").get<double>()) << layer;
+        EXPECT_LE(error("wino-f6"), 2 * paper.at("f4").get<double>()) << layer;
+        EXPECT_LE(error("wino-f6-gemm"), 2 * paper.at("f4").get<double>()) << layer;
+        EXPECT_LE(error("wino-f2"), error("naive")) << layer << ": F(2x2) errs less than the direct sum";
+        EXPECT_LE(error("wino-f2-gemm"), error("naive")) << layer;
+    }
+    const auto& vincent = report.at("vincent_rows");
+    ASSERT_EQ(vincent.size(), 2u) << "AlexNet's and Inception's 5x5 layers";
+    for (const auto& row : vincent) {
+        const std::string layer = row.at("layer");
+        for (const char* column : {"direct", "F(4x4,5x5)", "F(9x9) unscaled", "F(9x9) scaled"}) {
+            EXPECT_TRUE(row.at(column).at("relative_error").is_number()) << layer << " " << column;
+        }
+        const double direct = row.at("direct").at("relative_error").get<double>();
+        EXPECT_GT(direct, 0) << layer;
+        EXPECT_LE(direct, row.at("paper").at("direct").get<double>()) << layer;
+        EXPECT_LE(row.at("F(4x4,5x5)").at("relative_error").get<double>(), 10 * direct) << layer;
+    }
+}
+
 TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
     const std::pair<const char*, const char*> cases[] = {
         {"--shape 1,2,3", "3 fields; expected 7"},

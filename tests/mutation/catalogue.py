@@ -351,4 +351,9 @@ MUTATIONS = [
          replace="if (false) {",
          bug="interleaved rounds' ratios are taken of medians apart again: a burst of load that falls on some "
              "rounds moves one candidate's median and not the other's"),
+    dict(id="bench-accuracy-direct", area="bench", file="tools/netcl-bench/Accuracy.cpp",
+         find="if ((fused_column ? fused : c.id == column) && !candidate_why_not(c, shapes, profile)) return c;",
+         replace="if ((gemm ? c.id == column : fused) && !candidate_why_not(c, shapes, profile)) return c;",
+         bug="netcl-bench --accuracy's direct column runs nothing again (a fused-only match for every column but "
+             "the -gemm ones), so Lavin & Gray's direct figures are missing and the tool exits 1"),
 ]

@@ -32,15 +32,17 @@ constexpr PaperRow kTable4[] = {
     {"conv3.2", 256, 56, 256, 1.53e-04, 5.34e-05, 9.06e-04},  {"conv4.2", 512, 28, 512, 3.20e-04, 5.34e-05, 1.04e-03},
     {"conv5", 512, 14, 512, 3.43e-04, 4.20e-05, 1.08e-03}};
 
-// The first candidate id starting with `prefix` that can take `shapes` here;
-// for a fused column ("wino-f4") only the fused kernel's variants, never the
-// separate-transform ones ("wino-f4-gemm", "wino-f4r5-gemm").
-std::optional<Candidate> first_runnable(const std::string& prefix, const ConvShapes& shapes,
+// The candidate a column runs, if it can take `shapes` here: for a fused
+// Winograd column ("wino-f4") the first of the fused kernel's variants, never
+// the separate-transform ones ("wino-f4-gemm", "wino-f4r5-gemm"); for any other
+// column ("naive": the direct sum, "wino-f4-gemm") the variant of that id.
+std::optional<Candidate> first_runnable(const std::string& column, const ConvShapes& shapes,
                                         const DeviceProfile& profile) {
-    const bool gemm = prefix.size() >= 5 && prefix.compare(prefix.size() - 5, 5, "-gemm") == 0;
+    const bool gemm = column.size() >= 5 && column.compare(column.size() - 5, 5, "-gemm") == 0;
+    const bool fused_column = column.rfind("wino-", 0) == 0 && !gemm;
     for (const auto& c : all_candidates()) {
-        const bool fused = c.id.rfind(prefix + "-fused", 0) == 0 || c.id.rfind(prefix + "-lowlocal", 0) == 0;
-        if ((gemm ? c.id == prefix : fused) && !candidate_why_not(c, shapes, profile)) return c;
+        const bool fused = c.id.rfind(column + "-fused", 0) == 0 || c.id.rfind(column + "-lowlocal", 0) == 0;
+        if ((fused_column ? fused : c.id == column) && !candidate_why_not(c, shapes, profile)) return c;
     }
     return std::nullopt;
 }
@@ -142,7 +144,8 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
     progress.finish();
     out << "\nvariants run:\n";
     for (const auto& row : rows) {
-        out << "  " << row["layer"].get<std::string>() << ": F(2x2) " << row["wino-f2"]["plan"].get<std::string>()
+        out << "  " << row["layer"].get<std::string>() << ": direct " << row["naive"]["plan"].get<std::string>()
+            << "; F(2x2) " << row["wino-f2"]["plan"].get<std::string>()
             << "; F(4x4) " << row["wino-f4"]["plan"].get<std::string>() << "; F(6x6) "
             << row["wino-f6"]["plan"].get<std::string>() << "\n";
     }
