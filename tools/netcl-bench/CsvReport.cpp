@@ -39,7 +39,8 @@ void write_csv(const std::string& path, const BenchReport& r) {
          << "\n# local_mem_bytes: " << d.local_mem_bytes << "\n# profile_source: " << d.tuned_source
          << "\n# layer_set: " << r.layer_set << "\n# repeat: " << r.settings.repeat << "\n# warmup: "
          << r.settings.warmup << "\n# order: " << order_text(r.settings)
-         << "\n# pocl_affinity: " << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")" << "\n# clock: " << to_string(r.clock) << "\n";
+         << "\n# pocl_affinity: " << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")"
+         << "\n# clock: " << to_string(r.clock) << "\n";
     if (r.onednn.built_in) {
         file << "# onednn: " << r.onednn.version << ", " << r.onednn.cpu_isa << ", OMP_WAIT_POLICY="
              << r.onednn.omp_wait_policy.value << " (" << r.onednn.omp_wait_policy.source << ")\n";

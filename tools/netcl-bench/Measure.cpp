@@ -40,7 +40,8 @@ void first_run(const Runner& runner, const ReferenceCheck& reference, Measuremen
     m.max_error = reference.max_error(runner.output());
 }
 
-bool still_running(const PreparedCandidate& c) { return c.m.skipped.empty() && c.runner.run; }
+// A candidate that could not run, or failed, has no runner left.
+bool still_running(const PreparedCandidate& c) { return static_cast<bool>(c.runner.run); }
 
 // Runs c once; a failure drops it (its Measurement says why) rather than ending the layer's other candidates.
 void run_once(PreparedCandidate& c, bool timed) {

@@ -259,8 +259,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
                "and\n   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
     }
     out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)"
-        << (r.settings.interleave ? ", the median over rounds of the two runs' ratio in each round" : "")
-        << ";";
+        << (r.settings.interleave ? ", the median over rounds of the two runs' ratio in each round" : "");
     if (layout.vs_onednn) {
         out << ";\n   vs oneDNN: wall against the faster oneDNN layout on the layer (nchw: src/dst NCHW; blocked: "
                "oneDNN's own layout,\n   reorders excluded); the totals take the faster layout over the whole set";
