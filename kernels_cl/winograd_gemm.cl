@@ -9,7 +9,9 @@
 //
 // Layouts, chosen for the GEMM (rows of A are sequential streams, B's
 // columns are contiguous): U[e][K][C], V[e][C][T], M[e][K][T], T = the tiles
-// of one pass (tile = n x tiles_h x tiles_w, numbered from tile0).
+// of one pass (tile = n x tiles_h x tiles_w, numbered from tile0). With
+// U_TRANSPOSED, U[e][C][K]: the GEMM computes M_e^T = V_e^T U_e^T (K along
+// its vectors) on the same V and M.
 // Needs the prelude of ops/winograd/WinogradSource.cpp.
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)
@@ -40,7 +42,13 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
 #undef TROW
 #undef VROW
 #pragma unroll
-    for (int e = 0; e < A2; ++e) u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+    for (int e = 0; e < A2; ++e) {
+#ifdef U_TRANSPOSED
+        u[((size_t)e * C + c) * K + k] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+#else
+        u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+#endif
+    }
 }
 
 // V = B^T d B for tiles tile0 .. tile0 + T - 1 of every channel. Loads are

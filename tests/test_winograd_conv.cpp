@@ -151,51 +151,72 @@ TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
     expect_matches_reference(winograd_variant_id(tile, true, false), conv3x3(2, 64, 10, 12, 40, 1, true, 2), 8);
 }
 
+// A context whose profile forces the multiply's orientation: 0 M_e = U_e V_e
+// (tiles along the GEMM's vectors), 1 M_e^T = V_e^T U_e^T (K along them).
+std::shared_ptr<Context> oriented_context(int transposed) {
+    auto context = Context::create();
+    DeviceProfile profile = context->profile();
+    profile.tuned["winograd_gemm_transposed"] = transposed;
+    context->set_profile(profile);
+    return context;
+}
+
 // Separate transforms (winograd-gemm) on the same edge shapes where it takes
-// them (ungrouped), whole and in passes of a few tiles under a workspace limit.
+// them (ungrouped), whole and in passes of a few tiles under a workspace
+// limit, with the multiply in both orientations.
 void check_separate_transforms(const Variant& variant, const std::vector<ConvShapes>& shapes) {
     const WinogradTile tile = *winograd_gemm_tile(variant);
     std::uint64_t seed = 700 + static_cast<std::uint64_t>(tile.m * 10 + tile.r);
-    const DeviceProfile& profile = test::shared_context()->profile();
-    int ran = 0, passes = 0;
-    for (const auto& s : shapes) {
-        if (const auto reason = why_not(variant, s, profile)) {
-            EXPECT_EQ(s.groups == 1, false) << variant.id << " refused " << s.str() << ": " << *reason;
-            continue;
+    for (int transposed : {0, 1}) {
+        SCOPED_TRACE(transposed ? "multiply transposed" : "multiply tiles along vectors");
+        const auto context = oriented_context(transposed);
+        const DeviceProfile& profile = context->profile();
+        int ran = 0, passes = 0;
+        for (const auto& s : shapes) {
+            if (const auto reason = why_not(variant, s, profile)) {
+                EXPECT_EQ(s.groups == 1, false) << variant.id << " refused " << s.str() << ": " << *reason;
+                continue;
+            }
+            test::ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_WINOGRAD;
+            options.variant = variant;
+            options.seed = seed += 3;
+            options.tolerance_factor = factor_for(variant);
+            options.context = context;
+            const auto whole = test::run_conv_case(s, options);
+            EXPECT_TRUE(whole.passed()) << variant.id << " " << test::describe(s, whole);
+            EXPECT_EQ(whole.plan.config.find("GEMM transposed") != std::string::npos, transposed == 1) << whole.plan.config;
+            // A limit of three tiles' transforms: the tiles run in several passes over one workspace.
+            options.seed = seed += 3;
+            const int alpha = tile.alpha();
+            options.workspace_limit_bytes = static_cast<std::size_t>(3 * (s.C + s.K) * alpha * alpha) * sizeof(float);
+            const auto result = test::run_conv_case(s, options);
+            EXPECT_TRUE(result.passed()) << variant.id << " in passes " << test::describe(s, result);
+            EXPECT_LE(result.workspace_bytes, *options.workspace_limit_bytes);
+            const std::int64_t tiles = s.N * ((s.P() + tile.m - 1) / tile.m) * ((s.Q() + tile.m - 1) / tile.m);
+            if (tiles > 3) {
+                const std::string all = std::to_string(tiles);
+                EXPECT_NE(result.plan.config.find(" of " + all + " tiles"), std::string::npos) << result.plan.config;
+                EXPECT_EQ(result.plan.config.find(", " + all + " of " + all), std::string::npos)
+                    << "the limit must split the tiles into passes: " << result.plan.config;
+                ++passes;
+            }
+            ++ran;
         }
-        expect_matches_reference(variant, s, seed += 3);
-        // A limit of three tiles' transforms: the tiles run in several passes over one workspace.
-        test::ConvCaseOptions options;
-        options.strategy = Kernel::CONV2D_WINOGRAD;
-        options.variant = variant;
-        options.seed = seed += 3;
-        options.tolerance_factor = factor_for(variant);
-        const int alpha = tile.alpha();
-        options.workspace_limit_bytes = static_cast<std::size_t>(3 * (s.C + s.K) * alpha * alpha) * sizeof(float);
-        const auto result = test::run_conv_case(s, options);
-        EXPECT_TRUE(result.passed()) << variant.id << " in passes " << test::describe(s, result);
-        EXPECT_LE(result.workspace_bytes, *options.workspace_limit_bytes);
-        const std::int64_t tiles = s.N * ((s.P() + tile.m - 1) / tile.m) * ((s.Q() + tile.m - 1) / tile.m);
-        if (tiles > 3) {
-            const std::string all = std::to_string(tiles);
-            EXPECT_NE(result.plan.config.find(" of " + all + " tiles"), std::string::npos) << result.plan.config;
-            EXPECT_EQ(result.plan.config.find(", " + all + " of " + all), std::string::npos)
-                << "the limit must split the tiles into passes: " << result.plan.config;
-            ++passes;
-        }
-        ++ran;
+        EXPECT_GE(ran, 6);
+        EXPECT_GE(passes, 5);
     }
-    EXPECT_GE(ran, 6);
-    EXPECT_GE(passes, 5);
     // C summed in slices of 3 channels (K_SLICE: each slice's sum added to a
-    // running total), the last slice short, on a context whose profile says so.
+    // running total), the last slice short, on a context whose profile says
+    // so; the orientation alternates shape by shape.
     auto sliced = Context::create();
     DeviceProfile profile3 = sliced->profile();
     profile3.tuned["winograd_gemm_c_slice"] = 3;
-    sliced->set_profile(profile3);
     int multi = 0;
     for (const auto& s : shapes) {
         if (why_not(variant, s, profile3) || s.C <= 3) continue;
+        profile3.tuned["winograd_gemm_transposed"] = multi % 2;
+        sliced->set_profile(profile3);
         test::ConvCaseOptions options;
         options.strategy = Kernel::CONV2D_WINOGRAD;
         options.variant = variant;
@@ -291,11 +312,54 @@ TEST(WinogradConv, GemmTileNarrowsWithThePass) {
         profile.tuned[prefix + "_wg1"] = static_cast<double>(t.work_group[1]);
     }
     profile.tuned.erase("winograd_gemm_workspace_limit_bytes");
+    profile.tuned["winograd_gemm_transposed"] = 0;
     const WinogradTile f4{4, 3};
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 20, 32, 8, 1), profile).tile.nr(), 32);  // 40 tiles
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 16, 20, 8, 1), profile).tile.nr(), 16);  // 20 tiles
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 4, 20, 8, 1), profile).tile.nr(), 4);    // 5 tiles
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 8, 8, 8, 1), profile).tile.nr(), 4);     // 4 tiles
+}
+
+// Passes of at most winograd_gemm_transposed_max_tiles tiles multiply
+// transposed (K along the vectors, the tiles in rows of the MR in
+// [mr / 2, mr] with the fewest padding rows); larger passes, and every pass
+// where the key is 0, keep the tiles along the vectors; the forcing key wins.
+TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
+    DeviceProfile profile = test::shared_context()->profile();
+    set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
+    profile.tuned["winograd_gemm_transposed_max_tiles"] = 128;
+    profile.tuned.erase("winograd_gemm_transposed");
+    profile.tuned.erase("winograd_gemm_workspace_limit_bytes");
+    const WinogradTile f4{4, 3}, f6{6, 3};
+    const WinogradGemmConfig f6_28 = winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), profile);  // T = 25
+    EXPECT_TRUE(f6_28.transposed);
+    EXPECT_EQ(f6_28.tile.mr, 5);
+    EXPECT_EQ(f6_28.tile.nr(), 64);
+    EXPECT_EQ(f6_28.tile.work_group[0], 1u);
+    EXPECT_EQ(f6_28.tile.work_group[1], 5u);  // the row tiles of one K panel
+    EXPECT_FALSE(f6_28.edge_m);
+    EXPECT_NE(f6_28.str().find("GEMM transposed"), std::string::npos) << f6_28.str();
+    const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 256, 56, 56, 256, 1), profile);  // T = 100
+    EXPECT_TRUE(f6_56.transposed);
+    EXPECT_EQ(f6_56.tile.mr, 5);
+    EXPECT_EQ(f6_56.tile.work_group[1], 16u);  // 20 row tiles, 16 a group
+    const WinogradGemmConfig f4_big = winograd_gemm_config(f4, conv3x3(1, 8, 8, 200, 8, 1), profile);  // T = 100
+    EXPECT_EQ(f4_big.tile.mr, 5);
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 256, 56, 56, 256, 1), profile).transposed);  // T = 196
+    const WinogradGemmConfig f4_14 = winograd_gemm_config(f4, conv3x3(1, 512, 14, 14, 512, 1), profile);  // T = 16
+    EXPECT_EQ(f4_14.tile.mr, 4);
+    const WinogradGemmConfig f4_3 = winograd_gemm_config(f4, conv3x3(1, 8, 4, 12, 8, 1), profile);  // T = 3, K = 8
+    EXPECT_EQ(f4_3.tile.mr, 3);
+    EXPECT_TRUE(f4_3.edge_n);  // K under the 64-wide tile
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 128, 112, 112, 128, 1), profile).transposed);  // T = 784
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(8, 512, 28, 28, 512, 1), profile).transposed);    // T = 392
+    profile.tuned["winograd_gemm_transposed_max_tiles"] = 0;
+    EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), profile).transposed);
+    profile.tuned["winograd_gemm_transposed"] = 1;
+    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 128, 112, 112, 128, 1), profile).transposed);
+    profile.tuned["winograd_gemm_transposed"] = 0;
+    profile.tuned["winograd_gemm_transposed_max_tiles"] = 128;
+    EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), profile).transposed);
 }
 
 // The row transforms (kernels_cl/winograd_gemm_rows.cl: 8 or 16 tiles of a

@@ -31,7 +31,9 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 std::vector<std::string> winograd_gemm_profile_keys() {
     std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling",
                                      "winograd_transform_lanes"};
-    for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow"}) {
+    keys.push_back("winograd_gemm_transposed");
+    keys.push_back("winograd_gemm_transposed_max_tiles");
+    for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
     return keys;
@@ -66,6 +68,34 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const GemmTile medium = gemm_tile(profile, "winograd_gemm_medium", GemmTile{6, 1, 8, {2, 8}});
     const GemmTile narrow = gemm_tile(profile, "winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}});
     c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
+    // Transposed (M_e^T = V_e^T U_e^T): the pass's T tiles in rows of the
+    // largest MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25
+    // -> 5, 100 -> 5), K along the vectors; a work-group is the row tiles of
+    // one K panel, so that panel of U (C x NR floats) comes from memory once.
+    // Where a pass has few tiles, the tiles-along-vectors tile computes
+    // padding (T = 25 under a 32-wide tile) or falls back to a narrower,
+    // slower one. Measured on VGG's shapes at N = 1 (PoCL, AVX-512, 6 x 64
+    // float16 tiles, the layer's min of 21 runs in three alternating runs):
+    // F(6x6) at 14x14 (T = 9) 7.16 -> 3.01 ms, at 28x28 (T = 25) 5.77 ->
+    // 4.51, at 56x56 (T = 100) 5.83 -> 5.27; F(4x4) at 28x28 (T = 49) 5.09
+    // -> 4.48; but F(4x4) at 56x56 (T = 196) 5.05 -> 5.49 (the selector's
+    // conv3.1 and conv3.2 slower in two VGG runs too) and at 112x112
+    // (T = 784, F(6x6) 361) slower still. Profile key
+    // "winograd_gemm_transposed_max_tiles" (default 0: never).
+    GemmTile transposed = gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
+    const std::int64_t T = c.tiles_per_pass;
+    auto padded = [](std::int64_t n, std::int64_t block) { return (n + block - 1) / block * block; };
+    int rows_mr = transposed.mr;
+    for (int mr = transposed.mr; mr >= (transposed.mr + 1) / 2; --mr) {
+        if (padded(T, mr) < padded(T, rows_mr)) rows_mr = mr;
+    }
+    transposed.mr = rows_mr;
+    const std::int64_t row_tiles = (T + transposed.mr - 1) / transposed.mr;
+    transposed.work_group = {1, static_cast<std::size_t>(std::min<std::int64_t>(
+                                    row_tiles, static_cast<std::int64_t>(transposed.work_group[1])))};
+    const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
+    c.transposed = forced >= 0 ? forced != 0 : T <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0));
+    if (c.transposed) c.tile = transposed;
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;
     // Lavin & Gray's Table 4 has 6.x e-4; kernels_cl/gemm.cl has the cost).
@@ -82,8 +112,8 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     }
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
     c.row_lanes = lanes != 0 && c.alpha <= 8 && 2 * tiles_w >= lanes ? lanes : 0;
-    c.edge_m = s.K < c.tile.mr;
-    c.edge_n = fewest < c.tile.nr();
+    c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
+    c.edge_n = c.transposed ? s.K < c.tile.nr() : fewest < c.tile.nr();
     return c;
 }
 
@@ -99,13 +129,13 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
     ProgramSpec spec{"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
                          std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
                      winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
-                     "",
+                     transposed ? "-DU_TRANSPOSED" : "",
                      {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
     if (row_lanes != 0) {
         spec.label += ", " + std::to_string(row_lanes) + " tiles a work-item";
         spec.source += winograd_row_lanes_prelude(m, alpha, row_lanes) + embedded_source("winograd_gemm_rows");
-        spec.options = "-DTL=" + std::to_string(row_lanes);
+        spec.options += (spec.options.empty() ? "" : " ") + std::string("-DTL=") + std::to_string(row_lanes);
         spec.kernels.push_back({"winograd_gemm_input_rows", {1, 4, 1}});
         spec.kernels.push_back({"winograd_gemm_output_rows", {1, 4, 1}});
     }
@@ -113,13 +143,14 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice);
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice,
+                               GemmLayout{.a_k_major = transposed, .c_transposed = transposed});
 }
 
 std::string WinogradGemmConfig::str() const {
     return "F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" + std::to_string(r) + ")" +
            (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
-           std::to_string(tiles) + " tiles a pass, GEMM " + tile.str() +
+           std::to_string(tiles) + " tiles a pass, GEMM " + (transposed ? "transposed (tiles in rows, K along vectors) " : "") + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
            (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string());
 }

@@ -34,6 +34,13 @@ struct WinogradGemmConfig {
     std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
+    // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
+    // the pass's tiles in its rows (U stored [e][C][K]; V and M keep their
+    // layouts), for passes of few tiles (kernels_cl/gemm.cl's A_KMAJOR,
+    // C_TRANSPOSED). Profile keys: "winograd_gemm_transposed_max_tiles" (the
+    // passes of at most that many tiles; default 0), "winograd_gemm_transposed"
+    // (0 never, 1 always: tests and tuning).
+    bool transposed = false;
     bool edge_m = false, edge_n = false;
     // Tiles of one tile row per work-item in the transforms (8 or 16: the
     // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each.

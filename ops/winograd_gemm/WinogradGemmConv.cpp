@@ -77,13 +77,22 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              chain);
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched over e.
-        internal::set_args(gemm_kernel_, "gemm", u_.buffer(), cl_ulong{0}, i(s.K * s.C), workspace.buffer, v_offset,
-                           i(s.C * T), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(s.K), i(T),
-                           i(s.C), i(s.C), i(T), i(T));
+        // Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: A = V read
+        // k-major, B = U stored [e][C][K], C = M written transposed.
+        const std::int64_t gemm_rows = config_.transposed ? T : s.K, gemm_columns = config_.transposed ? s.K : T;
+        if (config_.transposed) {
+            internal::set_args(gemm_kernel_, "gemm", workspace.buffer, v_offset, i(s.C * T), u_.buffer(), cl_ulong{0},
+                               i(s.K * s.C), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(T),
+                               i(s.K), i(s.C), i(T), i(s.K), i(T));
+        } else {
+            internal::set_args(gemm_kernel_, "gemm", u_.buffer(), cl_ulong{0}, i(s.K * s.C), workspace.buffer, v_offset,
+                               i(s.C * T), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(s.K), i(T),
+                               i(s.C), i(s.C), i(T), i(T));
+        }
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
         internal::launch(context_->queue(), gemm_kernel_, "gemm",
-                         cl::NDRange(static_cast<std::size_t>((T + nr - 1) / nr),
-                                     static_cast<std::size_t>((s.K + mr - 1) / mr), static_cast<std::size_t>(a2)),
+                         cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),
+                                     static_cast<std::size_t>((gemm_rows + mr - 1) / mr), static_cast<std::size_t>(a2)),
                          cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
         if (lanes) {
             internal::set_args(output_kernel_, "winograd_gemm_output_rows", workspace.buffer, m_offset, y.buffer(),

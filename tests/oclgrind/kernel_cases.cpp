@@ -213,6 +213,36 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
     }
 }
 
+// The multiply in both orientations (kernels_cl/gemm.cl's A_KMAJOR and
+// C_TRANSPOSED: M_e^T = V_e^T U_e^T, K along the vectors), whole (T = 9 in
+// rows of 5: the last row tile shifted back over its neighbour; K = 9 in
+// vectors of 8, the same) and two tiles a pass (rows of 4 over T = 2 and 1:
+// EDGE_M's clamped loads and guarded stores).
+TEST(OclgrindNoUninitialized, WinogradMultiplyBothOrientations) {
+    for (int transposed : {0, 1}) {
+        SCOPED_TRACE(transposed);
+        auto context = Context::create();
+        DeviceProfile profile = context->profile();
+        profile.tuned["winograd_gemm_transposed"] = transposed;
+        set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
+        context->set_profile(profile);
+        const auto s = shape(1, 5, 9, 11, 9, 3, 1, true);
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::CONV2D_WINOGRAD;
+        options.variant = Variant("wino-f4-gemm");
+        options.seed = 11;
+        options.tolerance_factor = tolerance_factor(Variant("wino-f4-gemm"));
+        options.context = context;
+        const auto whole = test::run_conv_case(s, options);
+        EXPECT_TRUE(whole.passed()) << test::describe(s, whole);
+        EXPECT_EQ(whole.plan.config.find("GEMM transposed") != std::string::npos, transposed == 1) << whole.plan.config;
+        options.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * 36) * sizeof(float);
+        const auto passes = test::run_conv_case(s, options);
+        EXPECT_TRUE(passes.passed()) << test::describe(s, passes);
+        EXPECT_NE(passes.plan.config.find("2 of 9 tiles"), std::string::npos) << passes.plan.config;
+    }
+}
+
 // The row transforms (kernels_cl/winograd_gemm_rows.cl), 8 and 16 tiles a
 // work-item: partial last groups, asymmetric pads, N = 2, passes of 5 tiles
 // that cut rows.
