@@ -320,15 +320,17 @@ TEST(WinogradConv, GemmTileNarrowsWithThePass) {
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 8, 8, 8, 1), profile).tile.nr(), 4);     // 4 tiles
 }
 
-// Passes of at most winograd_gemm_transposed_max_tiles tiles multiply
-// transposed (K along the vectors, the tiles in rows of the MR in
-// [mr / 2, mr] with the fewest padding rows); larger passes, and every pass
-// where the key is 0, keep the tiles along the vectors; the forcing key wins.
+// Passes of at most winograd_gemm_transposed_max_tiles tiles over at least
+// winograd_gemm_transposed_min_channels channels multiply transposed (K
+// along the vectors, the tiles in rows of the MR in [mr / 2, mr] with the
+// fewest padding rows); larger passes, fewer channels, and every pass where
+// the key is 0, keep the tiles along the vectors; the forcing key wins.
 TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     DeviceProfile profile = test::shared_context()->profile();
     set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
     profile.tuned["winograd_gemm_transposed_max_tiles"] = 128;
     profile.tuned.erase("winograd_gemm_transposed");
+    profile.tuned.erase("winograd_gemm_transposed_min_channels");
     profile.tuned.erase("winograd_gemm_workspace_limit_bytes");
     const WinogradTile f4{4, 3}, f6{6, 3};
     const WinogradGemmConfig f6_28 = winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), profile);  // T = 25
@@ -345,6 +347,12 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_EQ(f6_56.tile.work_group[1], 16u);  // 20 row tiles, 16 a group
     const WinogradGemmConfig f4_big = winograd_gemm_config(f4, conv3x3(1, 8, 8, 200, 8, 1), profile);  // T = 100
     EXPECT_EQ(f4_big.tile.mr, 5);
+    // Few channels: the transposed stores (a scalar per lane) outweigh a short reduction.
+    profile.tuned["winograd_gemm_transposed_min_channels"] = 256;
+    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 256, 28, 28, 512, 1), profile).transposed);
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 255, 28, 28, 512, 1), profile).transposed);
+    EXPECT_FALSE(winograd_gemm_config(WinogradTile{4, 5}, conv5x5(1, 48, 35, 35, 64, 2), profile).transposed);
+    profile.tuned.erase("winograd_gemm_transposed_min_channels");
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 256, 56, 56, 256, 1), profile).transposed);  // T = 196
     const WinogradGemmConfig f4_14 = winograd_gemm_config(f4, conv3x3(1, 512, 14, 14, 512, 1), profile);  // T = 16
     EXPECT_EQ(f4_14.tile.mr, 4);

@@ -33,6 +33,7 @@ std::vector<std::string> winograd_gemm_profile_keys() {
                                      "winograd_transform_lanes"};
     keys.push_back("winograd_gemm_transposed");
     keys.push_back("winograd_gemm_transposed_max_tiles");
+    keys.push_back("winograd_gemm_transposed_min_channels");
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
@@ -80,8 +81,12 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // 4.51, at 56x56 (T = 100) 5.83 -> 5.27; F(4x4) at 28x28 (T = 49) 5.09
     // -> 4.48; but F(4x4) at 56x56 (T = 196) 5.05 -> 5.49 (the selector's
     // conv3.1 and conv3.2 slower in two VGG runs too) and at 112x112
-    // (T = 784, F(6x6) 361) slower still. Profile key
-    // "winograd_gemm_transposed_max_tiles" (default 0: never).
+    // (T = 784, F(6x6) 361) slower still. Its stores are a scalar per lane,
+    // VW / C of the multiply's steps: on the 5x5 layers (C = 48) it was
+    // slower, AlexNet's 0.25 -> 0.39 ms, Inception's 0.27 -> 0.29 (min of
+    // 63), where conv4.1 (C = 256) went 2.53 -> 1.95. Profile keys
+    // "winograd_gemm_transposed_max_tiles" (default 0: never) and
+    // "winograd_gemm_transposed_min_channels".
     GemmTile transposed = gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
     const std::int64_t T = c.tiles_per_pass;
     auto padded = [](std::int64_t n, std::int64_t block) { return (n + block - 1) / block * block; };
@@ -94,7 +99,9 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     transposed.work_group = {1, static_cast<std::size_t>(std::min<std::int64_t>(
                                     row_tiles, static_cast<std::int64_t>(transposed.work_group[1])))};
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
-    c.transposed = forced >= 0 ? forced != 0 : T <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0));
+    c.transposed = forced >= 0 ? forced != 0
+                               : T <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
+                                     s.C >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
     if (c.transposed) c.tile = transposed;
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;

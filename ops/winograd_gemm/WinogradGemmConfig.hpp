@@ -38,8 +38,9 @@ struct WinogradGemmConfig {
     // the pass's tiles in its rows (U stored [e][C][K]; V and M keep their
     // layouts), for passes of few tiles (kernels_cl/gemm.cl's A_KMAJOR,
     // C_TRANSPOSED). Profile keys: "winograd_gemm_transposed_max_tiles" (the
-    // passes of at most that many tiles; default 0), "winograd_gemm_transposed"
-    // (0 never, 1 always: tests and tuning).
+    // passes of at most that many tiles; default 0) with
+    // "winograd_gemm_transposed_min_channels" (C at least that), and
+    // "winograd_gemm_transposed" (0 never, 1 always: tests and tuning).
     bool transposed = false;
     bool edge_m = false, edge_n = false;
     // Tiles of one tile row per work-item in the transforms (8 or 16: the
