@@ -154,11 +154,18 @@ TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {
 // A context whose profile forces the multiply's orientation: 0 M_e = U_e V_e
 // (tiles along the GEMM's vectors), 1 M_e^T = V_e^T U_e^T (K along them).
 std::shared_ptr<Context> oriented_context(int transposed) {
-    auto context = Context::create();
-    DeviceProfile profile = context->profile();
-    profile.tuned["winograd_gemm_transposed"] = transposed;
-    context->set_profile(profile);
-    return context;
+    return test::context_with_profile([&](DeviceProfile& p) { p.tuned["winograd_gemm_transposed"] = transposed; });
+}
+
+// A strict override of `variant` at its own tolerance, on `context`.
+test::ConvCaseOptions winograd_case(const Variant& variant, std::uint64_t seed, std::shared_ptr<Context> context) {
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_WINOGRAD;
+    options.variant = variant;
+    options.seed = seed;
+    options.tolerance_factor = factor_for(variant);
+    options.context = std::move(context);
+    return options;
 }
 
 // Separate transforms (winograd-gemm) on the same edge shapes where it takes
@@ -177,12 +184,7 @@ void check_separate_transforms(const Variant& variant, const std::vector<ConvSha
                 EXPECT_EQ(s.groups == 1, false) << variant.id << " refused " << s.str() << ": " << *reason;
                 continue;
             }
-            test::ConvCaseOptions options;
-            options.strategy = Kernel::CONV2D_WINOGRAD;
-            options.variant = variant;
-            options.seed = seed += 3;
-            options.tolerance_factor = factor_for(variant);
-            options.context = context;
+            test::ConvCaseOptions options = winograd_case(variant, seed += 3, context);
             const auto whole = test::run_conv_case(s, options);
             EXPECT_TRUE(whole.passed()) << variant.id << " " << test::describe(s, whole);
             EXPECT_EQ(whole.plan.config.find("GEMM transposed") != std::string::npos, transposed == 1) << whole.plan.config;
@@ -217,13 +219,7 @@ void check_separate_transforms(const Variant& variant, const std::vector<ConvSha
         if (why_not(variant, s, profile3) || s.C <= 3) continue;
         profile3.tuned["winograd_gemm_transposed"] = multi % 2;
         sliced->set_profile(profile3);
-        test::ConvCaseOptions options;
-        options.strategy = Kernel::CONV2D_WINOGRAD;
-        options.variant = variant;
-        options.seed = seed += 3;
-        options.tolerance_factor = factor_for(variant);
-        options.context = sliced;
-        const auto result = test::run_conv_case(s, options);
+        const auto result = test::run_conv_case(s, winograd_case(variant, seed += 3, sliced));
         EXPECT_TRUE(result.passed()) << variant.id << " C in slices of 3 " << test::describe(s, result);
         EXPECT_NE(result.plan.config.find("slices of 3"), std::string::npos) << result.plan.config;
         ++multi;

@@ -30,15 +30,33 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 
 std::vector<std::string> winograd_gemm_profile_keys() {
     std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling",
-                                     "winograd_transform_lanes"};
-    keys.push_back("winograd_gemm_transposed");
-    keys.push_back("winograd_gemm_transposed_max_tiles");
-    keys.push_back("winograd_gemm_transposed_min_channels");
+                                     "winograd_transform_lanes", "winograd_gemm_transposed",
+                                     "winograd_gemm_transposed_max_tiles", "winograd_gemm_transposed_min_channels"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
     return keys;
 }
+
+namespace {
+
+// The transposed multiply's tile for a pass of T tiles: the profile's, its
+// rows cut to the MR in [mr / 2, mr] with the fewest padding rows, and its
+// work-group the row tiles of one K panel (at most the profile's wg1).
+GemmTile transposed_tile(const DeviceProfile& profile, std::int64_t T) {
+    GemmTile tile = gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
+    const auto padded = [T](int mr) { return (T + mr - 1) / mr * mr; };
+    int best = tile.mr;
+    for (int mr = tile.mr; mr >= (tile.mr + 1) / 2; --mr) {
+        if (padded(mr) < padded(best)) best = mr;
+    }
+    tile.mr = best;
+    const std::int64_t row_tiles = (T + best - 1) / best;
+    tile.work_group = {1, static_cast<std::size_t>(std::min<std::int64_t>(row_tiles, static_cast<std::int64_t>(tile.work_group[1])))};
+    return tile;
+}
+
+}  // namespace
 
 WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, const DeviceProfile& profile) {
     WinogradGemmConfig c;
@@ -87,22 +105,11 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // 63), where conv4.1 (C = 256) went 2.53 -> 1.95. Profile keys
     // "winograd_gemm_transposed_max_tiles" (default 0: never) and
     // "winograd_gemm_transposed_min_channels".
-    GemmTile transposed = gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
-    const std::int64_t T = c.tiles_per_pass;
-    auto padded = [](std::int64_t n, std::int64_t block) { return (n + block - 1) / block * block; };
-    int rows_mr = transposed.mr;
-    for (int mr = transposed.mr; mr >= (transposed.mr + 1) / 2; --mr) {
-        if (padded(T, mr) < padded(T, rows_mr)) rows_mr = mr;
-    }
-    transposed.mr = rows_mr;
-    const std::int64_t row_tiles = (T + transposed.mr - 1) / transposed.mr;
-    transposed.work_group = {1, static_cast<std::size_t>(std::min<std::int64_t>(
-                                    row_tiles, static_cast<std::int64_t>(transposed.work_group[1])))};
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
     c.transposed = forced >= 0 ? forced != 0
-                               : T <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
+                               : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
                                      s.C >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
-    if (c.transposed) c.tile = transposed;
+    if (c.transposed) c.tile = transposed_tile(profile, c.tiles_per_pass);
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;
     // Lavin & Gray's Table 4 has 6.x e-4; kernels_cl/gemm.cl has the cost).

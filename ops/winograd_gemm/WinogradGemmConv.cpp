@@ -76,19 +76,17 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.C)), cl::NDRange(16, 4),
                              chain);
         }
-        // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched over e.
-        // Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: A = V read
-        // k-major, B = U stored [e][C][K], C = M written transposed.
-        const std::int64_t gemm_rows = config_.transposed ? T : s.K, gemm_columns = config_.transposed ? s.K : T;
-        if (config_.transposed) {
-            internal::set_args(gemm_kernel_, "gemm", workspace.buffer, v_offset, i(s.C * T), u_.buffer(), cl_ulong{0},
-                               i(s.K * s.C), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(T),
-                               i(s.K), i(s.C), i(T), i(s.K), i(T));
-        } else {
-            internal::set_args(gemm_kernel_, "gemm", u_.buffer(), cl_ulong{0}, i(s.K * s.C), workspace.buffer, v_offset,
-                               i(s.C * T), workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(s.K), i(T),
-                               i(s.C), i(s.C), i(T), i(T));
-        }
+        // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
+        // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: A = V
+        // read k-major (lda T), B = U stored [e][C][K], M written transposed.
+        const bool tr = config_.transposed;
+        const std::int64_t gemm_rows = tr ? T : s.K, gemm_columns = tr ? s.K : T;
+        const cl::Buffer& a_buffer = tr ? workspace.buffer : u_.buffer();
+        const cl::Buffer& b_buffer = tr ? u_.buffer() : workspace.buffer;
+        internal::set_args(gemm_kernel_, "gemm", a_buffer, tr ? v_offset : cl_ulong{0}, i(tr ? s.C * T : s.K * s.C),
+                           b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? s.K * s.C : s.C * T), workspace.buffer,
+                           m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows), i(gemm_columns), i(s.C),
+                           i(tr ? T : s.C), i(tr ? s.K : T), i(T));
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
         internal::launch(context_->queue(), gemm_kernel_, "gemm",
                          cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),

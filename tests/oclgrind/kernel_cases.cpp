@@ -106,10 +106,9 @@ TEST(OclgrindNoUninitialized, DirectRows) {
     narrow.stride_h = narrow.stride_w = 2;
     narrow.set_padding(1, 2, 0, 1);
     expect_clean(narrow, Kernel::CONV2D_NAIVE, Variant("direct-rows"));
-    auto context = Context::create();
-    DeviceProfile profile = context->profile();
-    set_gemm_tile(profile, "direct_rows", GemmTile{3, 1, 8, {1, 2}});
-    context->set_profile(profile);
+    const auto context = test::context_with_profile(
+        [](DeviceProfile& profile) { set_gemm_tile(profile, "direct_rows", GemmTile{3, 1, 8, {1, 2}}); });
+    const DeviceProfile& profile = context->profile();
     const auto wide = shape(2, 2, 5, 21, 7, 3, 0, false);
     test::ConvCaseOptions options;
     options.strategy = Kernel::CONV2D_NAIVE;
@@ -221,11 +220,10 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
 TEST(OclgrindNoUninitialized, WinogradMultiplyBothOrientations) {
     for (int transposed : {0, 1}) {
         SCOPED_TRACE(transposed);
-        auto context = Context::create();
-        DeviceProfile profile = context->profile();
-        profile.tuned["winograd_gemm_transposed"] = transposed;
-        set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
-        context->set_profile(profile);
+        const auto context = test::context_with_profile([&](DeviceProfile& profile) {
+            profile.tuned["winograd_gemm_transposed"] = transposed;
+            set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
+        });
         const auto s = shape(1, 5, 9, 11, 9, 3, 1, true);
         test::ConvCaseOptions options;
         options.strategy = Kernel::CONV2D_WINOGRAD;

@@ -9,6 +9,14 @@ std::shared_ptr<Context> shared_context() {
     return context;
 }
 
+std::shared_ptr<Context> context_with_profile(const std::function<void(DeviceProfile&)>& edit) {
+    auto context = Context::create();
+    DeviceProfile profile = context->profile();
+    edit(profile);
+    context->set_profile(profile);
+    return context;
+}
+
 Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected) {
     Comparison result;
     if (actual.size() != expected.size()) {

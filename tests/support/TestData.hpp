@@ -2,6 +2,7 @@
 // Helpers every suite shares: seeded random data in [-1, 1], the default test
 // context, and element-wise comparison that reports the worst element.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ using ::netcl::random_uniform;  // ops/ReferenceConv.hpp: the one generator
 
 // One context per test process (NETCL_DEVICE honoured), so kernels build once.
 std::shared_ptr<Context> shared_context();
+// A context of its own whose profile is the device's, changed by `edit`
+// (profile keys a test forces).
+std::shared_ptr<Context> context_with_profile(const std::function<void(DeviceProfile&)>& edit);
 
 struct Comparison {
     double max_abs_error = 0;
