@@ -11,7 +11,7 @@ namespace netcl {
 
 const std::vector<Variant>& winograd_gemm_variants() {
     static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm"), Variant("wino-f6-gemm"),
-                                              Variant("wino-f4r5-gemm"), Variant("wino-f9r5-gemm")};
+                                              Variant("wino-f4r5-gemm"), Variant("wino-f5r5-gemm"), Variant("wino-f9r5-gemm")};
     return list;
 }
 
@@ -20,6 +20,7 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant) {
     if (variant.id == "wino-f4-gemm") return WinogradTile{4, 3};
     if (variant.id == "wino-f6-gemm") return WinogradTile{6, 3};
     if (variant.id == "wino-f4r5-gemm") return WinogradTile{4, 5};
+    if (variant.id == "wino-f5r5-gemm") return WinogradTile{5, 5};
     if (variant.id == "wino-f9r5-gemm") return WinogradTile{9, 5};
     return std::nullopt;
 }
@@ -125,7 +126,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
                     " is not one the transforms build; expected 0 (a tile a work-item), 8 or 16");
     }
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
-    c.row_lanes = lanes != 0 && c.alpha <= 8 && 2 * tiles_w >= lanes ? lanes : 0;
+    c.row_lanes = lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
     c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
     c.edge_n = c.transposed ? s.K < c.tile.nr() : fewest < c.tile.nr();
     return c;

@@ -52,7 +52,7 @@ public:
     // leaves 3x over the former.
     double error_factor(const Variant& v) const override {
         const WinogradTile t = *winograd_gemm_tile(v);
-        if (t.r == 5) return t.m == 4 ? 16.0 : 512.0;
+        if (t.r == 5) return t.m == 4 ? 16.0 : t.m == 5 ? 128.0 : 512.0;
         return t.m == 2 ? 4.0 : t.m == 4 ? 16.0 : 64.0;
     }
     std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
