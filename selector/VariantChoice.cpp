@@ -19,18 +19,35 @@ namespace {
 // filters winograd_5x5_tile, 4 by default: F(4x4,5x5) beat F(9x9,5x5) on
 // PoCL on AlexNet's 5x5 at N = 1 and 32 (0.57 vs 1.23 ms, 15.5 vs 16.0) and
 // Inception's at N = 32 (16.4 vs 21.0), lost only Inception at N = 1 (0.92
-// vs 0.63), and errs 400x less); then
+// vs 0.63), and errs 400x less; where the profile sets
+// winograd_5x5_tile_by_padding, F(4x4,5x5) or F(5x5,5x5), whichever pads the
+// output less, F(4x4) on a tie (see fitted_5x5_tile)); then
 // separate transforms (winograd-gemm) before or after the fused kernel as
 // winograd_prefer_gemm says; fused before low-local-memory unless the
 // profile measured otherwise; __constant weights before __global where the
 // profile allows constant weights (and not at all where it does not).
+// F(5x5,5x5) does 81 / 25 = 3.2 multiplies and moves as many floats of V
+// and M per output where F(4x4,5x5) does 64 / 16 = 4, but its transforms
+// fill fewer of a row's lanes when the output is not a multiple of 5:
+// Inception's 35x35 (7 tiles of 5 against 9 of 4, padded to 36) ran 1.2x
+// faster with F(5x5), AlexNet's 27x27 (6 tiles computing 30 against 7
+// computing 28) 1.1x slower (PoCL, AVX-512, N = 32). So the tile that pads
+// the output less, the more accurate one on a tie.
+int fitted_5x5_tile(const ConvShapes& s) {
+    const auto padded = [&](std::int64_t m) { return ((s.P() + m - 1) / m * m) * ((s.Q() + m - 1) / m * m); };
+    return padded(5) < padded(4) ? 5 : 4;
+}
+
 std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const ConvShapes& s,
                                      const DeviceProfile& profile) {
     namespace k = threshold_key;
     int first_tile = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     if (std::min(s.P(), s.Q()) < threshold(profile, k::winograd_f4_min_output)) first_tile = 2;
     if (std::min(s.P(), s.Q()) >= threshold(profile, k::winograd_f6_min_output)) first_tile = 6;
-    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile) == 9 ? 9 : 4;
+    const int preferred_5x5 = static_cast<int>(threshold(profile, k::winograd_5x5_tile));
+    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile_by_padding) != 0 ? fitted_5x5_tile(s)
+                               : preferred_5x5 == 9 || preferred_5x5 == 5              ? preferred_5x5
+                                                                                       : 4;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;

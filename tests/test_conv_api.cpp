@@ -218,8 +218,12 @@ TEST(ConvApi, StrictOverrideTakesTheSelectorsBestVariant) {
     EXPECT_EQ(low.implementation, "winograd-fused");
     EXPECT_NE(low.config.find("BK=16"), std::string::npos) << low.config;
     s.R = s.S = 5;  // only the 5x5 tiles: the profile's (F(4x4,5x5) by default)
+    profile.tuned["winograd_5x5_tile_by_padding"] = 0;
     EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
               Variant("wino-f4r5-gemm"));
+    profile.tuned["winograd_5x5_tile_by_padding"] = 1;  // a 14x14 output: F(5x5,5x5) pads it to 15, F(4x4) to 16
+    EXPECT_EQ(selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile).variant,
+              Variant("wino-f5r5-gemm"));
     s.R = s.S = 7;
     expect_error([&] { (void)selector.select_strategy("conv2d", Kernel::CONV2D_WINOGRAD, std::nullopt, s, profile); },
                  {"CONV2D_WINOGRAD cannot take this shape", "3x3", "5x5 filters; this layer has 7x7"});

@@ -192,13 +192,39 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
               std::string::npos) << passed.candidates[0].reason;
     EXPECT_EQ(passed.plan.variant, Variant("wino-f4-gemm"));
     EXPECT_FALSE(beyond_error_bound(Variant("naive"), profile).has_value());
-    // 5x5 filters: F(9x9,5x5) (512) where the profile prefers it, F(4x4,5x5) (16) under a bound of 16.
+    // 5x5 filters: F(9x9,5x5) (2048) where the profile prefers it, F(4x4,5x5) (16) under a bound of 16.
     const ConvShapes alexnet = shape(1, 48, 27, 27, 128, 5, 5, 1, 2);
     profile.tuned[threshold_key::max_error_factor] = 0;
     profile.tuned[threshold_key::winograd_5x5_tile] = 9;
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f9r5-gemm"));
     profile.tuned[threshold_key::max_error_factor] = 16;
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
+    // By padding: F(5x5,5x5) (128) where it pads the output less than
+    // F(4x4,5x5) (35 = 7 x 5 against 36; 30 against 32), F(4x4) where it pads
+    // less (27: 28 against 30) or as little (20x20), and under a bound below 128.
+    profile.tuned[threshold_key::max_error_factor] = 0;
+    profile.tuned[threshold_key::winograd_5x5_tile] = 4;
+    profile.tuned[threshold_key::winograd_5x5_tile_by_padding] = 1;
+    const ConvShapes inception = shape(1, 48, 35, 35, 64, 5, 5, 1, 2);
+    EXPECT_EQ(selector.select("conv2d", inception, profile).variant, Variant("wino-f5r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(2, 48, 30, 40, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f5r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 48, 20, 20, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 48, 35, 27, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 64;
+    const Decision bounded = selector.explain("conv2d", inception, profile);
+    EXPECT_EQ(bounded.plan.variant, Variant("wino-f4r5-gemm"));
+    EXPECT_NE(bounded.str().find("wino-f5r5-gemm: its error factor 128 exceeds max_error_factor 64"), std::string::npos)
+        << bounded.str();
+    // Without the rule, winograd_5x5_tile = 5 prefers F(5x5,5x5) everywhere.
+    profile.tuned[threshold_key::max_error_factor] = 0;
+    profile.tuned[threshold_key::winograd_5x5_tile_by_padding] = 0;
+    profile.tuned[threshold_key::winograd_5x5_tile] = 5;
+    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f5r5-gemm"));
+    // The AVX-512 PoCL profile sets the rule (measured there).
+    const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
+    EXPECT_EQ(selector.select("conv2d", inception, avx512).variant, Variant("wino-f5r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", alexnet, avx512).variant, Variant("wino-f4r5-gemm"));
 }
 
 TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {

@@ -277,10 +277,11 @@ TEST(WinogradConv, F6x6FusedSumsCInSlicesOf128) {
     EXPECT_NE(result.plan.config.find("C split in"), std::string::npos) << result.plan.config;
 }
 
-// 5x5 filters: F(4x4,5x5) and F(9x9,5x5), separate transforms, on the 5x5
-// edges, and the AlexNet-like reduction (C*25 = 1200) Vincent et al. measure.
+// 5x5 filters: F(4x4,5x5), F(5x5,5x5) and F(9x9,5x5), separate transforms,
+// on the 5x5 edges, and the AlexNet-like reduction (C*25 = 1200) Vincent et
+// al. measure.
 TEST(WinogradConv, SeparateTransforms5x5MatchReferenceOnEdgeShapes) {
-    for (const char* id : {"wino-f4r5-gemm", "wino-f9r5-gemm"}) {
+    for (const char* id : {"wino-f4r5-gemm", "wino-f5r5-gemm", "wino-f9r5-gemm"}) {
         SCOPED_TRACE(id);
         check_separate_transforms(Variant(id), edge_shapes_5x5());
         expect_matches_reference(Variant(id), conv5x5(2, 48, 27, 27, 40, 2), 11);
@@ -371,7 +372,8 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
 // separate-transform tile, on rows wider than a vector of tiles (interior
 // spans, the padded first span, a partial last group), asymmetric padding,
 // N > 1, no bias, and passes of 5 tiles that start and end mid-row;
-// F(9x9,5x5) keeps the one-tile kernels.
+// F(5x5,5x5) (alpha 9, an odd tile) too; F(9x9,5x5) keeps the one-tile
+// kernels.
 TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
     ConvShapes asymmetric = conv3x3(3, 4, 19, 53, 6, 0);
     asymmetric.pad_top = 2, asymmetric.pad_left = 1, asymmetric.pad_bottom = 0, asymmetric.pad_right = 2;
@@ -382,6 +384,7 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
         {"wino-f4-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 2, 8, 200, 3, 2), asymmetric}},
         {"wino-f6-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric}},
         {"wino-f4r5-gemm", {asymmetric5}},
+        {"wino-f5r5-gemm", {asymmetric5, conv5x5(1, 2, 11, 93, 4, 2)}},
         {"wino-f9r5-gemm", {conv5x5(2, 3, 21, 150, 5, 2)}},
     };
     std::uint64_t seed = 900;
@@ -413,7 +416,7 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
                     }
                     const auto result = test::run_conv_case(s, options);
                     EXPECT_TRUE(result.passed()) << test::describe(s, result);
-                    const bool wide = 2 * ((s.Q() + m - 1) / m) >= lanes && alpha <= 8;  // F(9x9,5x5): never
+                    const bool wide = 2 * ((s.Q() + m - 1) / m) >= lanes && alpha <= 9;  // F(9x9,5x5): never
                     EXPECT_EQ(result.plan.config.find(std::to_string(lanes) + " tiles a work-item") != std::string::npos,
                               wide)
                         << result.plan.config;

@@ -115,6 +115,8 @@ TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
 
 TEST(WinogradMatrices, FiveByFiveTilesEqualDirectCorrelation) {
     expect_correlation(winograd_matrices(4, 5), 7);
+    expect_correlation(winograd_matrices(5, 5), 12);
+    expect_correlation(winograd_matrices(5, 5, /*scaled=*/false), 13);
     expect_correlation(winograd_matrices(9, 5), 8);
     expect_correlation(winograd_matrices(9, 5, /*scaled=*/false), 9);
     expect_correlation(generate_winograd_matrices(9, 5, vincent_f9_r5_points(), vincent_f9_r5_output_scaling()), 10);

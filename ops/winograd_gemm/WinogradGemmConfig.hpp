@@ -18,7 +18,8 @@
 namespace netcl {
 
 // The variants ("wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm" for 3x3
-// filters, "wino-f4r5-gemm", "wino-f9r5-gemm" for 5x5) and the tile each names.
+// filters, "wino-f4r5-gemm", "wino-f5r5-gemm", "wino-f9r5-gemm" for 5x5) and the
+// tile each names.
 struct WinogradTile {
     int m = 4, r = 3;  // F(m x m, r x r)
     int alpha() const { return m + r - 1; }  // the input tile's side

@@ -250,7 +250,7 @@ TEST(OclgrindNoUninitialized, WinogradRowTransforms) {
         DeviceProfile profile = context->profile();
         profile.tuned["winograd_transform_lanes"] = lanes;
         context->set_profile(profile);
-        for (const char* id : {"wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm", "wino-f4r5-gemm"}) {
+        for (const char* id : {"wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm", "wino-f4r5-gemm", "wino-f5r5-gemm"}) {
             if (lanes == 16 && std::string(id) != "wino-f4-gemm") continue;  // oclgrind's time
             SCOPED_TRACE(std::string(id) + " lanes " + std::to_string(lanes));
             const int m = winograd_gemm_tile(Variant(id))->m, r = winograd_gemm_tile(Variant(id))->r;

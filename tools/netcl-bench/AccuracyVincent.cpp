@@ -29,6 +29,7 @@ struct Column {
 };
 constexpr Column kColumns[] = {{"direct", "naive", true},
                                {"F(4x4,5x5)", "wino-f4r5-gemm", true},
+                               {"F(5x5,5x5)", "wino-f5r5-gemm", true},
                                {"F(9x9) unscaled", "wino-f9r5-gemm", false},
                                {"F(9x9) scaled", "wino-f9r5-gemm", true}};
 
@@ -52,10 +53,12 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
     out << "\nMax relative error max|y - fp64| / max|fp64| on Vincent et al.'s 5x5 layers, N = 32, data and filters\n"
            "uniform in [-1,1], fp32, every output checked; the paper's figures (their kernels, NVIDIA GPU, their\n"
            "F(9x9,5x5) points) beside. netcl's F(9x9,5x5) points: 0, +-1, +-1/2, +-2, +-3, +-4/5, 1/4, inf;\n"
-           "scaled: netcl's power-of-two S_Y rule (netcl-info --winograd 9,5).\n\n";
+           "F(5x5,5x5)'s: 0, +-1, +-1/2, +-2, -4, inf (not in the paper); scaled: netcl's power-of-two S_Y rule\n"
+           "(netcl-info --winograd 9,5).\n\n";
     char header[300];
-    std::snprintf(header, sizeof header, "%-14s %-22s %9s %9s   %11s   %9s %9s   %9s %9s %8s\n", "layer", "CxHxW,K",
-                  "direct", "paper", "F(4x4,5x5)", "unscaled", "paper", "scaled", "paper", "time s");
+    std::snprintf(header, sizeof header, "%-14s %-22s %9s %9s   %11s %11s   %9s %9s   %9s %9s %8s\n", "layer",
+                  "CxHxW,K", "direct", "paper", "F(4x4,5x5)", "F(5x5,5x5)", "unscaled", "paper", "scaled", "paper",
+                  "time s");
     out << header;
     nlohmann::json rows = nlohmann::json::array();
     const DeviceProfile original = context->profile();
@@ -95,10 +98,10 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
         char line[300];
-        std::snprintf(line, sizeof line, "%-14s %-22s %9s %9s   %11s   %9s %9s   %9s %9s %8.1f\n", paper.net,
+        std::snprintf(line, sizeof line, "%-14s %-22s %9s %9s   %11s %11s   %9s %9s   %9s %9s %8.1f\n", paper.net,
                       chw.c_str(), sci(errors[0]).c_str(), sci(paper.direct).c_str(), sci(errors[1]).c_str(),
-                      sci(errors[2]).c_str(), sci(paper.unscaled).c_str(), sci(errors[3]).c_str(),
-                      sci(paper.scaled).c_str(), seconds);
+                      sci(errors[2]).c_str(), sci(errors[3]).c_str(), sci(paper.unscaled).c_str(),
+                      sci(errors[4]).c_str(), sci(paper.scaled).c_str(), seconds);
         out << line << std::flush;
         rows.push_back(row);
     }
