@@ -38,16 +38,58 @@ int fitted_5x5_tile(const ConvShapes& s) {
     return padded(5) < padded(4) ? 5 : 4;
 }
 
+struct FirstTile {
+    int m;
+    std::string why;  // for --explain and the plan's reason
+};
+
+std::string output_text(const ConvShapes& s) { return std::to_string(s.P()) + "x" + std::to_string(s.Q()); }
+
+FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
+    namespace k = threshold_key;
+    const double side = static_cast<double>(std::min(s.P(), s.Q()));
+    if (side >= threshold(profile, k::winograd_f6_min_output)) {
+        return {6, "F(6x6) first: output " + output_text(s) + " >= winograd_f6_min_output " +
+                       detail::number(threshold(profile, k::winograd_f6_min_output))};
+    }
+    if (side < threshold(profile, k::winograd_f4_min_output)) {
+        return {2, "F(2x2) first: output " + output_text(s) + " < winograd_f4_min_output " +
+                       detail::number(threshold(profile, k::winograd_f4_min_output))};
+    }
+    const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
+    return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ") first: winograd_tile"};
+}
+
+FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
+    namespace k = threshold_key;
+    if (threshold(profile, k::winograd_5x5_tile_by_padding) != 0) {
+        const auto padded = [&](std::int64_t m) {
+            return std::to_string((s.P() + m - 1) / m * m) + "x" + std::to_string((s.Q() + m - 1) / m * m);
+        };
+        const int m = fitted_5x5_tile(s);
+        const int other = m == 5 ? 4 : 5;
+        return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ",5x5) first: it pads the output " +
+                       output_text(s) + " to " + padded(m) + ", F(" + std::to_string(other) + "x" +
+                       std::to_string(other) + ",5x5) to " + padded(other) + " (winograd_5x5_tile_by_padding)"};
+    }
+    const int preferred = static_cast<int>(threshold(profile, k::winograd_5x5_tile));
+    const int m = preferred == 9 || preferred == 5 ? preferred : 4;
+    return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ",5x5) first: winograd_5x5_tile"};
+}
+
+}  // namespace
+
+std::string winograd_tile_preference(const ConvShapes& s, const DeviceProfile& profile) {
+    return s.R == 5 && s.S == 5 ? first_5x5_tile(s, profile).why : first_3x3_tile(s, profile).why;
+}
+
+namespace {
+
 std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const ConvShapes& s,
                                      const DeviceProfile& profile) {
     namespace k = threshold_key;
-    int first_tile = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
-    if (std::min(s.P(), s.Q()) < threshold(profile, k::winograd_f4_min_output)) first_tile = 2;
-    if (std::min(s.P(), s.Q()) >= threshold(profile, k::winograd_f6_min_output)) first_tile = 6;
-    const int preferred_5x5 = static_cast<int>(threshold(profile, k::winograd_5x5_tile));
-    const int first_5x5_tile = threshold(profile, k::winograd_5x5_tile_by_padding) != 0 ? fitted_5x5_tile(s)
-                               : preferred_5x5 == 9 || preferred_5x5 == 5              ? preferred_5x5
-                                                                                       : 4;
+    const int first_tile = first_3x3_tile(s, profile).m;
+    const int first_5x5 = first_5x5_tile(s, profile).m;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
     const bool gemm_first = threshold(profile, k::winograd_prefer_gemm) != 0;
@@ -59,7 +101,7 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
     };
     const auto rank = [&](const Variant& id) {
         if (const auto t = winograd_gemm_tile(id)) {
-            return tile_rank(t->m, t->r == 5 ? first_5x5_tile : first_tile) + (gemm_first ? 0 : 20);
+            return tile_rank(t->m, t->r == 5 ? first_5x5 : first_tile) + (gemm_first ? 0 : 20);
         }
         const auto v = winograd_variant(id);
         if (!v) return 100000;  // another Winograd implementation's variant: after these, in list order

@@ -16,6 +16,11 @@ namespace netcl {
 // preferences (VariantChoice.cpp).
 std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& shapes, const DeviceProfile& profile);
 
+// Which Winograd tile this profile puts first for the layer, and the
+// threshold or rule behind it ("F(6x6) first: output 112x112 >=
+// winograd_f6_min_output 112"), for the plan's reason.
+std::string winograd_tile_preference(const ConvShapes& shapes, const DeviceProfile& profile);
+
 struct VariantChoice {
     std::optional<Variant> variant;  // the first candidate the strategy can take
     std::string why_not;             // the reasons of the candidates passed over, "; "-joined

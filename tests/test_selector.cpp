@@ -206,7 +206,10 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     profile.tuned[threshold_key::winograd_5x5_tile] = 4;
     profile.tuned[threshold_key::winograd_5x5_tile_by_padding] = 1;
     const ConvShapes inception = shape(1, 48, 35, 35, 64, 5, 5, 1, 2);
-    EXPECT_EQ(selector.select("conv2d", inception, profile).variant, Variant("wino-f5r5-gemm"));
+    const Decision fitted = selector.explain("conv2d", inception, profile);
+    EXPECT_EQ(fitted.plan.variant, Variant("wino-f5r5-gemm"));
+    EXPECT_NE(fitted.plan.reason.find("F(5x5,5x5) first: it pads the output 35x35 to 35x35, F(4x4,5x5) to 36x36"),
+              std::string::npos) << fitted.plan.reason;
     EXPECT_EQ(selector.select("conv2d", shape(2, 48, 30, 40, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f5r5-gemm"));
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 48, 20, 20, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
@@ -225,6 +228,10 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
     EXPECT_EQ(selector.select("conv2d", inception, avx512).variant, Variant("wino-f5r5-gemm"));
     EXPECT_EQ(selector.select("conv2d", alexnet, avx512).variant, Variant("wino-f4r5-gemm"));
+    // The 3x3 tiles' reason names the threshold too.
+    const Plan f6 = selector.select("conv2d", shape(1, 64, 112, 112, 64, 3, 3, 1, 1), load_profile("pocl-cpu"));
+    EXPECT_NE(f6.reason.find("F(6x6) first: output 112x112 >= winograd_f6_min_output 112"), std::string::npos)
+        << f6.reason;
 }
 
 TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {

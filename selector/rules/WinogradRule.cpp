@@ -42,7 +42,8 @@ public:
         }
         return accept(Kernel::CONV2D_WINOGRAD, *choice.variant,
                       "C = " + std::to_string(s.C) + " >= " + number(min_c) + " and K = " + std::to_string(s.K) +
-                          " >= " + number(min_k) + "; the profile's first variant the device can take" +
+                          " >= " + number(min_k) + "; " + winograd_tile_preference(s, profile) +
+                          "; the profile's first variant the device can take" +
                           (choice.why_not.empty() ? "" : " (passed over: " + choice.why_not + ")"));
     }
 };

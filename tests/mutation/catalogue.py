@@ -249,7 +249,7 @@ MUTATIONS = [
          replace="if (bound > 0 && factor > 1 && factor > bound * 100) {",
          bug="max_error_factor no longer keeps the selector off less accurate tiles"),
     dict(id="selector-5x5-tile-ignored", area="selector", file="selector/VariantChoice.cpp",
-         find="return tile_rank(t->m, t->r == 5 ? first_5x5_tile : first_tile) + (gemm_first ? 0 : 20);",
+         find="return tile_rank(t->m, t->r == 5 ? first_5x5 : first_tile) + (gemm_first ? 0 : 20);",
          replace="return tile_rank(t->m, first_tile) + (gemm_first ? 0 : 20);",
          bug="the profile's winograd_5x5_tile is ignored: 5x5 layers get whichever tile is nearest the 3x3 preference"),
     dict(id="selector-5x5-padding-tie", area="selector", file="selector/VariantChoice.cpp",
