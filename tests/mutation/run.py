@@ -181,9 +181,18 @@ def main():
     log(f"baseline suite passed in {seconds:.0f} s")
 
     results = []
+    # A host mutation's source is restored after its run, but its binaries stay
+    # built until the next build: a kernel mutation after it would run against
+    # the previous host mutation (its "catch" that bug's, not its own).
+    host_binaries_mutated = False
     for index, m in enumerate(selected, 1):
         log(f"[{index}/{len(selected)}] {m['id']}: {m['bug']}")
         kernel = m["file"].startswith("kernels_cl/")
+        if kernel and host_binaries_mutated:
+            if build(work, args.jobs, logs / f"{m['id']}.restore-configure.log") != 0:
+                print(f"mutation: the unmutated tree no longer builds; see {logs}", file=sys.stderr)
+                return 2
+            host_binaries_mutated = False
         run_env = dict(env)
         host_file = work / "src" / m["file"]
         original = host_file.read_text()
@@ -208,6 +217,7 @@ def main():
         finally:
             if not kernel:
                 host_file.write_text(original)
+                host_binaries_mutated = True
         if code == 0:
             status = "equivalent" if result["equivalent"] else "survived"
         else:
