@@ -33,8 +33,10 @@ namespace {
 // faster with F(5x5), AlexNet's 27x27 (6 tiles computing 30 against 7
 // computing 28) 1.1x slower (PoCL, AVX-512, N = 32). So the tile that pads
 // the output less, the more accurate one on a tie.
+std::int64_t padded_side(std::int64_t side, std::int64_t m) { return (side + m - 1) / m * m; }
+
 int fitted_5x5_tile(const ConvShapes& s) {
-    const auto padded = [&](std::int64_t m) { return ((s.P() + m - 1) / m * m) * ((s.Q() + m - 1) / m * m); };
+    const auto padded = [&](std::int64_t m) { return padded_side(s.P(), m) * padded_side(s.Q(), m); };
     return padded(5) < padded(4) ? 5 : 4;
 }
 
@@ -43,7 +45,8 @@ struct FirstTile {
     std::string why;  // for --explain and the plan's reason
 };
 
-std::string output_text(const ConvShapes& s) { return std::to_string(s.P()) + "x" + std::to_string(s.Q()); }
+std::string by(std::int64_t a, std::int64_t b) { return std::to_string(a) + "x" + std::to_string(b); }
+std::string output_text(const ConvShapes& s) { return by(s.P(), s.Q()); }
 
 FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
@@ -57,24 +60,21 @@ FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
                        detail::number(threshold(profile, k::winograd_f4_min_output))};
     }
     const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
-    return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ") first: winograd_tile"};
+    return {m, "F(" + by(m, m) + ") first: winograd_tile"};
 }
 
 FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
     if (threshold(profile, k::winograd_5x5_tile_by_padding) != 0) {
-        const auto padded = [&](std::int64_t m) {
-            return std::to_string((s.P() + m - 1) / m * m) + "x" + std::to_string((s.Q() + m - 1) / m * m);
-        };
+        const auto padded = [&](int m) { return by(padded_side(s.P(), m), padded_side(s.Q(), m)); };
         const int m = fitted_5x5_tile(s);
         const int other = m == 5 ? 4 : 5;
-        return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ",5x5) first: it pads the output " +
-                       output_text(s) + " to " + padded(m) + ", F(" + std::to_string(other) + "x" +
-                       std::to_string(other) + ",5x5) to " + padded(other) + " (winograd_5x5_tile_by_padding)"};
+        return {m, "F(" + by(m, m) + ",5x5) first: it pads the output " + output_text(s) + " to " + padded(m) +
+                       ", F(" + by(other, other) + ",5x5) to " + padded(other) + " (winograd_5x5_tile_by_padding)"};
     }
     const int preferred = static_cast<int>(threshold(profile, k::winograd_5x5_tile));
     const int m = preferred == 9 || preferred == 5 ? preferred : 4;
-    return {m, "F(" + std::to_string(m) + "x" + std::to_string(m) + ",5x5) first: winograd_5x5_tile"};
+    return {m, "F(" + by(m, m) + ",5x5) first: winograd_5x5_tile"};
 }
 
 }  // namespace
