@@ -35,7 +35,20 @@ command -v oclgrind >/dev/null || { echo "check.sh: oclgrind not found; install 
 
 log="$(mktemp "${TMPDIR:-/tmp}/netcl-oclgrind.XXXXXX")"
 err="$(mktemp "${TMPDIR:-/tmp}/netcl-oclgrind-err.XXXXXX")"
-trap 'rm -f "$log" "$err"' EXIT
+fifo="$(mktemp -u "${TMPDIR:-/tmp}/netcl-oclgrind-fifo.XXXXXX")"
+trap 'rm -f "$log" "$err" "$fifo"' EXIT
+
+# oclgrind opens its --log file afresh, truncating it, for every OpenCL
+# context the program creates (each context's Logger plugin does
+# `new ofstream(path)`), so a file would keep only the reports made after the
+# last context was created: the suite creates a dozen, and a kernel fault in
+# any test but the last few went unseen. A FIFO is opened, never truncated:
+# every context's reports reach the one reader, which the shell's own writer
+# (fd 3) keeps open between contexts.
+mkfifo "$fifo"
+cat "$fifo" >"$log" &
+reader=$!
+exec 3>"$fifo"
 
 # Compile every kernel fresh for oclgrind's device rather than trusting a cache.
 export NETCL_CACHE_DIR=off
@@ -44,8 +57,10 @@ export NETCL_CACHE_DIR=off
 # uninitialised-value plugin stops ("OCLGRIND FATAL ERROR ... Unsupported
 # instruction: freeze") and the kernel does not run.
 start=$(date +%s)
-oclgrind --build-options -cl-opt-disable --data-races "${uninitialized[@]}" --check-api "${device[@]}" --log "$log" "$@" 2>"$err"
+oclgrind --build-options -cl-opt-disable --data-races "${uninitialized[@]}" --check-api "${device[@]}" --log "$fifo" "$@" 2>"$err" 3>&-
 status=$?
+exec 3>&-
+wait "$reader"
 cat "$err" >&2
 # The API reports, as blocks, appended to the kernel reports.
 awk '/^(Oclgrind|OCLGRIND)/ {keep = 1} /^[[:space:]]*$/ {keep = 0} keep' "$err" >>"$log"
