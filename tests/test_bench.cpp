@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/netcl-bench/RoundRatio.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -435,6 +437,22 @@ TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
         EXPECT_LE(row.at("F(5x5,5x5)").at("relative_error").get<double>(), row.at("paper").at("scaled").get<double>())
             << layer;
     }
+}
+
+// The ratio of interleaved rounds, on samples chosen so that the median of
+// per-round ratios (2) and the ratio of medians (20 / 15) differ: the
+// end-to-end test above compares real timings, whose two ratios coincide
+// whenever both medians fall in the same round (a mutation that dropped the
+// pairing survived one full mutation run for that reason).
+TEST(Bench, PairedRoundsGiveTheMedianOfPerRoundRatios) {
+    const std::vector<double> base{10, 20, 30}, result{5, 40, 15};
+    EXPECT_DOUBLE_EQ(*netcl::bench::round_ratio(base, result, 20, 15, /*paired=*/true), 2.0);
+    EXPECT_DOUBLE_EQ(*netcl::bench::round_ratio(base, result, 20, 15, /*paired=*/false), 20.0 / 15.0);
+    // Rounds that do not pair up fall back to the medians.
+    EXPECT_DOUBLE_EQ(*netcl::bench::round_ratio(base, {5, 40}, 20, 22.5, /*paired=*/true), 20.0 / 22.5);
+    // A round without a time is left out: the median of 2 and 0.5 over the two left.
+    EXPECT_DOUBLE_EQ(*netcl::bench::round_ratio(base, {5, 40, 0}, 20, 5, /*paired=*/true), 1.25);
+    EXPECT_FALSE(netcl::bench::round_ratio(base, result, 20, 0, /*paired=*/true).has_value());
 }
 
 TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {

@@ -386,8 +386,8 @@ MUTATIONS = [
          replace="if (crs >= C * R * S) return;",
          bug="the implicit GEMM's weight pack writes past its buffer when NR is 4 and the panels are odd"),
     # --- netcl-bench: tools/netcl-bench/ --------------------------------------
-    dict(id="bench-unpaired-ratio", area="bench", file="tools/netcl-bench/Report.cpp",
-         find="if (paired && !b.empty() && b.size() == r.size()) {",
+    dict(id="bench-unpaired-ratio", area="bench", file="tools/netcl-bench/RoundRatio.cpp",
+         find="if (paired && !base_ms.empty() && base_ms.size() == result_ms.size()) {",
          replace="if (false) {",
          bug="interleaved rounds' ratios are taken of medians apart again: a burst of load that falls on some "
              "rounds moves one candidate's median and not the other's"),

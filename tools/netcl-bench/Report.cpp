@@ -1,5 +1,7 @@
 #include "Report.hpp"
 
+#include "RoundRatio.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
@@ -93,17 +95,9 @@ const Measurement* LayerResult::find(const std::string& candidate) const {
 namespace {
 
 std::optional<double> ratio(const Measurement& base, const Measurement& result, Clock clock, bool paired) {
-    if (!base.ran || !result.ran || result.timing(clock).median_ms <= 0) return std::nullopt;
-    const auto& b = base.samples_ms(clock);
-    const auto& r = result.samples_ms(clock);
-    if (paired && !b.empty() && b.size() == r.size()) {
-        std::vector<double> per_round;
-        for (std::size_t i = 0; i < b.size(); ++i) {
-            if (r[i] > 0) per_round.push_back(b[i] / r[i]);
-        }
-        if (!per_round.empty()) return summarize(per_round).median_ms;  // a median of ratios, not of ms
-    }
-    return base.timing(clock).median_ms / result.timing(clock).median_ms;
+    if (!base.ran || !result.ran) return std::nullopt;
+    return round_ratio(base.samples_ms(clock), result.samples_ms(clock), base.timing(clock).median_ms,
+                       result.timing(clock).median_ms, paired);
 }
 
 }  // namespace

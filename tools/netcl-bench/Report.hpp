@@ -27,12 +27,8 @@ struct LayerResult {
     bool paired = false;
 
     const Measurement* find(const std::string& candidate) const;
-    // How much faster `result` ran than `baseline` on `clock`; nothing when either did not run. Paired
-    // rounds: the median over rounds of baseline / result in the same round -- a burst of load from
-    // another process that slows a round slows both runs in it, and their ratio stays, where medians
-    // taken apart can fall on different sides of the burst (seen at N = 8 on a 1x1 layer: 4 of 7 rounds
-    // 2x slow for every candidate; medians apart gave 0.53x, every round 0.89-0.94x). Otherwise
-    // median(baseline) / median(result).
+    // How much faster `result` ran than `baseline` on `clock` (round_ratio: paired rounds give the
+    // median of per-round ratios); nothing when either did not run.
     std::optional<double> speedup(const Measurement& result, const std::string& baseline, Clock clock) const;
     // The peer on a CPU: the oneDNN layout with the lower wall median on this layer; nullptr when none ran.
     const Measurement* best_onednn() const;
