@@ -51,13 +51,13 @@ std::string output_text(const ConvShapes& s) { return by(s.P(), s.Q()); }
 FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
     const double side = static_cast<double>(std::min(s.P(), s.Q()));
-    if (side >= threshold(profile, k::winograd_f6_min_output)) {
-        return {6, "F(6x6) first: output " + output_text(s) + " >= winograd_f6_min_output " +
-                       detail::number(threshold(profile, k::winograd_f6_min_output))};
+    const double f6_min = threshold(profile, k::winograd_f6_min_output);
+    const double f4_min = threshold(profile, k::winograd_f4_min_output);
+    if (side >= f6_min) {
+        return {6, "F(6x6) first: output " + output_text(s) + " >= winograd_f6_min_output " + detail::number(f6_min)};
     }
-    if (side < threshold(profile, k::winograd_f4_min_output)) {
-        return {2, "F(2x2) first: output " + output_text(s) + " < winograd_f4_min_output " +
-                       detail::number(threshold(profile, k::winograd_f4_min_output))};
+    if (side < f4_min) {
+        return {2, "F(2x2) first: output " + output_text(s) + " < winograd_f4_min_output " + detail::number(f4_min)};
     }
     const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     return {m, "F(" + by(m, m) + ") first: winograd_tile"};

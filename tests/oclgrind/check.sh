@@ -33,10 +33,12 @@ done
 [ $# -gt 0 ] || { echo "check.sh: no program given; usage: check.sh [options] -- PROGRAM [ARGS]" >&2; exit 2; }
 command -v oclgrind >/dev/null || { echo "check.sh: oclgrind not found; install the 'oclgrind' package" >&2; exit 2; }
 
-log="$(mktemp "${TMPDIR:-/tmp}/netcl-oclgrind.XXXXXX")"
-err="$(mktemp "${TMPDIR:-/tmp}/netcl-oclgrind-err.XXXXXX")"
-fifo="$(mktemp -u "${TMPDIR:-/tmp}/netcl-oclgrind-fifo.XXXXXX")"
-trap 'rm -f "$log" "$err" "$fifo"' EXIT
+# The log, oclgrind's stderr and the FIFO below in a directory of this run's own.
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/netcl-oclgrind.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+log="$scratch/log"
+err="$scratch/stderr"
+fifo="$scratch/log.fifo"
 
 # oclgrind opens its --log file afresh, truncating it, for every OpenCL
 # context the program creates (each context's Logger plugin does
