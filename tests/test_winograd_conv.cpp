@@ -370,10 +370,12 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
 // The row transforms (kernels_cl/winograd_gemm_rows.cl: 8 or 16 tiles of a
 // tile row a work-item, profile key winograd_transform_lanes) on every
 // separate-transform tile, on rows wider than a vector of tiles (interior
-// spans, the padded first span, a partial last group), asymmetric padding,
-// N > 1, no bias, and passes of 5 tiles that start and end mid-row;
-// F(5x5,5x5) (alpha 9, an odd tile) too; F(9x9,5x5) keeps the one-tile
-// kernels.
+// spans, the padded first span, a partial last group), edge spans read
+// whole and masked, also where they run two rows on (rows of 5 tiles in 8
+// lanes: F(4x4) at 20 wide, F(6x6) at 29) and where they would run off the
+// tensor, asymmetric padding, N > 1, no bias, and passes of 5 tiles that
+// start and end mid-row; F(5x5,5x5) (alpha 9, an odd tile) too;
+// F(9x9,5x5) keeps the one-tile kernels.
 TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
     ConvShapes asymmetric = conv3x3(3, 4, 19, 53, 6, 0);
     asymmetric.pad_top = 2, asymmetric.pad_left = 1, asymmetric.pad_bottom = 0, asymmetric.pad_right = 2;
@@ -381,8 +383,9 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
     asymmetric5.pad_top = 1, asymmetric5.pad_left = 2, asymmetric5.pad_bottom = 3, asymmetric5.pad_right = 0;
     const std::vector<std::pair<const char*, std::vector<ConvShapes>>> cases = {
         {"wino-f2-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric}},
-        {"wino-f4-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 2, 8, 200, 3, 2), asymmetric}},
-        {"wino-f6-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric}},
+        {"wino-f4-gemm", {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 2, 8, 200, 3, 2), asymmetric, conv3x3(2, 3, 20, 20, 4, 1)}},
+        {"wino-f6-gemm",
+         {conv3x3(2, 5, 37, 70, 9, 1), conv3x3(1, 3, 20, 131, 7, 0, false), asymmetric, conv3x3(2, 3, 28, 29, 5, 1)}},
         {"wino-f4r5-gemm", {asymmetric5}},
         {"wino-f5r5-gemm", {asymmetric5, conv5x5(1, 2, 11, 93, 4, 2)}},
         {"wino-f9r5-gemm", {conv5x5(2, 3, 21, 150, 5, 2)}},

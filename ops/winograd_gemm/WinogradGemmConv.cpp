@@ -63,7 +63,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                            groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
         if (lanes) {
             internal::set_args(input_kernel_, "winograd_gemm_input_rows", x.buffer(), internal::offset_of(x),
-                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               workspace.buffer, v_offset, i(s.N), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
             internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
