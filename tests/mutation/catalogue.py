@@ -322,7 +322,7 @@ MUTATIONS = [
     dict(id="wino-rows-edge-span", area="padding", file="kernels_cl/winograd_gemm_rows.cl",
          find="const int lo = max(0, -ix0), hi = min(SPAN_FLOATS, W - ix0);",
          replace="const int lo = max(0, -ix0), hi = min(SPAN_FLOATS, W - ix0 - 1);",
-         bug="the last input column of each row reads as padding in the row transforms' edge path"),
+         bug="the last input column of each row reads as padding in the row transforms' copied edge path (spans that would run off the tensor)"),
     dict(id="wino-rows-output-span", area="winograd-gemm", file="kernels_cl/winograd_gemm_rows.cl",
          find="const int x_lo = lane_lo * WINO_M, x_hi = min(lane_hi * WINO_M, Q - ox0);",
          replace="const int x_lo = lane_lo * WINO_M, x_hi = lane_hi * WINO_M;",
