@@ -18,7 +18,8 @@
 // dim1 = C (input) or K (output). A tile row is one ty of one image, over
 // all images: row = n * tiles_h + ty; its tile tx is tile row * tiles_w + tx,
 // and lane l of group g holds tx = g * TL + l. Lanes past the row's last
-// tile or outside the pass [tile0, tile0 + T) are neither stored nor read.
+// tile or outside the pass [tile0, tile0 + T) are neither stored nor read
+// from M (an edge span may read their input floats, zeroed after the deal).
 
 #if TL == 16
 typedef float16 tvec_t;
