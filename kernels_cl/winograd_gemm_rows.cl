@@ -64,7 +64,6 @@ __kernel void winograd_gemm_input_rows(__global const float* restrict x, const u
     const int n = row / tiles_h, ty = row - n * tiles_h;
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx0 * WINO_M - pad_left;
     const long image = ((long)n * C + c) * H * W, x_floats = (long)N * C * H * W;
-    __global const float* xp = x + x_offset + image;
     const bool span_in_row = ix0 >= 0 && ix0 + SPAN_FLOATS <= W;
 
     // r = d B per input row (the row transform), as each row is read.
@@ -93,7 +92,7 @@ __kernel void winograd_gemm_input_rows(__global const float* restrict x, const u
             float f[SPAN_FLOATS];
             for (int s = 0; s < SPAN_FLOATS; ++s) f[s] = 0.0f;
             if (iy >= 0 && iy < H) {
-                __global const float* rp = xp + (size_t)iy * W + ix0;
+                __global const float* rp = x + x_offset + at;  // float s of the span is rp[s]
                 const int lo = max(0, -ix0), hi = min(SPAN_FLOATS, W - ix0);
                 for (int s = lo; s < hi; ++s) f[s] = rp[s];
             }

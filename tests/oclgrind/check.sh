@@ -34,7 +34,7 @@ done
 command -v oclgrind >/dev/null || { echo "check.sh: oclgrind not found; install the 'oclgrind' package" >&2; exit 2; }
 
 # The log, oclgrind's stderr and the FIFO below in a directory of this run's own.
-scratch="$(mktemp -d "${TMPDIR:-/tmp}/netcl-oclgrind.XXXXXX")"
+scratch="$(mktemp -d)"  # under $TMPDIR, else /tmp
 trap 'rm -rf "$scratch"' EXIT
 log="$scratch/log"
 err="$scratch/stderr"
