@@ -24,14 +24,6 @@
 // and 54.7 as one sum (noise), where a launch per slice adding into C in
 // memory had cost +22% on conv4.2.
 //
-// A_KMAJOR: A stored k-major (element (m, k) at A[k * lda + m]); each step
-// reads MR neighbouring floats. C_TRANSPOSED: C(m, n) stored at C[n * ldc +
-// m], a scalar store per lane, once per output. Together they let the
-// Winograd multiply compute M_e^T = V_e^T U_e^T on V[C x T] and M[K x T] as
-// the transforms lay them out, with K along the vectors and the few tiles of
-// a small image (T = 25 at 28x28 with F(6x6)) in the rows, where T along
-// the vectors computed up to 28% padding (ops/winograd_gemm/WinogradGemmConfig.cpp).
-//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 
@@ -43,13 +35,6 @@
 #endif
 #ifndef K_SLICE
 #define K_SLICE 0
-#endif
-#ifdef A_KMAJOR
-#define A_AT(row) ap[row]
-#define A_STEP lda
-#else
-#define A_AT(row) ap[(row) * lda]
-#define A_STEP 1
 #endif
 
 __kernel void gemm(__global const float* restrict A, const ulong a_offset, const int bsA,
@@ -116,11 +101,11 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
             }
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(A_AT(arow[i]));
+                const vec_t a = (vec_t)(ap[arow[i] * lda]);
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
-            ap += A_STEP;
+            ++ap;
             bp += ldb;
         }
 #else
@@ -129,11 +114,11 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
             for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, bp);
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(A_AT(arow[i]));
+                const vec_t a = (vec_t)(ap[arow[i] * lda]);
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
-            ap += A_STEP;
+            ++ap;
             bp += ldb;
         }
 #endif
@@ -157,13 +142,7 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #ifdef BIAS
         const vec_t bi = (vec_t)(bias[m]);
 #endif
-#ifdef C_TRANSPOSED
-        __global float* cp = Cm + (size_t)n0 * ldc + m;
-#define C_AT(n) cp[(size_t)(n) * ldc]
-#else
         __global float* cp = Cm + (size_t)m * ldc + n0;
-#define C_AT(n) cp[n]
-#endif
 #pragma unroll
         for (int v = 0; v < NV; ++v) {
             vec_t o = RESULT[i][v];
@@ -173,10 +152,7 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #if EDGE_N
 #pragma unroll
             for (int t = 0; t < VW; ++t)
-                if (n0 + v * VW + t < N) C_AT(v * VW + t) = LANE(o, t);
-#elif defined(C_TRANSPOSED)
-#pragma unroll
-            for (int t = 0; t < VW; ++t) C_AT(v * VW + t) = LANE(o, t);
+                if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
 #else
             VSTORE(o, v, cp);
 #endif

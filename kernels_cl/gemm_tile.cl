@@ -1,5 +1,5 @@
 // The register tile netcl's GEMM engine is built from (kernels_cl/gemm.cl,
-// kernels_cl/conv_kvec.cl prepend it): each work-item owns MR x NR outputs,
+// kernels_cl/conv_kvec.cl prepend it, after kernels_cl/vector_lane.cl): each work-item owns MR x NR outputs,
 // NR = NV vectors of VW floats, held in MR * NV vector accumulators; a
 // reduction step loads NV vectors, broadcasts MR scalars and issues MR * NV
 // vector FMAs.
@@ -46,18 +46,5 @@ typedef float16 vec_t;
 #error "VW must be 4, 8 or 16"
 #endif
 
-// Lane t of a vector, by a constant t after unrolling: no address of a
-// private vector is taken (that would force it to memory on some compilers).
-#if VW == 4
-#define LANE(v, t) ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (v).s3)
-#elif VW == 8
-#define LANE(v, t)                                                                              \
-    ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (t) == 3 ? (v).s3 :           \
-     (t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (v).s7)
-#else
-#define LANE(v, t)                                                                              \
-    ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (t) == 3 ? (v).s3 :           \
-     (t) == 4 ? (v).s4 : (t) == 5 ? (v).s5 : (t) == 6 ? (v).s6 : (t) == 7 ? (v).s7 :           \
-     (t) == 8 ? (v).s8 : (t) == 9 ? (v).s9 : (t) == 10 ? (v).sa : (t) == 11 ? (v).sb :         \
-     (t) == 12 ? (v).sc : (t) == 13 ? (v).sd : (t) == 14 ? (v).se : (v).sf)
-#endif
+// Lane t of a vec_t (kernels_cl/vector_lane.cl, which comes first).
+#define LANE(v, t) LANE_OF(VW, v, t)

@@ -11,7 +11,8 @@
 // columns are contiguous): U[e][K][C], V[e][C][T], M[e][K][T], T = the tiles
 // of one pass (tile = n x tiles_h x tiles_w, numbered from tile0). With
 // U_TRANSPOSED, U[e][C][K]: the GEMM computes M_e^T = V_e^T U_e^T (K along
-// its vectors) on the same V and M.
+// its vectors) on V[e][T][C] and M[e][T][K], which the transforms of
+// kernels_cl/winograd_gemm_channels.cl write and read.
 // Needs the prelude of ops/winograd/WinogradSource.cpp.
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)

@@ -318,10 +318,11 @@ TEST(WinogradConv, GemmTileNarrowsWithThePass) {
 }
 
 // Passes of at most winograd_gemm_transposed_max_tiles tiles over at least
-// winograd_gemm_transposed_min_channels channels multiply transposed (K
-// along the vectors, the tiles in rows of the MR in [mr / 2, mr] with the
-// fewest padding rows); larger passes, fewer channels, and every pass where
-// the key is 0, keep the tiles along the vectors; the forcing key wins.
+// winograd_gemm_transposed_min_channels channels in and out multiply
+// transposed (K along the vectors, the tiles in rows of the MR in [mr / 2,
+// mr] with the fewest padding rows, the transforms tile.vw channels a
+// work-item); larger passes, fewer channels, and every pass where the key is
+// 0, keep the tiles along the vectors; the forcing key wins.
 TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     DeviceProfile profile = test::shared_context()->profile();
     set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
@@ -337,18 +338,23 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_EQ(f6_28.tile.work_group[0], 1u);
     EXPECT_EQ(f6_28.tile.work_group[1], 5u);  // the row tiles of one K panel
     EXPECT_FALSE(f6_28.edge_m);
+    EXPECT_EQ(f6_28.row_lanes, 0);  // the transforms take channels, not a row's tiles
     EXPECT_NE(f6_28.str().find("GEMM transposed"), std::string::npos) << f6_28.str();
+    EXPECT_NE(f6_28.str().find("16 channels a work-item"), std::string::npos) << f6_28.str();
+    const ProgramSpec transforms = f6_28.transforms_program();
+    EXPECT_NE(transforms.options.find("-DCL=16"), std::string::npos) << transforms.options;
+    EXPECT_NE(transforms.source.find("winograd_gemm_output_channels"), std::string::npos);
     const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 256, 56, 56, 256, 1), profile);  // T = 100
     EXPECT_TRUE(f6_56.transposed);
     EXPECT_EQ(f6_56.tile.mr, 5);
     EXPECT_EQ(f6_56.tile.work_group[1], 16u);  // 20 row tiles, 16 a group
     const WinogradGemmConfig f4_big = winograd_gemm_config(f4, conv3x3(1, 8, 8, 200, 8, 1), profile);  // T = 100
     EXPECT_EQ(f4_big.tile.mr, 5);
-    // Few channels: the transposed stores (a scalar per lane) outweigh a short reduction.
-    profile.tuned["winograd_gemm_transposed_min_channels"] = 256;
-    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 256, 28, 28, 512, 1), profile).transposed);
-    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 255, 28, 28, 512, 1), profile).transposed);
-    EXPECT_FALSE(winograd_gemm_config(WinogradTile{4, 5}, conv5x5(1, 48, 35, 35, 64, 2), profile).transposed);
+    // Fewer channels in or out than the key: a channel vector's lanes would idle.
+    profile.tuned["winograd_gemm_transposed_min_channels"] = 16;
+    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 16, 28, 28, 16, 1), profile).transposed);
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 15, 28, 28, 512, 1), profile).transposed);
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 512, 28, 28, 15, 1), profile).transposed);
     profile.tuned.erase("winograd_gemm_transposed_min_channels");
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 256, 56, 56, 256, 1), profile).transposed);  // T = 196
     const WinogradGemmConfig f4_14 = winograd_gemm_config(f4, conv3x3(1, 512, 14, 14, 512, 1), profile);  // T = 16
@@ -365,6 +371,15 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     profile.tuned["winograd_gemm_transposed"] = 0;
     profile.tuned["winograd_gemm_transposed_max_tiles"] = 128;
     EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), profile).transposed);
+
+    // The shipped AVX-512 profile: every pass of 16 or more channels in and
+    // out (VGG-16 from conv1.2 at N = 1, the 5x5 layers at N = 32 and
+    // larger passes than fit the workspace), none of fewer (conv1.1, C = 3).
+    const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
+    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 64, 224, 224, 64, 1), avx512).transposed);  // T = 3136
+    EXPECT_TRUE(winograd_gemm_config(f6, conv3x3(1, 512, 14, 14, 512, 1), avx512).transposed);  // T = 9
+    EXPECT_TRUE(winograd_gemm_config(WinogradTile{5, 5}, conv5x5(32, 48, 35, 35, 64, 2), avx512).transposed);
+    EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 3, 224, 224, 64, 1), avx512).transposed);
 }
 
 // The row transforms (kernels_cl/winograd_gemm_rows.cl: 8 or 16 tiles of a
@@ -396,6 +411,7 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
     for (const int lanes : {8, 16}) {
         DeviceProfile profile = base;
         profile.tuned["winograd_transform_lanes"] = lanes;
+        profile.tuned["winograd_gemm_transposed"] = 0;  // the row transforms serve the tiles-along-vectors multiply
         context->set_profile(profile);
         int rows = 0;
         for (const auto& [id, shapes] : cases) {

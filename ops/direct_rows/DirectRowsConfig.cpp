@@ -39,7 +39,7 @@ std::size_t DirectRowsConfig::packed_floats(const ConvShapes& s) const {
 ProgramSpec DirectRowsConfig::program() const {
     std::string options = tile.build_options() + " -DS=" + std::to_string(S) + " -DFSW=" + std::to_string(stride_w);
     if (bias) options += " -DBIAS";
-    return {"conv_rows", embedded_source("gemm_tile") + embedded_source("conv_rows"), options,
+    return {"conv_rows", embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_rows"), options,
             {{"conv_rows", {tile.work_group[0], tile.work_group[1], 1}},
              {"conv_rows_split", {64, 1, 1}},
              {"conv_rows_pack", {8, 1, 1}}}};

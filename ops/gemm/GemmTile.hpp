@@ -30,19 +30,10 @@ struct GemmTile {
 // _vw, _wg0, _wg1, each falling back to `fallback`'s value.
 GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback);
 std::vector<std::string> gemm_tile_keys(const std::string& prefix);
-// How the engine's A and C lie in memory (kernels_cl/gemm.cl): row-major by
-// default; A k-major (A(m, k) at A[k * lda + m]) and C transposed (C(m, n)
-// at C[n * ldc + m]) let a caller compute C^T = B^T A^T on its own layouts.
-struct GemmLayout {
-    bool a_k_major = false;
-    bool c_transposed = false;
-};
 // The engine's program (kernels_cl/gemm_tile.cl + gemm.cl) for `tile`: EDGE_M
 // / EDGE_N where the matrix is shorter / narrower than the tile, BIAS,
-// K_SLICE (the reduction summed in slices of that many steps; 0: one sum)
-// and the layout.
-ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
-                         GemmLayout layout = {});
+// K_SLICE (the reduction summed in slices of that many steps; 0: one sum).
+ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0);
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 

@@ -61,7 +61,7 @@ ProgramSpec ImplicitGemmConfig::program() const {
                    " -DFPW=" + std::to_string(pad_left);
     }
     if (bias) options += " -DBIAS";
-    return {"conv_kvec", embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
+    return {"conv_kvec", embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
             {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};
 }
 

@@ -90,26 +90,27 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
     // Transposed (M_e^T = V_e^T U_e^T): the pass's T tiles in rows of the
     // largest MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25
-    // -> 5, 100 -> 5), K along the vectors; a work-group is the row tiles of
-    // one K panel, so that panel of U (C x NR floats) comes from memory once.
-    // Where a pass has few tiles, the tiles-along-vectors tile computes
-    // padding (T = 25 under a 32-wide tile) or falls back to a narrower,
-    // slower one. Measured on VGG's shapes at N = 1 (PoCL, AVX-512, 6 x 64
-    // float16 tiles, the layer's min of 21 runs in three alternating runs):
-    // F(6x6) at 14x14 (T = 9) 7.16 -> 3.01 ms, at 28x28 (T = 25) 5.77 ->
-    // 4.51, at 56x56 (T = 100) 5.83 -> 5.27; F(4x4) at 28x28 (T = 49) 5.09
-    // -> 4.48; but F(4x4) at 56x56 (T = 196) 5.05 -> 5.49 (the selector's
-    // conv3.1 and conv3.2 slower in two VGG runs too) and at 112x112
-    // (T = 784, F(6x6) 361) slower still. Its stores are a scalar per lane,
-    // VW / C of the multiply's steps: on the 5x5 layers (C = 48) it was
-    // slower, AlexNet's 0.25 -> 0.39 ms, Inception's 0.27 -> 0.29 (min of
-    // 63), where conv4.1 (C = 256) went 2.53 -> 1.95. Profile keys
+    // -> 5, 100 -> 5), K along the vectors, with V and M laid out [e][T][C]
+    // and [e][T][K] for it and the transforms a channel a lane
+    // (kernels_cl/winograd_gemm_channels.cl). The tiles-along-vectors tile
+    // computes padding where a pass has few tiles (T = 25 under a 32-wide
+    // tile) and its transforms leave lanes idle where a tile row is short of
+    // them. Measured on VGG-16's layers at N = 1 (PoCL, AVX-512, 6 x 64
+    // float16 tiles, per kernel min of 15 in one interleaved run), against the
+    // tile-row transforms with tiles along the vectors: F(4x4) 14-37% faster
+    // on every layer (conv1.2 9.63 -> 6.03 ms, conv3.2 3.60 -> 3.14, conv5
+    // 1.56 -> 1.37), F(6x6) 14-33% (conv1.2 8.10 -> 5.45, conv3.2 4.09 ->
+    // 3.06); the 5x5 layers (C = 48) 21-39% at N = 1 and 32 (AlexNet's
+    // F(4x4,5x5) 0.277 -> 0.198 ms, 8.48 -> 6.80). Before V and M were laid
+    // out for it, the multiply read V k-major and stored M a scalar per lane,
+    // and lost on the 5x5 layers and at T >= 196. Profile keys
     // "winograd_gemm_transposed_max_tiles" (default 0: never) and
-    // "winograd_gemm_transposed_min_channels".
+    // "winograd_gemm_transposed_min_channels" (C, K at least that: a channel
+    // vector's worth).
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
     c.transposed = forced >= 0 ? forced != 0
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
-                                     s.C >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
+                                     std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
     if (c.transposed) c.tile = transposed_tile(profile, c.tiles_per_pass);
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;
@@ -128,7 +129,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
                     " is not one the transforms build; expected 0 (a tile a work-item), 8 or 16");
     }
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
-    c.row_lanes = lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
+    c.row_lanes = !c.transposed && lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
     c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
     c.edge_n = c.transposed ? s.K < c.tile.nr() : fewest < c.tile.nr();
     return c;
@@ -149,6 +150,13 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                      transposed ? "-DU_TRANSPOSED" : "",
                      {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
+    if (transposed) {
+        spec.label += ", " + std::to_string(tile.vw) + " channels a work-item";
+        spec.source += embedded_source("vector_lane") + embedded_source("winograd_gemm_channels");
+        spec.options += " -DCL=" + std::to_string(tile.vw);
+        spec.kernels.push_back({"winograd_gemm_input_channels", {1, 1, 1}});
+        spec.kernels.push_back({"winograd_gemm_output_channels", {1, 1, 1}});
+    }
     if (row_lanes != 0) {
         spec.label += ", " + std::to_string(row_lanes) + " tiles a work-item";
         spec.source += winograd_row_lanes_prelude(m, alpha, row_lanes) + embedded_source("winograd_gemm_rows");
@@ -160,8 +168,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice,
-                               GemmLayout{.a_k_major = transposed, .c_transposed = transposed});
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice);
 }
 
 std::string WinogradGemmConfig::str() const {
@@ -169,7 +176,8 @@ std::string WinogradGemmConfig::str() const {
            (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " tiles a pass, GEMM " + (transposed ? "transposed (tiles in rows, K along vectors) " : "") + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
-           (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string());
+           (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string()) +
+           (transposed ? ", transforms " + std::to_string(tile.vw) + " channels a work-item" : std::string());
 }
 
 }  // namespace netcl

@@ -36,16 +36,18 @@ struct WinogradGemmConfig {
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
-    // the pass's tiles in its rows (U stored [e][C][K]; V and M keep their
-    // layouts), for passes of few tiles (kernels_cl/gemm.cl's A_KMAJOR,
-    // C_TRANSPOSED). Profile keys: "winograd_gemm_transposed_max_tiles" (the
-    // passes of at most that many tiles; default 0) with
-    // "winograd_gemm_transposed_min_channels" (C at least that), and
+    // the pass's tiles in its rows, with U, V and M laid out [e][C][K],
+    // [e][T][C] and [e][T][K] and the transforms a channel a lane
+    // (kernels_cl/winograd_gemm_channels.cl, tile.vw channels a work-item).
+    // Profile keys: "winograd_gemm_transposed_max_tiles" (the passes of at
+    // most that many tiles; default 0) with
+    // "winograd_gemm_transposed_min_channels" (C and K at least that), and
     // "winograd_gemm_transposed" (0 never, 1 always: tests and tuning).
     bool transposed = false;
     bool edge_m = false, edge_n = false;
     // Tiles of one tile row per work-item in the transforms (8 or 16: the
-    // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each.
+    // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each;
+    // 0 where the multiply is transposed.
     int row_lanes = 0;
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass

@@ -20,9 +20,9 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     : context_(std::move(context)), shapes_(shapes), config_(config) {
     const cl::Program transforms = build(*context_, config_.transforms_program());
     weights_kernel_ = internal::make_kernel(transforms, "winograd_gemm_weights");
-    const bool rows = config_.row_lanes != 0;
-    input_kernel_ = internal::make_kernel(transforms, rows ? "winograd_gemm_input_rows" : "winograd_gemm_input");
-    output_kernel_ = internal::make_kernel(transforms, rows ? "winograd_gemm_output_rows" : "winograd_gemm_output");
+    const char* kind = config_.transposed ? "_channels" : config_.row_lanes != 0 ? "_rows" : "";
+    input_kernel_ = internal::make_kernel(transforms, ("winograd_gemm_input" + std::string(kind)).c_str());
+    output_kernel_ = internal::make_kernel(transforms, ("winograd_gemm_output" + std::string(kind)).c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
     u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, shapes_.K, shapes_.C});
@@ -61,7 +61,17 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         const std::int64_t lanes = config_.row_lanes, row0 = tile0 / tiles_w, rows = (tile0 + T - 1) / tiles_w - row0 + 1,
                            groups_per_row = (tiles_w + lanes - 1) / std::max<std::int64_t>(lanes, 1),
                            groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
-        if (lanes) {
+        const bool tr = config_.transposed;
+        const auto channel_groups = [&](std::int64_t channels) {
+            return static_cast<std::size_t>((channels + config_.tile.vw - 1) / config_.tile.vw);
+        };
+        if (tr) {
+            internal::set_args(input_kernel_, "winograd_gemm_input_channels", x.buffer(), internal::offset_of(x),
+                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               i(tiles_w), i(tiles_per_image), i(tile0), i(T));
+            internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_channels",
+                             cl::NDRange(channel_groups(s.C), static_cast<std::size_t>(T)), cl::NDRange(1, 1), chain);
+        } else if (lanes) {
             internal::set_args(input_kernel_, "winograd_gemm_input_rows", x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.N), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
@@ -77,22 +87,27 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              chain);
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
-        // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: A = V
-        // read k-major (lda T), B = U stored [e][C][K], M written transposed.
-        const bool tr = config_.transposed;
+        // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K], each
+        // stored row-major: V [e][T][C], U [e][C][K], M [e][T][K].
         const std::int64_t gemm_rows = tr ? T : s.K, gemm_columns = tr ? s.K : T;
         const cl::Buffer& a_buffer = tr ? workspace.buffer : u_.buffer();
         const cl::Buffer& b_buffer = tr ? u_.buffer() : workspace.buffer;
         internal::set_args(gemm_kernel_, "gemm", a_buffer, tr ? v_offset : cl_ulong{0}, i(tr ? s.C * T : s.K * s.C),
                            b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? s.K * s.C : s.C * T), workspace.buffer,
                            m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows), i(gemm_columns), i(s.C),
-                           i(tr ? T : s.C), i(tr ? s.K : T), i(T));
+                           i(s.C), i(tr ? s.K : T), i(tr ? s.K : T));
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
         internal::launch(context_->queue(), gemm_kernel_, "gemm",
                          cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),
                                      static_cast<std::size_t>((gemm_rows + mr - 1) / mr), static_cast<std::size_t>(a2)),
                          cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
-        if (lanes) {
+        if (tr) {
+            internal::set_args(output_kernel_, "winograd_gemm_output_channels", workspace.buffer, m_offset, y.buffer(),
+                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
+            internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output_channels",
+                             cl::NDRange(channel_groups(s.K), static_cast<std::size_t>(T)), cl::NDRange(1, 1), chain);
+        } else if (lanes) {
             internal::set_args(output_kernel_, "winograd_gemm_output_rows", workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row),

@@ -11,6 +11,7 @@
 // constant-weights variant can take U, which is padded to whole K and C
 // blocks; 2 MiB for the multi-block cases); the LowLocal cases run again with --local-mem-size 16384, the local
 // memory the fallback variant is meant for.
+#include <algorithm>
 #include <vector>
 #include <gtest/gtest.h>
 
@@ -212,17 +213,19 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
     }
 }
 
-// The multiply in both orientations (kernels_cl/gemm.cl's A_KMAJOR and
-// C_TRANSPOSED: M_e^T = V_e^T U_e^T, K along the vectors), whole (T = 9 in
-// rows of 5: the last row tile shifted back over its neighbour; K = 9 in
-// vectors of 8, the same) and two tiles a pass (rows of 4 over T = 2 and 1:
-// EDGE_M's clamped loads and guarded stores).
+// The multiply in both orientations (M_e^T = V_e^T U_e^T: K along the
+// vectors, with the transforms of kernels_cl/winograd_gemm_channels.cl),
+// whole (T = 9 in rows of 5: the last row tile shifted back over its
+// neighbour; K = 9 in vectors of 8 or 4, the same) and two tiles a pass
+// (rows of 4 over T = 2 and 1: EDGE_M's clamped loads and guarded stores).
+// The channel transforms in 8 and 4 lanes: C = 5 and K = 9 leave every last
+// group partial.
 TEST(OclgrindNoUninitialized, WinogradMultiplyBothOrientations) {
-    for (int transposed : {0, 1}) {
+    for (int transposed : {0, 8, 4}) {
         SCOPED_TRACE(transposed);
         const auto context = test::context_with_profile([&](DeviceProfile& profile) {
-            profile.tuned["winograd_gemm_transposed"] = transposed;
-            set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
+            profile.tuned["winograd_gemm_transposed"] = transposed != 0;
+            set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, std::max(transposed, 4), {1, 4}});
         });
         const auto s = shape(1, 5, 9, 11, 9, 3, 1, true);
         test::ConvCaseOptions options;
@@ -233,7 +236,11 @@ TEST(OclgrindNoUninitialized, WinogradMultiplyBothOrientations) {
         options.context = context;
         const auto whole = test::run_conv_case(s, options);
         EXPECT_TRUE(whole.passed()) << test::describe(s, whole);
-        EXPECT_EQ(whole.plan.config.find("GEMM transposed") != std::string::npos, transposed == 1) << whole.plan.config;
+        EXPECT_EQ(whole.plan.config.find("GEMM transposed") != std::string::npos, transposed != 0) << whole.plan.config;
+        if (transposed) {
+            EXPECT_NE(whole.plan.config.find(std::to_string(transposed) + " channels a work-item"), std::string::npos)
+                << whole.plan.config;
+        }
         options.workspace_limit_bytes = static_cast<std::size_t>(2 * (s.C + s.K) * 36) * sizeof(float);
         const auto passes = test::run_conv_case(s, options);
         EXPECT_TRUE(passes.passed()) << test::describe(s, passes);

@@ -1,0 +1,175 @@
+// Separate-transform Winograd's input and output transforms for the
+// transposed multiply (M_e^T = V_e^T U_e^T), with CL channels in the lanes
+// of a vector and one tile a work-item. Layouts: V[e][T][C], M[e][T][K]
+// (U[e][C][K], written by winograd_gemm_weights with U_TRANSPOSED), so that
+// each transform element of a tile is one vector load or store here and the
+// GEMM engine runs row-major: T in its rows, K along its vectors, vector
+// stores. Needs kernels_cl/winograd_gemm.cl (the prelude's macros) and
+// kernels_cl/vector_lane.cl first.
+//
+// Why: the transposed multiply had read V[e][C][T] k-major and stored
+// M[e][K][T] a scalar per lane; the tile-row transforms (winograd_gemm_rows.cl)
+// fill their lanes with a row's tiles, 10 of 16 lanes on a 56-wide F(6x6)
+// row. Here every lane is a channel, all of them busy, and every lane of a
+// work-item sits at the same pixel, so padding and the ragged last tile are
+// one test per tile. The cost moves to the ends: the input is gathered (a
+// lane per channel, H*W floats apart) and the output scattered (a scalar
+// store per output, the fewest of any point where the [tile][channel] to
+// [channel][pixel] transpose could happen: 36 a tile with F(6x6), where the
+// GEMM stored 64). Measured on VGG-16's layers at N = 1 (PoCL 3.1, AVX-512,
+// min of 15 per kernel in one interleaved run, against the row transforms
+// and the k-major multiply): conv3.2 (256 x 56 x 56) F(6x6) 4.09 -> 3.06 ms,
+// F(4x4) 3.60 -> 3.14; conv1.2 (64 x 224 x 224) F(6x6) 8.10 -> 5.45; the
+// 5x5 layers 25-40% faster at N = 1 and 32 (README).
+//
+// NDRange: dim0 = ceil(C / CL) (input) or ceil(K / CL) (output) channel
+// groups, dim1 = the pass's T tiles; the last group's lanes past the last
+// channel are not stored (their loads are clamped to the last channel or 0).
+// Consecutive work-items share a tile, so its input rows and output lines are
+// touched back to back (dim0 = tiles was 1.2-2x slower).
+
+#if CL == 16
+typedef float16 cvec_t;
+#define CVLOAD vload16
+#define CVSTORE vstore16
+#elif CL == 8
+typedef float8 cvec_t;
+#define CVLOAD vload8
+#define CVSTORE vstore8
+#elif CL == 4
+typedef float4 cvec_t;
+#define CVLOAD vload4
+#define CVSTORE vstore4
+#else
+#error "CL (channels a work-item) must be 4, 8 or 16"
+#endif
+
+// The first `lanes` channels from p (a float apart), the rest 0.
+cvec_t load_channels(__global const float* p, const int lanes) {
+    if (lanes == CL) return CVLOAD(0, p);
+    float f[CL];
+    for (int l = 0; l < CL; ++l) f[l] = l < lanes ? p[l] : 0.0f;
+    return CVLOAD(0, f);
+}
+
+// The first `lanes` lanes of v to p (a float apart).
+void store_channels(const cvec_t v, __global float* p, const int lanes) {
+    if (lanes == CL) {
+        CVSTORE(v, 0, p);
+        return;
+    }
+    float f[CL];
+    CVSTORE(v, 0, f);
+    for (int l = 0; l < lanes; ++l) p[l] = f[l];
+}
+
+// V = B^T d B for tile tile0 + t of channels c0 .. c0 + CL - 1.
+__kernel void winograd_gemm_input_channels(__global const float* restrict x, const ulong x_offset,
+                                           __global float* restrict v, const ulong v_offset, const int C, const int H,
+                                           const int W, const int pad_top, const int pad_left, const int tiles_w,
+                                           const int tiles_per_image, const int tile0, const int T) {
+    const int c0 = (int)get_global_id(0) * CL, t = (int)get_global_id(1);
+    if (t >= T || c0 >= C) return;
+    const int lanes = min(CL, C - c0);
+    const int tile = tile0 + t;
+    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
+    const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
+    const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
+    const size_t plane = (size_t)H * W;
+    __global const float* xp = x + x_offset + ((size_t)n * C + c0) * plane;
+    // Lane l reads channel c0 + l, clamped to the last one (never stored).
+    size_t lane_at[CL];
+#pragma unroll
+    for (int l = 0; l < CL; ++l) lane_at[l] = (size_t)min(l, lanes - 1) * plane;
+
+    cvec_t d[WINO_ALPHA][WINO_ALPHA];
+#pragma unroll
+    for (int i = 0; i < WINO_ALPHA; ++i) {
+        const int iy = iy0 + i;
+        const bool row_in = iy >= 0 && iy < H;
+#pragma unroll
+        for (int j = 0; j < WINO_ALPHA; ++j) {
+            const int ix = ix0 + j;
+            if (row_in && ix >= 0 && ix < W) {
+                __global const float* p = xp + iy * W + ix;
+                float f[CL];
+#pragma unroll
+                for (int l = 0; l < CL; ++l) f[l] = p[lane_at[l]];
+                d[i][j] = CVLOAD(0, f);
+            } else {
+                d[i][j] = (cvec_t)(0.0f);
+            }
+        }
+    }
+    cvec_t s[WINO_ALPHA][WINO_ALPHA];
+#define DCOL(i) d[i][j]
+#define SCOL(i) s[i][j]
+#pragma unroll
+    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
+#undef DCOL
+#undef SCOL
+    __global float* vp = v + v_offset + (size_t)t * C + c0;
+#define SROW(j) s[i][j]
+#define VROW(j) out[j]
+#pragma unroll
+    for (int i = 0; i < WINO_ALPHA; ++i) {
+        cvec_t out[WINO_ALPHA];
+        WINO_BT(SROW, VROW)
+#pragma unroll
+        for (int j = 0; j < WINO_ALPHA; ++j) store_channels(out[j], vp + (size_t)(i * WINO_ALPHA + j) * T * C, lanes);
+    }
+#undef SROW
+#undef VROW
+}
+
+// Y = A^T M A (+ bias) for tile tile0 + t of output channels k0 .. k0 + CL - 1;
+// outputs past P or Q are not written.
+__kernel void winograd_gemm_output_channels(__global const float* restrict m, const ulong m_offset,
+                                            __global float* restrict y, const ulong y_offset,
+                                            __global const float* restrict bias, const ulong bias_offset,
+                                            const int has_bias, const int K, const int P, const int Q,
+                                            const int tiles_w, const int tiles_per_image, const int tile0,
+                                            const int T) {
+    const int k0 = (int)get_global_id(0) * CL, t = (int)get_global_id(1);
+    if (t >= T || k0 >= K) return;
+    const int lanes = min(CL, K - k0);
+    __global const float* mp = m + m_offset + (size_t)t * K + k0;
+    cvec_t s[WINO_M][WINO_ALPHA];
+#define MCOL(i) load_channels(mp + (size_t)((i) * WINO_ALPHA + j) * T * K, lanes)
+#define SCOL(i) s[i][j]
+#pragma unroll
+    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+#undef MCOL
+#undef SCOL
+    const cvec_t b = has_bias ? load_channels(bias + bias_offset + k0, lanes) : (cvec_t)(0.0f);
+    const int tile = tile0 + t;
+    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
+    const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+    const size_t plane = (size_t)P * Q;
+    __global float* yp = y + y_offset + ((size_t)n * K + k0) * plane + (size_t)oy0 * Q + ox0;
+    const int rows = min(WINO_M, P - oy0), cols = min(WINO_M, Q - ox0);
+    // Row by row, each stored as it is made (F(6x6)'s whole 6 x 6 held at
+    // once spilled: conv3.2's output transform 0.43 -> 0.23-0.26 ms).
+#define SROW(j) s[i][j]
+#define OROW(j) o[j]
+#pragma unroll
+    for (int i = 0; i < WINO_M; ++i) {
+        if (i >= rows) break;
+        cvec_t o[WINO_M];
+        WINO_AT(SROW, OROW)
+        __global float* rp = yp + (size_t)i * Q;
+        if (cols == WINO_M && lanes == CL) {
+#pragma unroll
+            for (int l = 0; l < CL; ++l)
+#pragma unroll
+                for (int j = 0; j < WINO_M; ++j) rp[l * plane + j] = LANE_OF(CL, o[j] + b, l);
+        } else {
+#pragma unroll
+            for (int l = 0; l < CL; ++l)
+#pragma unroll
+                for (int j = 0; j < WINO_M; ++j) if (l < lanes && j < cols) rp[l * plane + j] = LANE_OF(CL, o[j] + b, l);
+        }
+    }
+#undef SROW
+#undef OROW
+}
