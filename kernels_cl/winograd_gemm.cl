@@ -10,18 +10,35 @@
 // Layouts, chosen for the GEMM (rows of A are sequential streams, B's
 // columns are contiguous): U[e][K][C], V[e][C][T], M[e][K][T], T = the tiles
 // of one pass (tile = n x tiles_h x tiles_w, numbered from tile0). With
-// U_TRANSPOSED, U[e][C][K]: the GEMM computes M_e^T = V_e^T U_e^T (K along
-// its vectors) on V[e][T][C] and M[e][T][K], which the transforms of
+// U_PANEL (the GEMM's NR), U[e][K / U_PANEL][C][U_PANEL], K padded with zeros
+// to whole panels: the GEMM computes M_e^T = V_e^T U_e^T (K along its
+// vectors, U streamed a panel at a time: kernels_cl/gemm.cl's B_PANEL) on
+// V[e][T][C] and M[e][T][K], which the transforms of
 // kernels_cl/winograd_gemm_channels.cl write and read.
 // Needs the prelude of ops/winograd/WinogradSource.cpp.
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 
-// U = G g G^T into [e][K][C], once per set_weights. NDRange: dim0 = C, dim1 = K.
+// U = G g G^T into [e][K][C] (or panels), once per set_weights. NDRange:
+// dim0 = C, dim1 = K (with U_PANEL: K padded to whole panels, the padding
+// written as zeros: the GEMM multiplies it into columns it never stores, and
+// zeros keep a fresh buffer's NaNs or denormals out of those FMAs).
 __kernel void winograd_gemm_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
+#ifdef U_PANEL
+    const int panels = (K + U_PANEL - 1) / U_PANEL;
+    if (c >= C || k >= panels * U_PANEL) return;
+    __global float* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;
+    const size_t e_stride = (size_t)panels * C * U_PANEL;
+    if (k >= K) {
+#pragma unroll
+        for (int e = 0; e < A2; ++e) up[e * e_stride] = 0.0f;
+        return;
+    }
+#else
     if (c >= C || k >= K) return;
+#endif
     w += w_offset + ((size_t)k * C + c) * (WINO_R * WINO_R);
     float g[WINO_R][WINO_R];
     float t[WINO_ALPHA][WINO_R];
@@ -44,8 +61,8 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
 #undef VROW
 #pragma unroll
     for (int e = 0; e < A2; ++e) {
-#ifdef U_TRANSPOSED
-        u[((size_t)e * C + c) * K + k] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+#ifdef U_PANEL
+        up[e * e_stride] = v[e / WINO_ALPHA][e % WINO_ALPHA];
 #else
         u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];
 #endif

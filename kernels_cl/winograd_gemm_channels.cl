@@ -1,7 +1,7 @@
 // Separate-transform Winograd's input and output transforms for the
 // transposed multiply (M_e^T = V_e^T U_e^T), with CL channels in the lanes
 // of a vector and one tile a work-item. Layouts: V[e][T][C], M[e][T][K]
-// (U[e][C][K], written by winograd_gemm_weights with U_TRANSPOSED), so that
+// (U in panels of K, written by winograd_gemm_weights with U_PANEL), so that
 // each transform element of a tile is one vector load or store here and the
 // GEMM engine runs row-major: T in its rows, K along its vectors, vector
 // stores. Needs kernels_cl/winograd_gemm.cl (the prelude's macros) and

@@ -343,6 +343,10 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_NE(f6_28.str().find("16 channels a work-item"), std::string::npos) << f6_28.str();
     const ProgramSpec transforms = f6_28.transforms_program();
     EXPECT_NE(transforms.options.find("-DCL=16"), std::string::npos) << transforms.options;
+    EXPECT_NE(transforms.options.find("-DU_PANEL=64"), std::string::npos) << transforms.options;
+    EXPECT_NE(f6_28.gemm_program().options.find("-DB_PANEL"), std::string::npos) << f6_28.gemm_program().options;
+    EXPECT_EQ(f6_28.u_columns(conv3x3(1, 512, 28, 28, 512, 1)), 512);
+    EXPECT_EQ(f6_28.u_columns(conv3x3(1, 512, 28, 28, 70, 1)), 128);
     EXPECT_NE(transforms.source.find("winograd_gemm_output_channels"), std::string::npos);
     const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 256, 56, 56, 256, 1), profile);  // T = 100
     EXPECT_TRUE(f6_56.transposed);
@@ -361,7 +365,11 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_EQ(f4_14.tile.mr, 4);
     const WinogradGemmConfig f4_3 = winograd_gemm_config(f4, conv3x3(1, 8, 4, 12, 8, 1), profile);  // T = 3, K = 8
     EXPECT_EQ(f4_3.tile.mr, 3);
-    EXPECT_TRUE(f4_3.edge_n);  // K under the 64-wide tile
+    // U in panels of the tile's 64 columns, K = 8 padded to one: the GEMM
+    // reads whole panels and stores only K's columns (B_PANEL, no EDGE_N).
+    EXPECT_FALSE(f4_3.edge_n);
+    EXPECT_EQ(f4_3.u_columns(conv3x3(1, 8, 4, 12, 8, 1)), 64);
+    EXPECT_EQ(f4_3.weight_bytes(conv3x3(1, 8, 4, 12, 8, 1)), 36u * 64 * 8 * sizeof(float));
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 128, 112, 112, 128, 1), profile).transposed);  // T = 784
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(8, 512, 28, 28, 512, 1), profile).transposed);    // T = 392
     profile.tuned["winograd_gemm_transposed_max_tiles"] = 0;

@@ -131,7 +131,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
     c.row_lanes = !c.transposed && lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
     c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
-    c.edge_n = c.transposed ? s.K < c.tile.nr() : fewest < c.tile.nr();
+    c.edge_n = !c.transposed && fewest < c.tile.nr();  // transposed: U in whole panels (B_PANEL)
     return c;
 }
 
@@ -139,15 +139,19 @@ std::size_t WinogradGemmConfig::workspace_bytes(const ConvShapes& s) const {
     return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * alpha * alpha) * sizeof(float);
 }
 
+std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
+    return transposed ? (s.K + tile.nr() - 1) / tile.nr() * tile.nr() : s.K;
+}
+
 std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(alpha * alpha * s.K * s.C) * sizeof(float);
+    return static_cast<std::size_t>(alpha * alpha * u_columns(s) * s.C) * sizeof(float);
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
     ProgramSpec spec{"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
                          std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
                      winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
-                     transposed ? "-DU_TRANSPOSED" : "",
+                     transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "",
                      {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
     if (transposed) {
@@ -168,7 +172,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice);
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed);
 }
 
 std::string WinogradGemmConfig::str() const {

@@ -37,7 +37,7 @@ struct WinogradGemmConfig {
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
     // the pass's tiles in its rows, with U, V and M laid out [e][C][K],
-    // [e][T][C] and [e][T][K] and the transforms a channel a lane
+    // [e][T][C] and [e][T][K] (U in panels: u_columns) and the transforms a channel a lane
     // (kernels_cl/winograd_gemm_channels.cl, tile.vw channels a work-item).
     // Profile keys: "winograd_gemm_transposed_max_tiles" (the passes of at
     // most that many tiles; default 0) with
@@ -51,7 +51,10 @@ struct WinogradGemmConfig {
     int row_lanes = 0;
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
-    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x K x C floats
+    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x u_columns x C floats
+    // K, or transposed K padded to whole panels of the GEMM's NR columns (U
+    // [e][K / NR][C][NR], streamed a panel at a time).
+    std::int64_t u_columns(const ConvShapes& shapes) const;
     ProgramSpec transforms_program() const;
     ProgramSpec gemm_program() const;
     std::string str() const;

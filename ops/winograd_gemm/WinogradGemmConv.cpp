@@ -25,7 +25,7 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     output_kernel_ = internal::make_kernel(transforms, ("winograd_gemm_output" + std::string(kind)).c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
-    u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, shapes_.K, shapes_.C});
+    u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, config_.u_columns(shapes_), shapes_.C});
 }
 
 void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
@@ -34,7 +34,7 @@ void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
     internal::set_args(weights_kernel_, "winograd_gemm_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(s.C), static_cast<int>(s.K));
     internal::launch(context_->queue(), weights_kernel_, "winograd_gemm_weights",
-                     cl::NDRange(static_cast<std::size_t>(s.C), static_cast<std::size_t>(s.K)), cl::NDRange(8, 1),
+                     cl::NDRange(static_cast<std::size_t>(s.C), static_cast<std::size_t>(config_.u_columns(s))), cl::NDRange(8, 1),
                      chain);
     bias_ = s.bias ? *bias : Tensor{};
     has_weights_ = true;
@@ -87,15 +87,15 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              chain);
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
-        // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K], each
-        // stored row-major: V [e][T][C], U [e][C][K], M [e][T][K].
+        // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: V
+        // [e][T][C] and M [e][T][K] row-major, U in panels of NR columns.
         const std::int64_t gemm_rows = tr ? T : s.K, gemm_columns = tr ? s.K : T;
         const cl::Buffer& a_buffer = tr ? workspace.buffer : u_.buffer();
         const cl::Buffer& b_buffer = tr ? u_.buffer() : workspace.buffer;
         internal::set_args(gemm_kernel_, "gemm", a_buffer, tr ? v_offset : cl_ulong{0}, i(tr ? s.C * T : s.K * s.C),
-                           b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? s.K * s.C : s.C * T), workspace.buffer,
-                           m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows), i(gemm_columns), i(s.C),
-                           i(s.C), i(tr ? s.K : T), i(tr ? s.K : T));
+                           b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? config_.u_columns(s) * s.C : s.C * T),
+                           workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows),
+                           i(gemm_columns), i(s.C), i(s.C), i(tr ? config_.tile.nr() : T), i(tr ? s.K : T));
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
         internal::launch(context_->queue(), gemm_kernel_, "gemm",
                          cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),
