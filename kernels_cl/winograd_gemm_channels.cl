@@ -17,10 +17,10 @@
 // store per output, the fewest of any point where the [tile][channel] to
 // [channel][pixel] transpose could happen: 36 a tile with F(6x6), where the
 // GEMM stored 64). Measured on VGG-16's layers at N = 1 (PoCL 3.1, AVX-512,
-// min of 15 per kernel in one interleaved run, against the row transforms
+// the layer's median of 15 rounds in one interleaved run, against the row transforms
 // and the k-major multiply): conv3.2 (256 x 56 x 56) F(6x6) 4.09 -> 3.06 ms,
 // F(4x4) 3.60 -> 3.14; conv1.2 (64 x 224 x 224) F(6x6) 8.10 -> 5.45; the
-// 5x5 layers 25-40% faster at N = 1 and 32 (README).
+// 5x5 layers 20-44% faster at N = 1 and 32 (README).
 //
 // NDRange: dim0 = ceil(C / CL) (input) or ceil(K / CL) (output) channel
 // groups, dim1 = the pass's T tiles; the last group's lanes past the last

@@ -96,14 +96,14 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // computes padding where a pass has few tiles (T = 25 under a 32-wide
     // tile) and its transforms leave lanes idle where a tile row is short of
     // them. Measured on VGG-16's layers at N = 1 (PoCL, AVX-512, 6 x 64
-    // float16 tiles, per kernel min of 15 in one interleaved run), against the
-    // tile-row transforms with tiles along the vectors: F(4x4) 14-37% faster
-    // on every layer (conv1.2 9.63 -> 6.03 ms, conv3.2 3.60 -> 3.14, conv5
-    // 1.56 -> 1.37), F(6x6) 14-33% (conv1.2 8.10 -> 5.45, conv3.2 4.09 ->
-    // 3.06); the 5x5 layers (C = 48) 21-39% at N = 1 and 32 (AlexNet's
-    // F(4x4,5x5) 0.277 -> 0.198 ms, 8.48 -> 6.80). Before V and M were laid
-    // out for it, the multiply read V k-major and stored M a scalar per lane,
-    // and lost on the 5x5 layers and at T >= 196. Profile keys
+    // float16 tiles, the layer's median of 15 rounds in one interleaved run),
+    // against the tile-row transforms with tiles along the vectors: F(4x4)
+    // 12-37% faster on every layer (conv1.2 9.63 -> 6.03 ms, conv3.2 3.60 ->
+    // 3.14, conv5 1.56 -> 1.37), F(6x6) 6-42% (conv1.2 8.10 -> 5.45, conv3.2
+    // 4.09 -> 3.06); the 5x5 layers (C = 48) 20-44% at N = 1 and 32
+    // (AlexNet's F(4x4,5x5) 0.277 -> 0.198 ms, 8.48 -> 6.80). Before V and M
+    // were laid out for it, the multiply read V k-major and stored M a scalar
+    // per lane, and lost on the 5x5 layers and at T >= 196. Profile keys
     // "winograd_gemm_transposed_max_tiles" (default 0: never) and
     // "winograd_gemm_transposed_min_channels" (C, K at least that: a channel
     // vector's worth).
