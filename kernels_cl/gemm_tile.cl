@@ -1,8 +1,8 @@
 // The register tile netcl's GEMM engine is built from (kernels_cl/gemm.cl,
-// kernels_cl/conv_kvec.cl prepend it, after kernels_cl/vector_lane.cl): each work-item owns MR x NR outputs,
-// NR = NV vectors of VW floats, held in MR * NV vector accumulators; a
-// reduction step loads NV vectors, broadcasts MR scalars and issues MR * NV
-// vector FMAs.
+// kernels_cl/conv_kvec.cl prepend it, after kernels_cl/vector_lane.cl): each
+// work-item owns MR x NR outputs, NR = NV vectors of VW floats, held in
+// MR * NV vector accumulators; a reduction step loads NV vectors, broadcasts
+// MR scalars and issues MR * NV vector FMAs.
 //
 // Why this shape (measured on PoCL 3.1, 2 cores of a Zen-1 EPYC, FMA peak 80
 // GFLOPS; the lab tables are in the README's speed section):

@@ -30,11 +30,11 @@ struct GemmTile {
 // _vw, _wg0, _wg1, each falling back to `fallback`'s value.
 GemmTile gemm_tile(const DeviceProfile& profile, const std::string& prefix, const GemmTile& fallback);
 std::vector<std::string> gemm_tile_keys(const std::string& prefix);
-// The engine's program (kernels_cl/gemm_tile.cl + gemm.cl) for `tile`: EDGE_M
-// / EDGE_N where the matrix is shorter / narrower than the tile, BIAS,
-// K_SLICE (the reduction summed in slices of that many steps; 0: one sum),
-// B_PANEL (B in panels of the tile's NR columns, the last padded; not with
-// edge_n).
+// The engine's program (kernels_cl/vector_lane.cl + gemm_tile.cl + gemm.cl)
+// for `tile`: EDGE_M / EDGE_N where the matrix is shorter / narrower than
+// the tile, BIAS, K_SLICE (the reduction summed in slices of that many
+// steps; 0: one sum), B_PANEL (B in panels of the tile's NR columns, the
+// last padded; not with edge_n).
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false);
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
