@@ -85,9 +85,17 @@ void expect_matches(const std::vector<float>& out, const std::vector<double>& re
 // float offsets (not multiples of any alignment the device reports), x,
 // both layers' weights and biases, the intermediate, the output and one
 // shared workspace; a profiling-less queue, in order or out of order.
-void run_two_layer_network(cl_command_queue_properties properties, const Variant& first, const Variant& second) {
+// `tune` edits the wrapped context's profile; `plan_says` must be in layer
+// 1's plan (the configuration the edit is for).
+void run_two_layer_network(cl_command_queue_properties properties, const Variant& first, const Variant& second,
+                           const std::function<void(DeviceProfile&)>& tune = {}, const std::string& plan_says = "") {
     FrameworkDevice fw(properties);
     auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    if (tune) {
+        DeviceProfile profile = ctx->profile();
+        tune(profile);
+        ctx->set_profile(profile);
+    }
     EXPECT_TRUE(ctx->wrapped());
     EXPECT_FALSE(ctx->profiling());
     EXPECT_EQ(ctx->out_of_order(), (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0);
@@ -191,6 +199,7 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
     }
     EXPECT_EQ(conv1.last_plan().variant, first);
     EXPECT_EQ(conv2.last_plan().variant, second);
+    EXPECT_NE(conv1.last_plan().config.find(plan_says), std::string::npos) << conv1.last_plan().config;
     // Timing needs a profiling queue, and says so.
     try {
         (void)device_span_ms(conv2.last_events());
@@ -234,6 +243,18 @@ TEST(FrameworkPathQueues, OutOfOrderQueueIsOrderedByEvents) {
     run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "im2col-clblast", "wino-f2-fused-global");
     run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "naive", "im2col-clblast");
     run_two_layer_network(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "gemm-1x1", "implicit-gemm");
+}
+
+// The Winograd multiply transposed, its transforms a channel a lane
+// (kernels_cl/winograd_gemm_channels.cl), on the framework's views at odd
+// offsets, in both layers: layer 1's C = 5 and K = 12 and layer 2's K = 7
+// fill part of one channel vector.
+TEST(FrameworkPathQueues, WinogradChannelTransformsOnViews) {
+    const auto transposed = [](DeviceProfile& profile) { profile.tuned["winograd_gemm_transposed"] = 1; };
+    for (const char* id : {"wino-f4-gemm", "wino-f6-gemm"}) {
+        SCOPED_TRACE(id);
+        run_two_layer_network(0, id, "wino-f4-gemm", transposed, "channels a work-item");
+    }
 }
 
 TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
