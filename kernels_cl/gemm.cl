@@ -169,20 +169,15 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #ifdef BIAS
             o += bi;
 #endif
-#if EDGE_N
-#pragma unroll
-            for (int t = 0; t < VW; ++t)
-                if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
-#else
-#ifdef B_PANEL
-            if (n0 + NR > N) {
+#if EDGE_N || defined(B_PANEL)
+            // A tile past N's last column: every tile under EDGE_N, the last panel's under B_PANEL.
+            if (EDGE_N || n0 + NR > N) {
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
                     if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
             } else
 #endif
                 VSTORE(o, v, cp);
-#endif
         }
     }
 }

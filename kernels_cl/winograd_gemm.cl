@@ -19,6 +19,15 @@
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 
+// Where tile `tile` of the layer lies: image n, tile row ty, tile column tx
+// (tiles numbered image by image, row by row).
+void tile_position(const int tile, const int tiles_per_image, const int tiles_w, int* n, int* ty, int* tx) {
+    *n = tile / tiles_per_image;
+    const int rest = tile - *n * tiles_per_image;
+    *ty = rest / tiles_w;
+    *tx = rest - *ty * tiles_w;
+}
+
 // U = G g G^T into [e][K][C] (or panels), once per set_weights. NDRange:
 // dim0 = C, dim1 = K (with U_PANEL: K padded to whole panels, the padding
 // written as zeros: the GEMM multiplies it into columns it never stores, and
@@ -78,9 +87,8 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
                                   const int T) {
     const int t = (int)get_global_id(0), c = (int)get_global_id(1);
     if (t >= T || c >= C) return;
-    const int tile = tile0 + t;
-    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
-    const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
+    int n, ty, tx;
+    tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
     __global const float* xp = x + x_offset + ((size_t)n * C + c) * H * W;
     float d[WINO_ALPHA][WINO_ALPHA];
@@ -134,9 +142,9 @@ __kernel void winograd_gemm_output(__global const float* restrict m, const ulong
 #undef SROW
 #undef OROW
     const float b = has_bias ? bias[bias_offset + k] : 0.0f;
-    const int tile = tile0 + t;
-    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
-    const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+    int n, ty, tx;
+    tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
+    const int oy0 = ty * WINO_M, ox0 = tx * WINO_M;
     __global float* yp = y + y_offset + ((size_t)n * K + k) * P * Q;
 #pragma unroll
     for (int i = 0; i < WINO_M; ++i) {

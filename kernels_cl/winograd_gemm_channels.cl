@@ -71,9 +71,8 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
     const int c0 = (int)get_global_id(0) * CL, t = (int)get_global_id(1);
     if (t >= T || c0 >= C) return;
     const int lanes = min(CL, C - c0);
-    const int tile = tile0 + t;
-    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
-    const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
+    int n, ty, tx;
+    tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
     const size_t plane = (size_t)H * W;
     __global const float* xp = x + x_offset + ((size_t)n * C + c0) * plane;
@@ -142,9 +141,9 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
 #undef MCOL
 #undef SCOL
     const cvec_t b = has_bias ? load_channels(bias + bias_offset + k0, lanes) : (cvec_t)(0.0f);
-    const int tile = tile0 + t;
-    const int n = tile / tiles_per_image, rest = tile - n * tiles_per_image;
-    const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
+    int n, ty, tx;
+    tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
+    const int oy0 = ty * WINO_M, ox0 = tx * WINO_M;
     const size_t plane = (size_t)P * Q;
     __global float* yp = y + y_offset + ((size_t)n * K + k0) * plane + (size_t)oy0 * Q + ox0;
     const int rows = min(WINO_M, P - oy0), cols = min(WINO_M, Q - ox0);

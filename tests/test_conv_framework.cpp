@@ -199,7 +199,9 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
     }
     EXPECT_EQ(conv1.last_plan().variant, first);
     EXPECT_EQ(conv2.last_plan().variant, second);
-    EXPECT_NE(conv1.last_plan().config.find(plan_says), std::string::npos) << conv1.last_plan().config;
+    if (!plan_says.empty()) {
+        EXPECT_NE(conv1.last_plan().config.find(plan_says), std::string::npos) << conv1.last_plan().config;
+    }
     // Timing needs a profiling queue, and says so.
     try {
         (void)device_span_ms(conv2.last_events());

@@ -21,8 +21,10 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     const cl::Program transforms = build(*context_, config_.transforms_program());
     weights_kernel_ = internal::make_kernel(transforms, "winograd_gemm_weights");
     const char* kind = config_.transposed ? "_channels" : config_.row_lanes != 0 ? "_rows" : "";
-    input_kernel_ = internal::make_kernel(transforms, ("winograd_gemm_input" + std::string(kind)).c_str());
-    output_kernel_ = internal::make_kernel(transforms, ("winograd_gemm_output" + std::string(kind)).c_str());
+    input_name_ = "winograd_gemm_input" + std::string(kind);
+    output_name_ = "winograd_gemm_output" + std::string(kind);
+    input_kernel_ = internal::make_kernel(transforms, input_name_.c_str());
+    output_kernel_ = internal::make_kernel(transforms, output_name_.c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
     u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, config_.u_columns(shapes_), shapes_.C});
@@ -61,17 +63,16 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         const std::int64_t lanes = config_.row_lanes, row0 = tile0 / tiles_w, rows = (tile0 + T - 1) / tiles_w - row0 + 1,
                            groups_per_row = (tiles_w + lanes - 1) / std::max<std::int64_t>(lanes, 1),
                            groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
+        // The one-tile kernels and the channel ones (transposed) take the same
+        // arguments: a work-item is a tile of one channel, or of tile.vw.
         const bool tr = config_.transposed;
-        const auto channel_groups = [&](std::int64_t channels) {
-            return static_cast<std::size_t>((channels + config_.tile.vw - 1) / config_.tile.vw);
+        const auto one_tile_range = [&](std::int64_t channels) {
+            return tr ? cl::NDRange(static_cast<std::size_t>((channels + config_.tile.vw - 1) / config_.tile.vw),
+                                    static_cast<std::size_t>(T))
+                      : cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(channels));
         };
-        if (tr) {
-            internal::set_args(input_kernel_, "winograd_gemm_input_channels", x.buffer(), internal::offset_of(x),
-                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
-                               i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_channels",
-                             cl::NDRange(channel_groups(s.C), static_cast<std::size_t>(T)), cl::NDRange(1, 1), chain);
-        } else if (lanes) {
+        const cl::NDRange one_tile_group = tr ? cl::NDRange(1, 1) : cl::NDRange(16, 4);
+        if (lanes) {
             internal::set_args(input_kernel_, "winograd_gemm_input_rows", x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.N), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
@@ -79,11 +80,10 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
                              cl::NDRange(1, 4), chain);
         } else {
-            internal::set_args(input_kernel_, "winograd_gemm_input", x.buffer(), internal::offset_of(x),
+            internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input",
-                             cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.C)), cl::NDRange(16, 4),
+            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C), one_tile_group,
                              chain);
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
@@ -101,13 +101,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                          cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),
                                      static_cast<std::size_t>((gemm_rows + mr - 1) / mr), static_cast<std::size_t>(a2)),
                          cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
-        if (tr) {
-            internal::set_args(output_kernel_, "winograd_gemm_output_channels", workspace.buffer, m_offset, y.buffer(),
-                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
-                               i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output_channels",
-                             cl::NDRange(channel_groups(s.K), static_cast<std::size_t>(T)), cl::NDRange(1, 1), chain);
-        } else if (lanes) {
+        if (lanes) {
             internal::set_args(output_kernel_, "winograd_gemm_output_rows", workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row),
@@ -116,12 +110,11 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.K)),
                              cl::NDRange(1, 4), chain);
         } else {
-            internal::set_args(output_kernel_, "winograd_gemm_output", workspace.buffer, m_offset, y.buffer(),
+            internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output",
-                             cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(s.K)), cl::NDRange(16, 4),
-                             chain);
+            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K),
+                             one_tile_group, chain);
         }
         tile0 += T;
     }

@@ -4,6 +4,7 @@
 // transform into V, one batched GEMM over the alpha^2 transform elements
 // into M, and the output transform with the bias into y.
 #include <memory>
+#include <string>
 
 #include "netcl/Context.hpp"
 #include "netcl/ConvShapes.hpp"
@@ -24,7 +25,10 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WinogradGemmConfig config_;
-    cl::Kernel weights_kernel_, input_kernel_, output_kernel_, gemm_kernel_;  // the row kernels when config_.row_lanes
+    // The transforms: the row kernels (config_.row_lanes), the channel ones
+    // (config_.transposed) or a tile a work-item; their names for errors.
+    cl::Kernel weights_kernel_, input_kernel_, output_kernel_, gemm_kernel_;
+    std::string input_name_, output_name_;
     Tensor u_;
     Tensor bias_;
     bool has_weights_ = false;
