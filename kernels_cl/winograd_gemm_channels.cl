@@ -148,16 +148,19 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
     __global float* yp = y + y_offset + ((size_t)n * K + k0) * plane + (size_t)oy0 * Q + ox0;
     const int rows = min(WINO_M, P - oy0), cols = min(WINO_M, Q - ox0);
     // Row by row, each stored as it is made (F(6x6)'s whole 6 x 6 held at
-    // once spilled: conv3.2's output transform 0.43 -> 0.23-0.26 ms).
+    // once spilled: conv3.2's output transform 0.43 -> 0.23-0.26 ms). Rows
+    // past P are skipped by a test, not a break: a break kept the loop from
+    // unrolling (PoCL warned), s was indexed at run time and lived in memory.
 #define SROW(j) s[i][j]
 #define OROW(j) o[j]
 #pragma unroll
     for (int i = 0; i < WINO_M; ++i) {
-        if (i >= rows) break;
         cvec_t o[WINO_M];
         WINO_AT(SROW, OROW)
         __global float* rp = yp + (size_t)i * Q;
-        if (cols == WINO_M && lanes == CL) {
+        if (i >= rows) {
+            // past the image's last row
+        } else if (cols == WINO_M && lanes == CL) {
 #pragma unroll
             for (int l = 0; l < CL; ++l)
 #pragma unroll
