@@ -63,6 +63,44 @@ void store_channels(const cvec_t v, __global float* p, const int lanes) {
     for (int l = 0; l < lanes; ++l) p[l] = f[l];
 }
 
+#if CL == 16 && WINO_ALPHA <= 8
+// Pixels ix .. ix + 7 of one input row, for 16 channels a plane apart,
+// transposed so that out[j] holds the 16 channels' pixel ix + j: a row of
+// each channel is one 8-float load, and three rounds of two-vector shuffles
+// move pixel j of every channel into one vector (the scalar gather below
+// reads 16 floats one by one for each of the tile's pixels).
+void gather_row16(__global const float* p, const size_t plane, float16 out[8]) {
+    float16 z[8];  // channels 2c and 2c + 1, pixels 0..7 each
+#pragma unroll
+    for (int c = 0; c < 8; ++c)
+        z[c] = (float16)(vload8(0, p + (size_t)(2 * c) * plane), vload8(0, p + (size_t)(2 * c + 1) * plane));
+    float16 a[4], b[4];  // channels 4q .. 4q + 3: pixels 0..3 (a), 4..7 (b), 4 lanes a pixel
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const float16 u = z[2 * q], w = z[2 * q + 1];
+        a[q] = (float16)(u.s0, u.s8, w.s0, w.s8, u.s1, u.s9, w.s1, w.s9, u.s2, u.sa, w.s2, w.sa, u.s3, u.sb, w.s3, w.sb);
+        b[q] = (float16)(u.s4, u.sc, w.s4, w.sc, u.s5, u.sd, w.s5, w.sd, u.s6, u.se, w.s6, w.se, u.s7, u.sf, w.s7, w.sf);
+    }
+    // Channels 0..7 (lo) and 8..15 (hi) of two pixels each, 8 lanes a pixel.
+    const float16 lo01 = (float16)(a[0].s0123, a[1].s0123, a[0].s4567, a[1].s4567);
+    const float16 lo23 = (float16)(a[0].s89ab, a[1].s89ab, a[0].scdef, a[1].scdef);
+    const float16 hi01 = (float16)(a[2].s0123, a[3].s0123, a[2].s4567, a[3].s4567);
+    const float16 hi23 = (float16)(a[2].s89ab, a[3].s89ab, a[2].scdef, a[3].scdef);
+    const float16 lo45 = (float16)(b[0].s0123, b[1].s0123, b[0].s4567, b[1].s4567);
+    const float16 lo67 = (float16)(b[0].s89ab, b[1].s89ab, b[0].scdef, b[1].scdef);
+    const float16 hi45 = (float16)(b[2].s0123, b[3].s0123, b[2].s4567, b[3].s4567);
+    const float16 hi67 = (float16)(b[2].s89ab, b[3].s89ab, b[2].scdef, b[3].scdef);
+    out[0] = (float16)(lo01.lo, hi01.lo);
+    out[1] = (float16)(lo01.hi, hi01.hi);
+    out[2] = (float16)(lo23.lo, hi23.lo);
+    out[3] = (float16)(lo23.hi, hi23.hi);
+    out[4] = (float16)(lo45.lo, hi45.lo);
+    out[5] = (float16)(lo45.hi, hi45.hi);
+    out[6] = (float16)(lo67.lo, hi67.lo);
+    out[7] = (float16)(lo67.hi, hi67.hi);
+}
+#endif
+
 // V = B^T d B for tile tile0 + t of channels c0 .. c0 + CL - 1.
 __kernel void winograd_gemm_input_channels(__global const float* restrict x, const ulong x_offset,
                                            __global float* restrict v, const ulong v_offset, const int C, const int H,
@@ -82,6 +120,25 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
     for (int l = 0; l < CL; ++l) lane_at[l] = (size_t)min(l, lanes - 1) * plane;
 
     cvec_t d[WINO_ALPHA][WINO_ALPHA];
+#if CL == 16 && WINO_ALPHA <= 8
+    // Every channel and all 8 pixels of each row inside the image: rows read
+    // whole and transposed (rows above or below it are zeros).
+    if (lanes == CL && ix0 >= 0 && ix0 + 8 <= W) {
+#pragma unroll
+        for (int i = 0; i < WINO_ALPHA; ++i) {
+            const int iy = iy0 + i;
+            if (iy >= 0 && iy < H) {
+                float16 row[8];
+                gather_row16(xp + iy * W + ix0, plane, row);
+#pragma unroll
+                for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = row[j];
+            } else {
+#pragma unroll
+                for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = (cvec_t)(0.0f);
+            }
+        }
+    } else
+#endif
 #pragma unroll
     for (int i = 0; i < WINO_ALPHA; ++i) {
         const int iy = iy0 + i;
@@ -134,11 +191,20 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
     const int lanes = min(CL, K - k0);
     __global const float* mp = m + m_offset + (size_t)t * K + k0;
     cvec_t s[WINO_M][WINO_ALPHA];
-#define MCOL(i) load_channels(mp + (size_t)((i) * WINO_ALPHA + j) * T * K, lanes)
+    // A whole group of channels reads M with plain vector loads, tested once
+    // for the tile, not once a load (each load_channels a branch of its own).
 #define SCOL(i) s[i][j]
+    if (lanes == CL) {
+#define MCOL(i) CVLOAD(0, mp + (size_t)((i) * WINO_ALPHA + j) * T * K)
 #pragma unroll
-    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+        for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
 #undef MCOL
+    } else {
+#define MCOL(i) load_channels(mp + (size_t)((i) * WINO_ALPHA + j) * T * K, lanes)
+#pragma unroll
+        for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
+#undef MCOL
+    }
 #undef SCOL
     const cvec_t b = has_bias ? load_channels(bias + bias_offset + k0, lanes) : (cvec_t)(0.0f);
     int n, ty, tx;
