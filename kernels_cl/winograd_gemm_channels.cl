@@ -13,7 +13,8 @@
 // row. Here every lane is a channel, all of them busy, and every lane of a
 // work-item sits at the same pixel, so padding and the ragged last tile are
 // one test per tile. The cost moves to the ends: the input is gathered (a
-// lane per channel, H*W floats apart) and the output scattered (a scalar
+// lane per channel, H*W floats apart; rows inside the image read whole and
+// transposed in registers, gather_row16) and the output scattered (a scalar
 // store per output, the fewest of any point where the [tile][channel] to
 // [channel][pixel] transpose could happen: 36 a tile with F(6x6), where the
 // GEMM stored 64). Measured on VGG-16's layers at N = 1 (PoCL 3.1, AVX-512,
