@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -164,6 +165,99 @@ TEST(ReliabilityThreads, TwoWrappedContextsOnTwoThreads) {
     for (int t = 0; t < 2; ++t) EXPECT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
     EXPECT_EQ(checked.load(), 24);
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// Two threads share one wrapped out-of-order queue, each with its own
+// im2col-clblast layer. CLBlast takes no wait list, so netcl orders its GEMM
+// behind a barrier; PoCL 3.1 orders a command after the queue's latest
+// barrier only, and without netcl's lock the other thread's barrier landing
+// between ours and the GEMM let the GEMM run before its columns were written
+// (the soak caught one NaN in CI). Thread 0's forwards are held back by a
+// user event until each batch is enqueued, so a GEMM that runs early reads
+// the previous batch's columns (the other input) or NaN; thread 1 runs
+// freely, enqueueing barriers all the time.
+TEST(ReliabilityThreads, OutOfOrderQueueSharedByThreadsOrdersClblastAfterItsColumns) {
+    auto own = Context::create();
+    cl_int status = CL_SUCCESS;
+    cl::CommandQueue ooo(own->cl_context(), own->device(), CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &status);
+    ASSERT_EQ(status, CL_SUCCESS);
+    auto ctx = Context::wrap(own->cl_context()(), own->device()(), ooo());
+    ConvShapes s;
+    s.N = 1, s.C = 8, s.H = 12, s.W = 12, s.K = 16, s.R = 3, s.S = 3, s.groups = 4, s.bias = false;
+    s.set_padding(1);
+    // Groups: each group's GEMM is a barrier and a CLBlast call, four chances
+    // a forward. Without netcl's lock, 150 rounds (1.4 s) saw 1-8 wrong
+    // forwards in each of 6 runs. ThreadSanitizer's build looks for data
+    // races and runs fewer.
+#if defined(__SANITIZE_THREAD__)
+    constexpr int kBatch = 8, kRounds = 40;
+#else
+    constexpr int kBatch = 8, kRounds = 250;
+#endif
+    std::atomic<bool> held_done{false};
+    std::atomic<int> wrong{0}, checked{0};
+    std::vector<std::string> errors(2);
+    const auto run = [&](int t) {
+        Conv2dOptions o = Conv2dOptions::for_shapes(s);
+        o.strategy = Kernel::IM2COL;
+        o.variant = Variant("im2col-clblast");
+        Conv2d conv(ctx, o);
+        const auto w = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 300 + t);
+        conv.set_weights(w, {});
+        std::vector<float> x_host[2];
+        std::vector<double> expected[2];
+        Tensor x[2];
+        for (int i = 0; i < 2; ++i) {
+            x_host[i] = test::random_uniform(static_cast<std::size_t>(s.input_numel()), 310 + 2 * t + i);
+            expected[i] = reference_conv(s, x_host[i], w, {});
+            x[i] = Tensor::from_host(ctx, x_host[i], {s.N, s.C, s.H, s.W});
+        }
+        std::vector<Tensor> y;
+        for (int i = 0; i < kBatch; ++i) y.push_back(Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()}));
+        // Thread 1 runs until thread 0 has checked all its rounds.
+        for (int round = 0; t == 0 ? round < kRounds : !held_done; ++round) {
+            cl_int made = CL_SUCCESS;
+            cl::UserEvent hold(ctx->cl_context(), &made);
+            if (made != CL_SUCCESS) throw std::runtime_error("clCreateUserEvent failed");
+            std::vector<cl::Event> done;
+            try {
+                for (int i = 0; i < kBatch; ++i) {
+                    std::vector<cl::Event> wait{y[i].fill(std::numeric_limits<float>::quiet_NaN())};
+                    if (t == 0) wait.push_back(hold);
+                    done.push_back(conv.forward(x[i % 2], y[i], wait));
+                }
+            } catch (...) {
+                hold.setStatus(-1);  // what waits on it fails instead of waiting for ever
+                throw;
+            }
+            if (t == 0) {
+                // Long enough for a GEMM ordered only behind the other thread's barrier to run.
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            hold.setStatus(CL_COMPLETE);
+            for (int i = 0; i < kBatch; ++i) {
+                const auto result = test::compare(y[i].to_host({done[i]}), expected[i % 2]);
+                if (result.non_finite != 0 || result.max_abs_error > conv_tolerance(s, 16.0)) ++wrong;
+                ++checked;
+            }
+        }
+        if (t == 0) held_done = true;
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                run(t);
+            } catch (const std::exception& e) {
+                errors[t] = e.what();
+                held_done = true;
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    for (int t = 0; t < 2; ++t) EXPECT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
+    EXPECT_GE(checked.load(), kBatch * kRounds);
+    EXPECT_EQ(wrong.load(), 0) << "of " << checked.load() << " forwards";
 }
 
 }  // namespace

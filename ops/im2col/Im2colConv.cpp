@@ -66,21 +66,22 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
             const std::size_t a_offset = weights_.offset() + static_cast<std::size_t>(g * Kg) * rows_per_group;
             const std::size_t b_offset = columns_origin + static_cast<std::size_t>(g) * rows_per_group * PQ;
             const std::size_t c_offset = y.offset() + (static_cast<std::size_t>(n0) * s.K + static_cast<std::size_t>(g * Kg)) * PQ;
-            // CLBlast takes no wait list: a barrier orders it after what is pending.
-            chain.barrier_if_waiting(context_->queue());
-            cl_event event = nullptr;
-            internal::check_clblast(
-                clblast::GemmStridedBatched(
-                    clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
-                    static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group, 1.0f,
-                    weights_.buffer()(), a_offset, rows_per_group, 0, (*columns)(), b_offset,
-                    static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, 0.0f,
-                    y.buffer()(), c_offset, static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.K * PQ),
-                    static_cast<std::size_t>(images), &queue, &event),
-                "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) + "x" +
-                    std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ", group " + std::to_string(g) +
-                    ") for " + s.str());
-            chain.then(cl::Event(event));  // takes over CLBlast's reference
+            // CLBlast takes no wait list: the chain orders it after what is pending.
+            chain.library_call(context_->queue(), [&] {
+                cl_event event = nullptr;
+                internal::check_clblast(
+                    clblast::GemmStridedBatched(
+                        clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
+                        static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group, 1.0f,
+                        weights_.buffer()(), a_offset, rows_per_group, 0, (*columns)(), b_offset,
+                        static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, 0.0f,
+                        y.buffer()(), c_offset, static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.K * PQ),
+                        static_cast<std::size_t>(images), &queue, &event),
+                    "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) + "x" +
+                        std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ", group " + std::to_string(g) +
+                        ") for " + s.str());
+                return cl::Event(event);  // takes over CLBlast's reference
+            });
         }
     }
     if (s.bias) {

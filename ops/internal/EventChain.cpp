@@ -1,5 +1,7 @@
 #include "ops/internal/EventChain.hpp"
 
+#include <mutex>
+
 #include "netcl/Error.hpp"
 
 namespace netcl::internal {
@@ -23,11 +25,16 @@ void EventChain::then(const cl::Event& event) {
     }
 }
 
-void EventChain::barrier_if_waiting(const cl::CommandQueue& queue) {
-    if (wait_.empty()) return;
-    cl::Event event;
-    NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, &event), "enqueueing a barrier before a library call");
-    then(event);
+void EventChain::library_call(const cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue) {
+    static std::mutex out_of_order_calls;
+    std::unique_lock lock(out_of_order_calls, std::defer_lock);
+    if (!in_order_) lock.lock();
+    if (!wait_.empty()) {
+        cl::Event barrier;
+        NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, &barrier), "enqueueing a barrier before a library call");
+        then(barrier);
+    }
+    then(enqueue());
 }
 
 void EventChain::also_wait_for(const std::vector<cl::Event>& events) {

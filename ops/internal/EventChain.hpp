@@ -5,6 +5,7 @@
 // first command must wait for the caller's events (which may come from
 // another queue). On an out-of-order queue each command waits for the one
 // before it. A chain gives each command its wait list and records its event.
+#include <functional>
 #include <vector>
 
 #include "netcl/OpenCL.hpp"
@@ -24,9 +25,18 @@ public:
     const std::vector<cl::Event>* wait_list() const { return wait_.empty() ? nullptr : &wait_; }
     // Record the command just enqueued; what follows is ordered after it.
     void then(const cl::Event& event);
-    // Before a library call that takes no wait list (CLBlast): a barrier
-    // that waits for what is pending, so the call's commands come after it.
-    void barrier_if_waiting(const cl::CommandQueue& queue);
+    // A library call that takes no wait list (CLBlast): `enqueue` makes it on
+    // `queue` and returns its last command's event. A barrier before it waits
+    // for what is pending. On an out-of-order queue the barrier and the call
+    // are made under one process-wide lock: PoCL 3.1 orders a new command
+    // after the queue's latest barrier only, so another thread's barrier
+    // enqueued between ours and the call would let the call run before what
+    // it reads (two threads sharing an out-of-order queue, each a kernel, a
+    // barrier on its event and a kernel with no wait list: 26 of 4000 copies
+    // read the first kernel's buffer before it was written; 0 of 15000 with
+    // the pair under a lock). The lock cannot cover barriers the caller's own
+    // threads enqueue on that queue at the same moment.
+    void library_call(const cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue);
     // More events the next command must wait for (e.g. weights copied in).
     void also_wait_for(const std::vector<cl::Event>& events);
 

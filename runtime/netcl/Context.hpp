@@ -49,7 +49,12 @@ public:
     //  - without CL_QUEUE_PROFILING_ENABLE: forward works; only the timing
     //    helpers need profiling, and say so;
     //  - out of order: netcl orders its own commands with events (each waits
-    //    on the one before it, the first on the caller's wait list).
+    //    on the one before it, the first on the caller's wait list). CLBlast
+    //    (IM2COL's GEMM) takes no wait list: a barrier orders it, and on
+    //    PoCL 3.1 a barrier the caller's own threads enqueue on the queue at
+    //    that moment can take its place (PoCL orders a command after the
+    //    latest barrier only). netcl's own threads cannot: it makes the
+    //    barrier and the call under one lock.
     // Throws netcl::Error for a null handle, or a queue that belongs to
     // another context or device.
     static std::shared_ptr<Context> wrap(::cl_context context, cl_device_id device, cl_command_queue queue);
