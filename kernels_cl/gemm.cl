@@ -35,6 +35,23 @@
 // 28x28 (C = K = 512) F(6x6)'s multiply 2.54-2.66 -> 2.05-2.14 ms, F(4x4)'s
 // 2.22-2.28 -> 1.94-1.96 (OpenCL events, min of 20, two alternating runs).
 //
+// PREFETCH_PANEL (with B_PANEL, CPUs whose compiler has __builtin_prefetch):
+// the work-items of a panel's row tiles after the first prefetch the next
+// panel (this batch entry's next, else the next entry's first) into the
+// outer caches, one 64-byte line a reduction step between them. A panel's
+// first row tile streams it from memory with the FMAs waiting, the others
+// read it from cache with the memory idle; this spreads the stream over all
+// of them. At N = 1 on 28x28 (C = K = 512, U 64 MiB with F(6x6), 36 with
+// F(4x4)) the multiply took 4.14 against 4.67-4.78 ms with F(6x6) and 4.80
+// against 5.12-5.14 with F(4x4) (Zen 4; the other shapes measured are in
+// ops/winograd_gemm/WinogradGemmConfig.cpp). Locality 1 (x86: prefetcht2): the
+// default (3, prefetcht0, into L1) was 10% slower than none, evicting the
+// lines the other row tiles were reading. Where few row tiles share a panel
+// the stream is near the memory's bandwidth and the prefetch competes with
+// it (3 row tiles: 8% slower), and where many do the stall is a small share
+// (20: 2% slower), so the configuration takes it for 5-10. oclgrind cannot
+// run it (no llvm.prefetch).
+//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 
@@ -49,6 +66,9 @@
 #endif
 #if defined(B_PANEL) && EDGE_N
 #error "B_PANEL pads B to whole panels: no EDGE_N"
+#endif
+#if defined(PREFETCH_PANEL) && !defined(B_PANEL)
+#error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
 #endif
 
 __kernel void gemm(__global const float* restrict A, const ulong a_offset, const int bsA,
@@ -102,6 +122,18 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #else
     __global const float* bp = B + n0;
 #endif
+#ifdef PREFETCH_PANEL
+    // Line `line` of the next panel, then every (ntm - 1)th: each row tile
+    // past the first takes its share, `lines_a_step` a step.
+    const int panel_lines = (Kd * NR + 15) / 16;
+    __global const float* next_panel = tn + 1 < ntn                        ? bp + (size_t)Kd * NR
+                                       : z + 1 < (int)get_global_size(2) ? B + bsB
+                                                                          : 0;
+    const int sharers = ntm - 1;
+    const int lines_a_step = sharers > 0 ? ((NR + 15) / 16 + sharers - 1) / sharers : 0;
+    int line = tm - 1;
+    if (tm == 0 || !next_panel) line = panel_lines;
+#endif
     int k = 0;
 #if K_SLICE
     for (int k0 = 0; k0 < Kd; k0 += K_SLICE) {
@@ -130,6 +162,10 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
         }
 #else
         for (; k < k_end; ++k) {
+#ifdef PREFETCH_PANEL
+            for (int j = 0; j < lines_a_step && line < panel_lines; ++j, line += sharers)
+                __builtin_prefetch(next_panel + (size_t)line * 16, 0, 1);
+#endif
 #pragma unroll
             for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, bp);
 #pragma unroll

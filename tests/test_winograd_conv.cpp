@@ -390,6 +390,61 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 3, 224, 224, 64, 1), avx512).transposed);
 }
 
+// The transposed multiply prefetches U's next panel (kernels_cl/gemm.cl
+// PREFETCH_PANEL) where the row tiles sharing a panel number between the
+// profile's two keys: the shipped AVX-512 profile takes VGG's 28x28 layers
+// (5 row tiles with F(6x6), 10 with F(4x4)) and not 14x14 (3) or F(6x6) at
+// 56x56 (20); no keys, no prefetch. The results stay the reference's with
+// the prefetch on every pass: K over two panels and the next image's (the
+// last panel's successor in another batch entry, and none after the last),
+// passes of a few tiles, N > 1, odd sizes.
+TEST(WinogradConv, MultiplyPrefetchesTheNextPanelWhereFewRowTilesShareIt) {
+    const WinogradTile f4{4, 3}, f6{6, 3};
+    const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
+    const WinogradGemmConfig f6_28 = winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), avx512);
+    EXPECT_TRUE(f6_28.prefetch_panels);
+    EXPECT_NE(f6_28.gemm_program().options.find("-DPREFETCH_PANEL"), std::string::npos) << f6_28.gemm_program().options;
+    EXPECT_NE(f6_28.str().find("U's next panel prefetched"), std::string::npos) << f6_28.str();
+    EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 512, 28, 28, 512, 1), avx512).prefetch_panels);   // 10 row tiles
+    EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 14, 14, 512, 1), avx512).prefetch_panels);  // 3
+    const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 128, 56, 56, 256, 1), avx512);  // 20
+    EXPECT_TRUE(f6_56.transposed);
+    EXPECT_FALSE(f6_56.prefetch_panels);
+    EXPECT_EQ(f6_56.gemm_program().options.find("-DPREFETCH_PANEL"), std::string::npos) << f6_56.gemm_program().options;
+    DeviceProfile bare = avx512;
+    bare.tuned.erase("winograd_gemm_prefetch_min_row_tiles");
+    bare.tuned.erase("winograd_gemm_prefetch_max_row_tiles");
+    EXPECT_TRUE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), bare).transposed);
+    EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), bare).prefetch_panels);
+    DeviceProfile along = avx512;
+    along.tuned["winograd_gemm_transposed"] = 0;  // no panels to prefetch
+    EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 28, 28, 512, 1), along).prefetch_panels);
+
+    const auto context = test::context_with_profile([](DeviceProfile& p) {
+        p.tuned["winograd_gemm_transposed"] = 1;
+        p.tuned["winograd_gemm_prefetch_min_row_tiles"] = 1;
+        p.tuned["winograd_gemm_prefetch_max_row_tiles"] = 1 << 20;
+    });
+    std::uint64_t seed = 940;
+    int ran = 0;
+    for (const WinogradTile tile : {f4, f6}) {
+        const Variant variant("wino-f" + std::to_string(tile.m) + "-gemm");
+        for (const ConvShapes& s : {conv3x3(1, 24, 20, 20, 80, 1), conv3x3(2, 17, 13, 11, 70, 1, false),
+                                    conv3x3(3, 33, 9, 14, 64, 0)}) {
+            test::ConvCaseOptions options = winograd_case(variant, seed += 3, context);
+            const auto whole = test::run_conv_case(s, options);
+            EXPECT_TRUE(whole.passed()) << variant.id << " " << test::describe(s, whole);
+            EXPECT_NE(whole.plan.config.find("U's next panel prefetched"), std::string::npos) << whole.plan.config;
+            options.seed = seed += 3;
+            options.workspace_limit_bytes = static_cast<std::size_t>(7 * (s.C + s.K) * tile.alpha() * tile.alpha()) * sizeof(float);
+            const auto passes = test::run_conv_case(s, options);
+            EXPECT_TRUE(passes.passed()) << variant.id << " in passes " << test::describe(s, passes);
+            ++ran;
+        }
+    }
+    EXPECT_EQ(ran, 6);
+}
+
 // The row transforms (kernels_cl/winograd_gemm_rows.cl: 8 or 16 tiles of a
 // tile row a work-item, profile key winograd_transform_lanes) on every
 // separate-transform tile, on rows wider than a vector of tiles (interior

@@ -32,7 +32,8 @@ std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
 std::vector<std::string> winograd_gemm_profile_keys() {
     std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling",
                                      "winograd_transform_lanes", "winograd_gemm_transposed",
-                                     "winograd_gemm_transposed_max_tiles", "winograd_gemm_transposed_min_channels"};
+                                     "winograd_gemm_transposed_max_tiles", "winograd_gemm_transposed_min_channels",
+                                     "winograd_gemm_prefetch_min_row_tiles", "winograd_gemm_prefetch_max_row_tiles"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
@@ -112,6 +113,16 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
                                      std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
     if (c.transposed) c.tile = transposed_tile(profile, c.tiles_per_pass);
+    // U's next panel prefetched where 5-10 row tiles share a panel (kernels_cl/gemm.cl
+    // PREFETCH_PANEL). Measured on the multiply alone at C = K = 512 (PoCL, Zen 4,
+    // min of 15 interleaved, L3 flushed): 5 row tiles (F(6x6) at 28x28) 4.67-4.78 ->
+    // 4.14 ms, 10 (F(4x4)) 5.12-5.14 -> 4.80; 4 (F(4x4) at 14x14) 2.12 -> 2.06-2.09;
+    // 3 (F(6x6) at 14x14, where the stream alone is near the memory's bandwidth)
+    // 2.99-3.06 -> 3.36-3.39; 20 (F(6x6) at 56x56, C = 128, K = 256) 2.40 -> 2.47.
+    const std::int64_t row_tiles = (c.tiles_per_pass + c.tile.mr - 1) / c.tile.mr;
+    c.prefetch_panels = c.transposed &&
+                        row_tiles >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_prefetch_min_row_tiles", 0)) &&
+                        row_tiles <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_prefetch_max_row_tiles", 0));
     // Accuracy: the fp32 sum over C in slices of 128 channels (on VGG's
     // conv4.2, C = 512, F(4x4)'s max error 7.2e-4 against 1.75e-3 as one sum;
     // Lavin & Gray's Table 4 has 6.x e-4; kernels_cl/gemm.cl has the cost).
@@ -172,7 +183,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed);
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed, prefetch_panels);
 }
 
 std::string WinogradGemmConfig::str() const {
@@ -181,7 +192,8 @@ std::string WinogradGemmConfig::str() const {
            std::to_string(tiles) + " tiles a pass, GEMM " + (transposed ? "transposed (tiles in rows, K along vectors) " : "") + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
            (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string()) +
-           (transposed ? ", transforms " + std::to_string(tile.vw) + " channels a work-item" : std::string());
+           (transposed ? ", transforms " + std::to_string(tile.vw) + " channels a work-item" : std::string()) +
+           (prefetch_panels ? ", U's next panel prefetched" : std::string());
 }
 
 }  // namespace netcl

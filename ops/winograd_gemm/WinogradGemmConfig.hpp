@@ -45,6 +45,11 @@ struct WinogradGemmConfig {
     // "winograd_gemm_transposed_min_channels" (C and K at least that), and
     // "winograd_gemm_transposed" (0 never, 1 always: tests and tuning).
     bool transposed = false;
+    // Transposed only: the GEMM prefetches U's next panel (kernels_cl/gemm.cl
+    // PREFETCH_PANEL) where the row tiles sharing a panel number between the
+    // profile keys "winograd_gemm_prefetch_min_row_tiles" and "..._max_row_tiles"
+    // (default 0: never; it needs __builtin_prefetch, so CPU profiles set them).
+    bool prefetch_panels = false;
     bool edge_m = false, edge_n = false;
     // Tiles of one tile row per work-item in the transforms (8 or 16: the
     // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each;

@@ -215,6 +215,11 @@ TEST(OclgrindNoUninitialized, WinogradSeparateTransforms) {
 
 // The multiply in both orientations (M_e^T = V_e^T U_e^T: K along the
 // vectors, with the transforms of kernels_cl/winograd_gemm_channels.cl),
+// without the prefetch of U's next panel (PREFETCH_PANEL): oclgrind cannot
+// interpret __builtin_prefetch ("Undefined external function:
+// llvm.prefetch.p1i8" when the kernel is created), so that path is checked
+// for values on PoCL only (test_winograd_conv's
+// MultiplyPrefetchesTheNextPanelWhereFewRowTilesShareIt),
 // whole (T = 9 in rows of 5: the last row tile shifted back over its
 // neighbour; K = 9 in vectors of 8 or 4, the same) and two tiles a pass
 // (rows of 4 over T = 2 and 1: EDGE_M's clamped loads and guarded stores).
