@@ -350,10 +350,11 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     EXPECT_NE(transforms.source.find("winograd_gemm_output_channels"), std::string::npos);
     const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 256, 56, 56, 256, 1), profile);  // T = 100
     EXPECT_TRUE(f6_56.transposed);
-    EXPECT_EQ(f6_56.tile.mr, 5);
-    EXPECT_EQ(f6_56.tile.work_group[1], 16u);  // 20 row tiles, 16 a group
-    const WinogradGemmConfig f4_big = winograd_gemm_config(f4, conv3x3(1, 8, 8, 200, 8, 1), profile);  // T = 100
-    EXPECT_EQ(f4_big.tile.mr, 5);
+    EXPECT_EQ(f6_56.tile.mr, 4);               // rows of 4 and 5 both fit 100 exactly: of equals the smallest
+    EXPECT_EQ(f6_56.tile.work_group[1], 16u);  // 25 row tiles, 16 a group
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 8, 200, 8, 1), profile).tile.mr, 4);      // T = 100
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 512, 28, 28, 512, 1), profile).tile.mr, 5);  // T = 49: 50 rows
+    EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 24, 40, 8, 1), profile).tile.mr, 3);      // T = 60: 3 to 6 all exact
     // Fewer channels in or out than the key: a channel vector's lanes would idle.
     profile.tuned["winograd_gemm_transposed_min_channels"] = 16;
     EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 16, 28, 28, 16, 1), profile).transposed);
@@ -394,7 +395,7 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
 // PREFETCH_PANEL) where the row tiles sharing a panel number between the
 // profile's two keys: the shipped AVX-512 profile takes VGG's 28x28 layers
 // (5 row tiles with F(6x6), 10 with F(4x4)) and not 14x14 (3) or F(6x6) at
-// 56x56 (20); no keys, no prefetch. The results stay the reference's with
+// 56x56 (25); no keys, no prefetch. The results stay the reference's with
 // the prefetch on every pass: K over two panels and the next image's (the
 // last panel's successor in another batch entry, and none after the last),
 // passes of a few tiles, N > 1, odd sizes.
@@ -407,7 +408,7 @@ TEST(WinogradConv, MultiplyPrefetchesTheNextPanelWhereFewRowTilesShareIt) {
     EXPECT_NE(f6_28.str().find("U's next panel prefetched"), std::string::npos) << f6_28.str();
     EXPECT_TRUE(winograd_gemm_config(f4, conv3x3(1, 512, 28, 28, 512, 1), avx512).prefetch_panels);   // 10 row tiles
     EXPECT_FALSE(winograd_gemm_config(f6, conv3x3(1, 512, 14, 14, 512, 1), avx512).prefetch_panels);  // 3
-    const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 128, 56, 56, 256, 1), avx512);  // 20
+    const WinogradGemmConfig f6_56 = winograd_gemm_config(f6, conv3x3(1, 128, 56, 56, 256, 1), avx512);  // 25
     EXPECT_TRUE(f6_56.transposed);
     EXPECT_FALSE(f6_56.prefetch_panels);
     EXPECT_EQ(f6_56.gemm_program().options.find("-DPREFETCH_PANEL"), std::string::npos) << f6_56.gemm_program().options;

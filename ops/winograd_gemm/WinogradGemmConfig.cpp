@@ -43,14 +43,20 @@ std::vector<std::string> winograd_gemm_profile_keys() {
 namespace {
 
 // The transposed multiply's tile for a pass of T tiles: the profile's, its
-// rows cut to the MR in [mr / 2, mr] with the fewest padding rows, and its
-// work-group the row tiles of one K panel (at most the profile's wg1).
+// rows cut to the MR in [mr / 2, mr] with the fewest padding rows (of equals,
+// the smallest), and its work-group the row tiles of one K panel (at most
+// the profile's wg1). Of equals the smallest: at T = 100 (F(6x6) at 56x56)
+// rows of 4 ran the multiply in 4.17-4.46 ms against 4.33-4.57 for rows of
+// 5 at C = 256, 2.36-2.43 against 2.59-2.62 at C = 128 (K = 256, U from
+// memory, min of 15 in one process, interleaved, three runs); at T = 60
+// rows of 3, 4, 5, 6 took 2.70, 2.76, 2.81, 2.84 ms; at T = 36, 6, 4 and 3
+// were level.
 GemmTile transposed_tile(const DeviceProfile& profile, std::int64_t T) {
     GemmTile tile = gemm_tile(profile, "winograd_gemm_transposed", GemmTile{6, 4, 16, {1, 16}});
     const auto padded = [T](int mr) { return (T + mr - 1) / mr * mr; };
     int best = tile.mr;
     for (int mr = tile.mr; mr >= (tile.mr + 1) / 2; --mr) {
-        if (padded(mr) < padded(best)) best = mr;
+        if (padded(mr) <= padded(best)) best = mr;
     }
     tile.mr = best;
     const std::int64_t row_tiles = (T + best - 1) / best;
@@ -90,8 +96,8 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const GemmTile narrow = gemm_tile(profile, "winograd_gemm_narrow", GemmTile{6, 1, 4, {1, 16}});
     c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
     // Transposed (M_e^T = V_e^T U_e^T): the pass's T tiles in rows of the
-    // largest MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25
-    // -> 5, 100 -> 5), K along the vectors, with V and M laid out [e][T][C]
+    // MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25 -> 5,
+    // 49 -> 5, 100 -> 4; transposed_tile), K along the vectors, with V and M laid out [e][T][C]
     // and [e][T][K] for it and the transforms a channel a lane
     // (kernels_cl/winograd_gemm_channels.cl). The tiles-along-vectors tile
     // computes padding where a pass has few tiles (T = 25 under a 32-wide
