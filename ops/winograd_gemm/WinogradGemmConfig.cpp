@@ -97,8 +97,8 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
     // Transposed (M_e^T = V_e^T U_e^T): the pass's T tiles in rows of the
     // MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25 -> 5,
-    // 49 -> 5, 100 -> 4; transposed_tile), K along the vectors, with V and M laid out [e][T][C]
-    // and [e][T][K] for it and the transforms a channel a lane
+    // 49 -> 5, 100 -> 4; transposed_tile), K along the vectors, with V and M
+    // laid out [e][T][C] and [e][T][K] for it and the transforms a channel a lane
     // (kernels_cl/winograd_gemm_channels.cl). The tiles-along-vectors tile
     // computes padding where a pass has few tiles (T = 25 under a 32-wide
     // tile) and its transforms leave lanes idle where a tile row is short of
@@ -122,9 +122,10 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // U's next panel prefetched where 5-10 row tiles share a panel (kernels_cl/gemm.cl
     // PREFETCH_PANEL). Measured on the multiply alone at C = K = 512 (PoCL, Zen 4,
     // min of 15 interleaved, L3 flushed): 5 row tiles (F(6x6) at 28x28) 4.67-4.78 ->
-    // 4.14 ms, 10 (F(4x4)) 5.12-5.14 -> 4.80; 4 (F(4x4) at 14x14) 2.12 -> 2.06-2.09;
-    // 3 (F(6x6) at 14x14, where the stream alone is near the memory's bandwidth)
-    // 2.99-3.06 -> 3.36-3.39; 20 (F(6x6) at 56x56, C = 128, K = 256) 2.40 -> 2.47.
+    // 4.14 ms, 10 (F(4x4)) 5.12-5.14 -> 4.80; 4 (F(4x4) at 14x14) 2.12 -> 2.06-2.09
+    // (within the noise: left out); 3 (F(6x6) at 14x14, where the stream alone is
+    // near the memory's bandwidth) 2.99-3.06 -> 3.36-3.39; 20 (T = 100 in rows of 5,
+    // C = 128, K = 256) 2.40 -> 2.47.
     const std::int64_t row_tiles = (c.tiles_per_pass + c.tile.mr - 1) / c.tile.mr;
     c.prefetch_panels = c.transposed &&
                         row_tiles >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_prefetch_min_row_tiles", 0)) &&
