@@ -131,8 +131,7 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
                                                                           : 0;
     const int sharers = ntm - 1;
     const int lines_a_step = sharers > 0 ? ((NR + 15) / 16 + sharers - 1) / sharers : 0;
-    int line = tm - 1;
-    if (tm == 0 || !next_panel) line = panel_lines;
+    int line = tm > 0 && next_panel ? tm - 1 : panel_lines;  // the first row tile prefetches nothing
 #endif
     int k = 0;
 #if K_SLICE
