@@ -28,6 +28,19 @@
 // channel are not stored (their loads are clamped to the last channel or 0).
 // Consecutive work-items share a tile, so its input rows and output lines are
 // touched back to back (dim0 = tiles was 1.2-2x slower).
+//
+// Measured and not taken (PoCL 3.1, Zen 4, N = 1, F(6x6) and F(4x4) on
+// VGG's 56x56 and 28x28 shapes; layer figures from the variants interleaved
+// in one netcl-bench process, per-round ratios; "alone" from a harness
+// timing one kernel): V and M tile-major ([T][e][C], a tile's transform
+// elements contiguous, the GEMM taking lda = alpha^2 C): the layer within 3%
+// of [e][T][C], this input transform alone 4-27% slower, the output 11%
+// faster at 56x56 and 8% slower at 28x28. Each output work-item prefetching
+// the M lines of the next tile: the output transform alone 15% (F(6x6)) and
+// 40% (F(4x4)) faster with M in L3, the layer -3% to +5%. 8 channels a
+// work-item instead of 16 for F(6x6): the layer 1-9% faster at 28x28 and
+// 14x14, -5% to +6% from 56x56 to 224x224, and for the 5x5 tiles (alpha 8,
+// 9, 13) 1-9% slower, so no rule for it.
 
 #if CL == 16
 typedef float16 cvec_t;
