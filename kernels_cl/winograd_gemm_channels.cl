@@ -37,10 +37,10 @@
 // of [e][T][C], this input transform alone 4-27% slower, the output 11%
 // faster at 56x56 and 8% slower at 28x28. Each output work-item prefetching
 // the M lines of the next tile: the output transform alone 15% (F(6x6)) and
-// 40% (F(4x4)) faster with M in L3, the layer -3% to +5%. 8 channels a
-// work-item instead of 16 for F(6x6): the layer 1-9% faster at 28x28 and
-// 14x14, -5% to +6% from 56x56 to 224x224, and for the 5x5 tiles (alpha 8,
-// 9, 13) 1-9% slower, so no rule for it.
+// 40% (F(4x4)) faster, the layer -3% to +5%. 8 channels a work-item instead
+// of 16 for F(6x6): the layer 1-9% faster at 28x28 and 14x14, -5% to +6%
+// from 56x56 to 224x224, and for the 5x5 tiles (alpha 8, 9, 13) up to 9%
+// slower, so no rule for it.
 
 #if CL == 16
 typedef float16 cvec_t;
