@@ -50,6 +50,9 @@
 #if !defined(BK) || !defined(BT) || !defined(BC) || !defined(SK) || !defined(V_ESTRIDE) || !defined(LOCAL_FLOATS)
 #error "winograd_fused.cl needs BK, BT, BC, SK, V_ESTRIDE and LOCAL_FLOATS from WinogradConfig::build_options()"
 #endif
+#if WINO_TILE != WINO_ALPHA
+#error "the fused kernel takes tiles of real points only (alpha = m + r - 1; WinogradMatrices.hpp)"
+#endif
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 #define KV (BK / 8)
 #define LSIZE (KV * A2)

@@ -91,24 +91,24 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
     __global const float* xp = x + x_offset + ((size_t)n * C + c) * H * W;
-    float d[WINO_ALPHA][WINO_ALPHA];
+    float d[WINO_TILE][WINO_TILE];
 #pragma unroll
-    for (int i = 0; i < WINO_ALPHA; ++i) {
+    for (int i = 0; i < WINO_TILE; ++i) {
         const int iy = iy0 + i;
         const bool row_in = iy >= 0 && iy < H;
         const int row = clamp(iy, 0, H - 1) * W;
 #pragma unroll
-        for (int j = 0; j < WINO_ALPHA; ++j) {
+        for (int j = 0; j < WINO_TILE; ++j) {
             const int ix = ix0 + j;
             const float value = xp[row + clamp(ix, 0, W - 1)];
             d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
         }
     }
-    float s[WINO_ALPHA][WINO_ALPHA];
+    float s[WINO_ALPHA][WINO_TILE];
 #define DCOL(i) d[i][j]
 #define SCOL(i) s[i][j]
 #pragma unroll
-    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
+    for (int j = 0; j < WINO_TILE; ++j) { WINO_BT(DCOL, SCOL) }
 #define SROW(j) s[i][j]
 #define VOUT(j) v[v_offset + ((size_t)(i * WINO_ALPHA + (j)) * C + c) * T + t]
 #pragma unroll

@@ -77,7 +77,7 @@ void store_channels(const cvec_t v, __global float* p, const int lanes) {
     for (int l = 0; l < lanes; ++l) p[l] = f[l];
 }
 
-#if CL == 16 && WINO_ALPHA <= 8
+#if CL == 16 && WINO_TILE <= 8
 // Pixels ix .. ix + 7 of one input row, for 16 channels a plane apart,
 // transposed so that out[j] holds the 16 channels' pixel ix + j: a row of
 // each channel is one 8-float load, and three rounds of two-vector shuffles
@@ -133,32 +133,32 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
 #pragma unroll
     for (int l = 0; l < CL; ++l) lane_at[l] = (size_t)min(l, lanes - 1) * plane;
 
-    cvec_t d[WINO_ALPHA][WINO_ALPHA];
-#if CL == 16 && WINO_ALPHA <= 8
+    cvec_t d[WINO_TILE][WINO_TILE];
+#if CL == 16 && WINO_TILE <= 8
     // Every channel and all 8 pixels of each row inside the image: rows read
     // whole and transposed (rows above or below it are zeros).
     if (lanes == CL && ix0 >= 0 && ix0 + 8 <= W) {
 #pragma unroll
-        for (int i = 0; i < WINO_ALPHA; ++i) {
+        for (int i = 0; i < WINO_TILE; ++i) {
             const int iy = iy0 + i;
             if (iy >= 0 && iy < H) {
                 float16 row[8];
                 gather_row16(xp + iy * W + ix0, plane, row);
 #pragma unroll
-                for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = row[j];
+                for (int j = 0; j < WINO_TILE; ++j) d[i][j] = row[j];
             } else {
 #pragma unroll
-                for (int j = 0; j < WINO_ALPHA; ++j) d[i][j] = (cvec_t)(0.0f);
+                for (int j = 0; j < WINO_TILE; ++j) d[i][j] = (cvec_t)(0.0f);
             }
         }
     } else
 #endif
 #pragma unroll
-    for (int i = 0; i < WINO_ALPHA; ++i) {
+    for (int i = 0; i < WINO_TILE; ++i) {
         const int iy = iy0 + i;
         const bool row_in = iy >= 0 && iy < H;
 #pragma unroll
-        for (int j = 0; j < WINO_ALPHA; ++j) {
+        for (int j = 0; j < WINO_TILE; ++j) {
             const int ix = ix0 + j;
             if (row_in && ix >= 0 && ix < W) {
                 __global const float* p = xp + iy * W + ix;
@@ -171,11 +171,11 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
             }
         }
     }
-    cvec_t s[WINO_ALPHA][WINO_ALPHA];
+    cvec_t s[WINO_ALPHA][WINO_TILE];
 #define DCOL(i) d[i][j]
 #define SCOL(i) s[i][j]
 #pragma unroll
-    for (int j = 0; j < WINO_ALPHA; ++j) { WINO_BT(DCOL, SCOL) }
+    for (int j = 0; j < WINO_TILE; ++j) { WINO_BT(DCOL, SCOL) }
 #undef DCOL
 #undef SCOL
     __global float* vp = v + v_offset + (size_t)t * C + c0;

@@ -21,6 +21,10 @@
 // tile or outside the pass [tile0, tile0 + T) are neither stored nor read
 // from M (an edge span may read their input floats, zeroed after the deal).
 
+#if WINO_TILE != WINO_ALPHA
+#error "the row kernels take tiles of real points only (alpha = m + r - 1; WinogradMatrices.hpp)"
+#endif
+
 #if TL == 16
 typedef float16 tvec_t;
 typedef int16 ivec_t;

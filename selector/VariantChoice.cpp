@@ -16,10 +16,11 @@ namespace {
 // tile first (F(2x2) first when the output is smaller than
 // winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6)
 // first from winograd_f6_min_output on; for 5x5
-// filters winograd_5x5_tile, 4 by default: F(4x4,5x5) beat F(9x9,5x5) on
-// PoCL on AlexNet's 5x5 at N = 1 and 32 (0.57 vs 1.23 ms, 15.5 vs 16.0) and
-// Inception's at N = 32 (16.4 vs 21.0), lost only Inception at N = 1 (0.92
-// vs 0.63), and errs 400x less; where the profile sets
+// filters winograd_5x5_tile, 4 by default: F(4x4,5x5) against F(9x9,5x5)
+// with its quadratic factors (PoCL, Zen 4, one run, N = 1 / 32): AlexNet's
+// 5x5 0.352 / 13.8 ms against 0.357 / 10.1, Inception's 0.589 / 12.3
+// against 0.601 / 14.2, so neither wins both layers (with 13 real points
+// F(9x9,5x5) had also erred 400x more); where the profile sets
 // winograd_5x5_tile_by_padding, F(4x4,5x5) or F(5x5,5x5), whichever pads the
 // output less, F(4x4) on a tie (see fitted_5x5_tile)); then
 // separate transforms (winograd-gemm) before or after the fused kernel as

@@ -192,11 +192,18 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
               std::string::npos) << passed.candidates[0].reason;
     EXPECT_EQ(passed.plan.variant, Variant("wino-f4-gemm"));
     EXPECT_FALSE(beyond_error_bound(Variant("naive"), profile).has_value());
-    // 5x5 filters: F(9x9,5x5) (2048) where the profile prefers it, F(4x4,5x5) (16) under a bound of 16.
+    // 5x5 filters: F(9x9,5x5) (8) where the profile prefers it, within a
+    // bound of 8 too; F(5x5,5x5) (128) passed over for F(4x4,5x5) (16) under
+    // a bound of 16; nothing of Winograd's under 4.
     const ConvShapes alexnet = shape(1, 48, 27, 27, 128, 5, 5, 1, 2);
     profile.tuned[threshold_key::max_error_factor] = 0;
     profile.tuned[threshold_key::winograd_5x5_tile] = 9;
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f9r5-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 8;
+    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f9r5-gemm"));
+    profile.tuned[threshold_key::max_error_factor] = 4;
+    EXPECT_NE(selector.select("conv2d", alexnet, profile).kernel, WINO);
+    profile.tuned[threshold_key::winograd_5x5_tile] = 5;
     profile.tuned[threshold_key::max_error_factor] = 16;
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
     // By padding: F(5x5,5x5) (128) where it pads the output less than

@@ -2,6 +2,7 @@
 // matrices and against direct 1-D correlation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -81,14 +82,14 @@ void expect_correlation(const WinogradMatrices& w, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> dist(-1, 1);
     for (int trial = 0; trial < 20; ++trial) {
-        std::vector<double> d(static_cast<std::size_t>(w.alpha)), g(static_cast<std::size_t>(w.r));
+        std::vector<double> d(static_cast<std::size_t>(w.tile)), g(static_cast<std::size_t>(w.r));
         for (auto& v : d) v = dist(rng);
         for (auto& v : g) v = dist(rng);
         std::vector<double> product(static_cast<std::size_t>(w.alpha));
         for (int i = 0; i < w.alpha; ++i) {
             double gg = 0, bd = 0;
             for (int j = 0; j < w.r; ++j) gg += w.g(i, j) * g[static_cast<std::size_t>(j)];
-            for (int j = 0; j < w.alpha; ++j) bd += w.bt(i, j) * d[static_cast<std::size_t>(j)];
+            for (int j = 0; j < w.tile; ++j) bd += w.bt(i, j) * d[static_cast<std::size_t>(j)];
             product[static_cast<std::size_t>(i)] = gg * bd;
         }
         for (int i = 0; i < w.m; ++i) {
@@ -111,6 +112,28 @@ TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
     expect_correlation(generate_winograd_matrices(
                            6, 3, {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {1, 1, 0}}),
                        6);
+}
+
+// Quadratic factors: each adds three products (Karatsuba) for two degrees of
+// the modulus; BT has alpha rows over the tile's m + r - 1 inputs.
+TEST(WinogradMatrices, QuadraticFactorsGiveACorrelationWithThreeProductsEach) {
+    const auto f2 = generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 0}}, {}, {}, {{0, 1, 1, 1}});  // 0, inf, x^2 + 1
+    EXPECT_EQ(f2.alpha, 5);
+    EXPECT_EQ(f2.tile, 4);
+    expect_correlation(f2, 14);
+    // x^2 - x/2 + 1/4 (not monic in integers) and a point in place of infinity.
+    expect_correlation(generate_winograd_matrices(4, 3, {{0, 1, 1}, {1, 1, 1}}, {}, {}, {{1, 1, 1, 1}, {-1, 2, 1, 4}}), 15);
+    const auto f9 = winograd_matrices(9, 5, /*scaled=*/false);
+    EXPECT_EQ(f9.alpha, 16);
+    EXPECT_EQ(f9.tile, 13);
+    // Why F(9x9,5x5) takes them: with 13 real points X^T's entries reach 92
+    // and Y^T's 6561 (0, +-1, +-1/2, +-2, +-3, +-4/5, 1/4); with +-1, +-1/2,
+    // +-2 and the three factors, 4 and 256 (+-2 to the 8th).
+    double largest_bt = 0, largest_at = 0;
+    for (const double v : f9.BT) largest_bt = std::max(largest_bt, std::fabs(v));
+    for (const double v : f9.AT) largest_at = std::max(largest_at, std::fabs(v));
+    EXPECT_LE(largest_bt, 4);
+    EXPECT_EQ(largest_at, 256);
 }
 
 TEST(WinogradMatrices, FiveByFiveTilesEqualDirectCorrelation) {
@@ -138,12 +161,13 @@ TEST(WinogradConditioning, ReproducesVincentEtAlAndTheRuleBeatsTheirScaling) {
     EXPECT_NEAR(paper.Y, 125, 0.5);
     EXPECT_NEAR(paper.X, 2094, 0.5);
     EXPECT_NEAR(paper.W, 64, 0.5);
-    const auto rule = condition_numbers(generate_winograd_matrices(9, 5, points, power_of_two_output_scaling(9, 5, points)));
+    const auto rule_scaling = power_of_two_output_scaling(generate_winograd_matrices(9, 5, points));
+    const auto rule = condition_numbers(generate_winograd_matrices(9, 5, points, rule_scaling));
     EXPECT_LT(rule.Y, paper.Y);
     EXPECT_LT(rule.X, paper.X);
     EXPECT_NEAR(rule.W, 64, 0.5);  // S_W = I
     // Every scale is a power of two, so the scaled transforms round exactly as the unscaled ones.
-    for (const auto& s : power_of_two_output_scaling(9, 5, points)) {
+    for (const auto& s : rule_scaling) {
         const std::int64_t p = s.num == 1 ? s.den : s.num;
         EXPECT_TRUE(s.num == 1 || s.den == 1);
         EXPECT_EQ(p & (p - 1), 0) << s.num << "/" << s.den;
@@ -159,6 +183,9 @@ TEST(WinogradMatrices, RejectsBadInput) {
     EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);  // repeated
     EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}, {1, 1, 0}}), Error);             // too few
     EXPECT_THROW(generate_winograd_matrices(2, 3, winograd_points(2, 3), {{1}, {0}, {1}, {1}}), Error);   // zero scale
+    // x^2 - 1 shares the root 1 with a point; one factor too many for the degrees.
+    EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 1}}, {}, {}, {{0, 1, -1, 1}}), Error);
+    EXPECT_THROW(generate_winograd_matrices(2, 3, {{0, 1, 1}, {1, 1, 0}}, {}, {}, {{0, 1, 1, 1}, {1, 1, 1, 1}}), Error);
 }
 
 }  // namespace

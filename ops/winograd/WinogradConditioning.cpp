@@ -61,16 +61,15 @@ double condition(const std::vector<double>& a, int rows, int cols) {
 }  // namespace
 
 WinogradConditioning condition_numbers(const WinogradMatrices& w) {
-    return {condition(w.AT, w.m, w.alpha), condition(w.BT, w.alpha, w.alpha), condition(w.G, w.alpha, w.r)};
+    return {condition(w.AT, w.m, w.alpha), condition(w.BT, w.alpha, w.tile), condition(w.G, w.alpha, w.r)};
 }
 
-std::vector<WinogradScale> power_of_two_output_scaling(int m, int r, const std::vector<WinogradPoint>& points) {
-    const WinogradMatrices unscaled = generate_winograd_matrices(m, r, points);
-    const int alpha = unscaled.alpha;
+std::vector<WinogradScale> power_of_two_output_scaling(const WinogradMatrices& unscaled) {
+    const int m = unscaled.m, alpha = unscaled.alpha, tile = unscaled.tile;
     std::vector<int> e(static_cast<std::size_t>(alpha));
     for (int i = 0; i < alpha; ++i) {
         double largest = 0;
-        for (int j = 0; j < alpha; ++j) largest = std::max(largest, std::fabs(unscaled.bt(i, j)));
+        for (int j = 0; j < tile; ++j) largest = std::max(largest, std::fabs(unscaled.bt(i, j)));
         e[static_cast<std::size_t>(i)] = static_cast<int>(std::lround(std::log2(largest)));
     }
     // Scaling by 2^e: AT's column i times 2^e_i, BT's row i times 2^-e_i.
@@ -79,7 +78,7 @@ std::vector<WinogradScale> power_of_two_output_scaling(int m, int r, const std::
         for (int i = 0; i < alpha; ++i) {
             const double f = std::ldexp(1.0, exponents[static_cast<std::size_t>(i)]);
             for (int j = 0; j < m; ++j) s.AT[static_cast<std::size_t>(j * alpha + i)] *= f;
-            for (int j = 0; j < alpha; ++j) s.BT[static_cast<std::size_t>(i * alpha + j)] /= f;
+            for (int j = 0; j < tile; ++j) s.BT[static_cast<std::size_t>(i * tile + j)] /= f;
         }
         const WinogradConditioning c = condition_numbers(s);
         return std::log(c.Y) + std::log(c.X);

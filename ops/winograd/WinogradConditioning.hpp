@@ -25,6 +25,6 @@ WinogradConditioning condition_numbers(const WinogradMatrices& matrices);
 // every product and sum exactly as the unscaled ones, so the rule changes
 // the matrices' conditioning and the range of the transformed values, never
 // the fp32 result (netcl-bench --accuracy shows both).
-std::vector<WinogradScale> power_of_two_output_scaling(int m, int r, const std::vector<WinogradPoint>& points);
+std::vector<WinogradScale> power_of_two_output_scaling(const WinogradMatrices& unscaled);
 
 }  // namespace netcl

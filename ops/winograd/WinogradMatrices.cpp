@@ -71,7 +71,8 @@ Matrix vandermonde(const std::vector<WinogradPoint>& points, int b) {
     return v;
 }
 
-// Gauss-Jordan inverse; throws when singular (repeated points).
+// Gauss-Jordan inverse; throws when singular (repeated points, or a factor
+// sharing a root with a point or another factor).
 Matrix inverse(Matrix a) {
     const std::size_t n = a.size();
     Matrix inv(n, std::vector<Rational>(n));
@@ -79,7 +80,7 @@ Matrix inverse(Matrix a) {
     for (std::size_t col = 0; col < n; ++col) {
         std::size_t pivot = col;
         while (pivot < n && a[pivot][col].zero()) ++pivot;
-        NETCL_REQUIRE(pivot < n, "Winograd polynomial points give a singular Vandermonde matrix; expected distinct points");
+        NETCL_REQUIRE(pivot < n, "Winograd polynomial points give a singular Vandermonde matrix; expected distinct points (and quadratic factors without a root in common)");
         std::swap(a[pivot], a[col]);
         std::swap(inv[pivot], inv[col]);
         const Rational p = a[col][col];
@@ -109,41 +110,102 @@ std::vector<Rational> diagonal(const std::vector<WinogradScale>& scale, int alph
     return d;
 }
 
+// x^0 .. x^(n-1) modulo x^2 + b x + c: row 0 their constant terms, row 1
+// their x terms, so that row . u is the residue of u's coefficients.
+Matrix quadratic_residues(const Rational& b, const Rational& c, int n) {
+    Matrix rows(2, std::vector<Rational>(static_cast<std::size_t>(n)));
+    Rational constant{1, 1}, linear{0, 1};  // x^k mod the factor
+    for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
+        rows[0][k] = constant;
+        rows[1][k] = linear;
+        // x (k0 + k1 x) = k0 x + k1 x^2 = -c k1 + (k0 - b k1) x
+        const Rational next_constant = Rational{0, 1} - c * linear;
+        linear = constant - b * linear;
+        constant = next_constant;
+    }
+    return rows;
+}
+
+std::vector<Rational> sum(const std::vector<Rational>& a, const std::vector<Rational>& b) {
+    std::vector<Rational> s(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) s[i] = a[i] + b[i];
+    return s;
+}
+
 }  // namespace
 
 WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<WinogradPoint>& points,
                                             const std::vector<WinogradScale>& s_y_in,
-                                            const std::vector<WinogradScale>& s_w_in) {
+                                            const std::vector<WinogradScale>& s_w_in,
+                                            const std::vector<WinogradQuadratic>& quadratics) {
     NETCL_REQUIRE(m >= 1 && r >= 1, "F(m, r) needs m >= 1 and r >= 1; got m=" + std::to_string(m) + " r=" + std::to_string(r));
-    const int alpha = m + r - 1;
-    NETCL_REQUIRE(static_cast<int>(points.size()) == alpha,
-                  "F(" + std::to_string(m) + "," + std::to_string(r) + ") needs alpha = " + std::to_string(alpha) +
-                      " polynomial points; got " + std::to_string(points.size()));
+    const int tile = m + r - 1;
+    const int degrees = static_cast<int>(points.size() + 2 * quadratics.size());
+    NETCL_REQUIRE(degrees == tile,
+                  "F(" + std::to_string(m) + "," + std::to_string(r) + ") needs " + std::to_string(tile) +
+                      " degrees of modulus (a point is one, a quadratic factor two); got " + std::to_string(points.size()) +
+                      " points and " + std::to_string(quadratics.size()) + " quadratic factors");
     for (const auto& p : points) {
         NETCL_REQUIRE(p.f_den != 0 && (p.g == 0 || p.g == 1) && (p.g == 1 || p.f_num != 0),
                       "a Winograd polynomial point must be (f, 1) with a non-zero denominator or (1, 0)");
     }
+    for (const auto& q : quadratics) {
+        NETCL_REQUIRE(q.b_den != 0 && q.c_den != 0, "a Winograd quadratic factor needs non-zero denominators");
+    }
+    const int alpha = static_cast<int>(points.size() + 3 * quadratics.size());
     const auto s_y = diagonal(s_y_in, alpha, "S_Y");
     const auto s_w = diagonal(s_w_in, alpha, "S_W");
-    const Matrix v_out = vandermonde(points, m);
-    const Matrix v_in_inv = inverse(vandermonde(points, alpha));
-    const Matrix v_filter = vandermonde(points, r);
+
+    // Product p multiplies data_form[p] . d by filter_form[p] . g; the
+    // product polynomial s (tile coefficients) has residues `residue` . s,
+    // each a combination `from_products` of the products.
+    Matrix data_form = vandermonde(points, m), filter_form = vandermonde(points, r);
+    Matrix residue = vandermonde(points, tile);
+    Matrix from_products(static_cast<std::size_t>(tile), std::vector<Rational>(static_cast<std::size_t>(alpha)));
+    for (std::size_t i = 0; i < points.size(); ++i) from_products[i][i] = {1, 1};
+    for (std::size_t q = 0; q < quadratics.size(); ++q) {
+        const Rational b = Rational::make(quadratics[q].b_num, quadratics[q].b_den);
+        const Rational c = Rational::make(quadratics[q].c_num, quadratics[q].c_den);
+        const auto d = quadratic_residues(b, c, m), f = quadratic_residues(b, c, r), s = quadratic_residues(b, c, tile);
+        // (d0 + d1 x)(f0 + f1 x) mod x^2 + b x + c from P1 = d0 f0, P2 = d1 f1,
+        // P3 = (d0 + d1)(f0 + f1): constant P1 - c P2, x: P3 - P1 - (1 + b) P2.
+        const std::size_t p = points.size() + 3 * q;
+        data_form.insert(data_form.end(), {d[0], d[1], sum(d[0], d[1])});
+        filter_form.insert(filter_form.end(), {f[0], f[1], sum(f[0], f[1])});
+        const std::size_t row = residue.size();
+        residue.insert(residue.end(), {s[0], s[1]});
+        from_products[row][p] = {1, 1};
+        from_products[row][p + 1] = Rational{0, 1} - c;
+        from_products[row + 1][p + 2] = {1, 1};
+        from_products[row + 1][p] = {-1, 1};
+        from_products[row + 1][p + 1] = Rational{-1, 1} - b;
+    }
+    // The coefficients of s from the products: residue^-1 from_products.
+    const Matrix residue_inv = inverse(residue);
+    const auto t = static_cast<std::size_t>(tile), a = static_cast<std::size_t>(alpha);
+    Matrix coefficients(t, std::vector<Rational>(a));
+    for (std::size_t i = 0; i < t; ++i)
+        for (std::size_t k = 0; k < t; ++k) {
+            if (residue_inv[i][k].zero()) continue;
+            for (std::size_t j = 0; j < a; ++j)
+                if (!from_products[k][j].zero()) coefficients[i][j] = coefficients[i][j] + residue_inv[i][k] * from_products[k][j];
+        }
 
     WinogradMatrices w;
     w.m = m;
     w.r = r;
     w.alpha = alpha;
-    w.AT.resize(static_cast<std::size_t>(m * alpha));
-    w.BT.resize(static_cast<std::size_t>(alpha * alpha));
-    w.G.resize(static_cast<std::size_t>(alpha * r));
-    const auto a = static_cast<std::size_t>(alpha);
+    w.tile = tile;
+    w.AT.resize(static_cast<std::size_t>(m) * a);
+    w.BT.resize(a * t);
+    w.G.resize(a * static_cast<std::size_t>(r));
     for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i)
-        for (std::size_t j = 0; j < a; ++j) w.AT[i * a + j] = (v_out[j][i] * s_y[j]).value();
+        for (std::size_t j = 0; j < a; ++j) w.AT[i * a + j] = (data_form[j][i] * s_y[j]).value();
     for (std::size_t i = 0; i < a; ++i) {
         const Rational s_x = Rational{1, 1} / (s_y[i] * s_w[i]);  // S_Y S_X S_W = I
-        for (std::size_t j = 0; j < a; ++j) w.BT[i * a + j] = (s_x * v_in_inv[j][i]).value();
+        for (std::size_t j = 0; j < t; ++j) w.BT[i * t + j] = (s_x * coefficients[j][i]).value();
         for (std::size_t j = 0; j < static_cast<std::size_t>(r); ++j)
-            w.G[i * static_cast<std::size_t>(r) + j] = (s_w[i] * v_filter[i][j]).value();
+            w.G[i * static_cast<std::size_t>(r) + j] = (s_w[i] * filter_form[i][j]).value();
     }
     return w;
 }
@@ -169,13 +231,28 @@ std::vector<WinogradPoint> winograd_points(int m, int r) {
     // rest 3.3-6.9e-3. F(4x4,5x5) gave 1.4e-4 on the same data, F(6x6,3x3)
     // 1.7e-4 (of 26).
     if (m == 5 && r == 5) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1}, {-2, 1, 1}, {-4, 1, 1}, {1, 1, 0}};
-    // F(9,5), alpha = 13: 0, +-1, +-1/2, +-2, infinity and five more. Searched
-    // over two +- pairs and one single point from 3, 1/3, 3/2, 2/3, 4, 1/4,
-    // 3/4, 4/3, 5/2, 2/5, 5/4, 4/5 (fp32 simulation of F(9x9,5x5), C = 48,
-    // max error over the largest output): +-3, +-4/5, 1/4 gave 2.6e-3, half of
-    // Vincent et al.'s set (5.4e-3, vincent_f9_r5_points) on the same data.
-    return {{0, 1, 1},  {1, 1, 1},  {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1},  {-2, 1, 1},
-            {3, 1, 1},  {-3, 1, 1}, {4, 5, 1},  {-4, 5, 1}, {1, 4, 1}, {1, 1, 0}};
+    // F(9,5): +-1, +-1/2, +-2, infinity and three quadratic factors
+    // (winograd_quadratics), 16 products where 13 real points make 13. The
+    // 13 real points are too many to keep small: the best set searched (0,
+    // +-1, +-1/2, +-2, +-3, +-4/5, 1/4 of two +- pairs and one point from 3,
+    // 1/3, 3/2, 2/3, 4, 1/4, 3/4, 4/3, 5/2, 2/5, 5/4, 4/5) erred 3.00e-3 and
+    // 2.08e-3 on AlexNet's and Inception's 5x5 layers (netcl-bench --accuracy,
+    // N = 32, at 906bf2f), 5.5x and 4.2x Vincent et al.'s 5.49e-4 and
+    // 4.98e-4. Searched in an fp32 simulation of the two layers (N = 2-8, max
+    // |error| / max |output|) over 0, +-1, +-1/2, +-2 (some dropped), one to
+    // three factors of x^2 + 1, x^2 +- x + 1, x^2 + 1/4, x^2 + 4, x^2 + 1/2,
+    // x^2 + 2, x^2 +- x/2 + 1/4 and the real points above: one factor (14
+    // products) at best 1.1-2.0e-4, two (15) 1.1-2.1e-5, three (16) 1.8-3.7e-6,
+    // the best with 0, +-1, +-1/2, +-2, infinity kept 3.6e-6 (F(4x4,5x5)
+    // simulated: 5-7e-6). These three (the primitive 4th, 3rd and 6th roots
+    // of unity) erred 2.3-3.5e-6, within 1.4x of the best and with integer
+    // coefficients.
+    return {{1, 1, 1}, {-1, 1, 1}, {1, 2, 1}, {-1, 2, 1}, {2, 1, 1}, {-2, 1, 1}, {1, 1, 0}};
+}
+
+std::vector<WinogradQuadratic> winograd_quadratics(int m, int r) {
+    if (m != 9 || r != 5) return {};
+    return {{0, 1, 1, 1}, {1, 1, 1, 1}, {-1, 1, 1, 1}};  // x^2 + 1, x^2 + x + 1, x^2 - x + 1
 }
 
 std::vector<WinogradPoint> vincent_f9_r5_points() {
@@ -206,10 +283,12 @@ WinogradMatrices lavin_gray_matrices(int m) {
 namespace {
 
 WinogradMatrices make_winograd_matrices(int m, int r, bool scaled) {
-    const auto points = winograd_points(m, r);
     if (r == 3 && m == 2) return lavin_gray_matrices(2);
-    if (!scaled) return generate_winograd_matrices(m, r, points);
-    return generate_winograd_matrices(m, r, points, power_of_two_output_scaling(m, r, points));
+    const auto points = winograd_points(m, r);
+    const auto quadratics = winograd_quadratics(m, r);
+    WinogradMatrices unscaled = generate_winograd_matrices(m, r, points, {}, {}, quadratics);
+    if (!scaled) return unscaled;
+    return generate_winograd_matrices(m, r, points, power_of_two_output_scaling(unscaled), {}, quadratics);
 }
 
 }  // namespace

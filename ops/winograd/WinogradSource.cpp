@@ -119,7 +119,8 @@ std::string winograd_cl_prelude(const WinogradMatrices& w) {
     text += "#define WINO_M " + std::to_string(w.m) + "\n";
     text += "#define WINO_R " + std::to_string(w.r) + "\n";
     text += "#define WINO_ALPHA " + std::to_string(w.alpha) + "\n";
-    text += transform_macro("WINO_BT", w.alpha, w.alpha, [&](int i, int j) { return w.bt(i, j); });
+    text += "#define WINO_TILE " + std::to_string(w.tile) + "\n";
+    text += transform_macro("WINO_BT", w.alpha, w.tile, [&](int i, int j) { return w.bt(i, j); });
     text += transform_macro("WINO_G", w.alpha, w.r, [&](int i, int j) { return w.g(i, j); });
     text += transform_macro("WINO_AT", w.m, w.alpha, [&](int i, int j) { return w.at(i, j); });
     return text;

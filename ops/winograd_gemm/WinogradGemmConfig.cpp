@@ -25,6 +25,8 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant) {
     return std::nullopt;
 }
 
+int WinogradTile::alpha() const { return winograd_matrices(m, r).alpha; }
+
 std::size_t winograd_gemm_workspace_limit(const DeviceProfile& profile) {
     return static_cast<std::size_t>(profile.tuned_or("winograd_gemm_workspace_limit_bytes", 64.0 * (1 << 20)));
 }
@@ -137,8 +139,8 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.c_slice = slice >= 1 && slice < s.C ? slice : 0;
     // Transforms with a tile row's tiles in a vector's lanes: where a row has
     // at least half a vector of tiles (lanes past the row are idle), and for
-    // tiles up to alpha = 9: F(9x9,5x5)'s 13 x 13 written out took PoCL 34 s
-    // to compile against 12 s for the one-tile kernels (cold cache);
+    // tiles up to alpha = 9: F(9x9,5x5)'s 13 x 13 (with real points) written
+    // out took PoCL 34 s to compile against 12 s for the one-tile kernels (cold cache);
     // F(5x5,5x5)'s 9 x 9, the layer's plan with both programs, 10 s cold
     // against F(4x4,5x5)'s 7.6.
     const auto lanes = static_cast<int>(profile.tuned_or("winograd_transform_lanes", 0));

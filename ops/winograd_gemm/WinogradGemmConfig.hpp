@@ -22,7 +22,9 @@ namespace netcl {
 // tile each names.
 struct WinogradTile {
     int m = 4, r = 3;  // F(m x m, r x r)
-    int alpha() const { return m + r - 1; }  // the input tile's side
+    // The transformed tile's side: m + r - 1, or more where the tile has
+    // quadratic factors (F(9x9,5x5): 16; WinogradMatrices.hpp).
+    int alpha() const;
 };
 const std::vector<Variant>& winograd_gemm_variants();
 std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);

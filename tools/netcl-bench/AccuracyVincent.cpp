@@ -52,7 +52,8 @@ const Candidate& candidate_named(const std::string& id) {
 nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::ostream& out, bool& failed) {
     out << "\nMax relative error max|y - fp64| / max|fp64| on Vincent et al.'s 5x5 layers, N = 32, data and filters\n"
            "uniform in [-1,1], fp32, every output checked; the paper's figures (their kernels, NVIDIA GPU, their\n"
-           "F(9x9,5x5) points) beside. netcl's F(9x9,5x5) points: 0, +-1, +-1/2, +-2, +-3, +-4/5, 1/4, inf;\n"
+           "F(9x9,5x5) points) beside. netcl's F(9x9,5x5): +-1, +-1/2, +-2, inf and the factors x^2 + 1,\n"
+           "x^2 + x + 1, x^2 - x + 1 (16 products);\n"
            "F(5x5,5x5)'s: 0, +-1, +-1/2, +-2, -4, inf (not in the paper); scaled: netcl's power-of-two S_Y rule\n"
            "(netcl-info --winograd 9,5).\n\n";
     char header[300];
