@@ -21,7 +21,7 @@ inline constexpr const char* winograd_tile = "winograd_tile";                  /
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
 inline constexpr const char* winograd_5x5_tile = "winograd_5x5_tile";  // preferred m for 5x5 filters: 4, 5 or 9
-// 0/1: for 5x5 filters F(4x4,5x5) or F(5x5,5x5), whichever pads the output less, first (over winograd_5x5_tile).
+// 0/1: for 5x5 filters F(4x4,5x5), F(9x9,5x5) or F(5x5,5x5), whichever pads the output least, first (over winograd_5x5_tile).
 inline constexpr const char* winograd_5x5_tile_by_padding = "winograd_5x5_tile_by_padding";
 // The largest error factor (ConvImplementation::error_factor: the error a
 // variant may have, in multiples of a direct sum's) a plan may have; 0: any.

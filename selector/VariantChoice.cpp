@@ -21,8 +21,9 @@ namespace {
 // 5x5 0.352 / 13.8 ms against 0.357 / 10.1, Inception's 0.589 / 12.3
 // against 0.601 / 14.2, so neither wins both layers (with 13 real points
 // F(9x9,5x5) had also erred 400x more); where the profile sets
-// winograd_5x5_tile_by_padding, F(4x4,5x5) or F(5x5,5x5), whichever pads the
-// output less, F(4x4) on a tie (see fitted_5x5_tile)); then
+// winograd_5x5_tile_by_padding, F(4x4,5x5), F(9x9,5x5) or F(5x5,5x5),
+// whichever pads the output least, in that order on a tie (see
+// fitted_5x5_tile)); then
 // separate transforms (winograd-gemm) before or after the fused kernel as
 // winograd_prefer_gemm says; fused before low-local-memory unless the
 // profile measured otherwise; __constant weights before __global where the
@@ -33,12 +34,26 @@ namespace {
 // Inception's 35x35 (7 tiles of 5 against 9 of 4, padded to 36) ran 1.2x
 // faster with F(5x5), AlexNet's 27x27 (6 tiles computing 30 against 7
 // computing 28) 1.1x slower (PoCL, AVX-512, N = 32). So the tile that pads
-// the output less, the more accurate one on a tie.
+// the output less, the more accurate one on a tie. F(9x9,5x5) (16 products
+// a dimension: 3.2 multiplies an output, as accurate as F(4x4,5x5)) joins
+// where it pads least: AlexNet's 27x27 (3 tiles of 9) at N = 32 9.7-10.1 ms
+// against F(4x4)'s 13.2-13.8 and F(5x5)'s 12.1-12.5, level at N = 1; at
+// 18x18 and 54x54 (N = 1 and 8) 1.1-1.3x F(4x4) and 0.99-1.17x F(5x5), at
+// 9x9 1.1-1.6x F(4x4), 1.1x F(5x5) at N = 8 and 0.77x at N = 1 (0.087 ms
+// against 0.067: a layer that small is all overhead). Padded as much as
+// F(4x4) (Inception's 35 -> 36) it was 1.02-1.15x slower, so F(4x4) takes
+// a tie with it.
 std::int64_t padded_side(std::int64_t side, std::int64_t m) { return (side + m - 1) / m * m; }
+
+constexpr int kFittedOrder[] = {4, 9, 5};  // ties go to the first
 
 int fitted_5x5_tile(const ConvShapes& s) {
     const auto padded = [&](std::int64_t m) { return padded_side(s.P(), m) * padded_side(s.Q(), m); };
-    return padded(5) < padded(4) ? 5 : 4;
+    int best = kFittedOrder[0];
+    for (const int m : kFittedOrder) {
+        if (padded(m) < padded(best)) best = m;
+    }
+    return best;
 }
 
 struct FirstTile {
@@ -69,9 +84,11 @@ FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
     if (threshold(profile, k::winograd_5x5_tile_by_padding) != 0) {
         const auto padded = [&](int m) { return by(padded_side(s.P(), m), padded_side(s.Q(), m)); };
         const int m = fitted_5x5_tile(s);
-        const int other = m == 5 ? 4 : 5;
-        return {m, "F(" + by(m, m) + ",5x5) first: it pads the output " + output_text(s) + " to " + padded(m) +
-                       ", F(" + by(other, other) + ",5x5) to " + padded(other) + " (winograd_5x5_tile_by_padding)"};
+        std::string why = "F(" + by(m, m) + ",5x5) first: it pads the output " + output_text(s) + " to " + padded(m);
+        for (const int other : kFittedOrder) {
+            if (other != m) why += ", F(" + by(other, other) + ",5x5) to " + padded(other);
+        }
+        return {m, why + " (winograd_5x5_tile_by_padding)"};
     }
     const int preferred = static_cast<int>(threshold(profile, k::winograd_5x5_tile));
     const int m = preferred == 9 || preferred == 5 ? preferred : 4;

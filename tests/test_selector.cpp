@@ -207,8 +207,10 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     profile.tuned[threshold_key::max_error_factor] = 16;
     EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
     // By padding: F(5x5,5x5) (128) where it pads the output less than
-    // F(4x4,5x5) (35 = 7 x 5 against 36; 30 against 32), F(4x4) where it pads
-    // less (27: 28 against 30) or as little (20x20), and under a bound below 128.
+    // F(4x4,5x5) and F(9x9,5x5) (35 = 7 x 5 against 36; 30 against 32 and
+    // 36), F(9x9) where it pads least (27 = 3 x 9 against 28 and 30), F(4x4)
+    // where it pads as little as the others (20x20; 36x36 with F(9x9)), and
+    // under a bound below 128.
     profile.tuned[threshold_key::max_error_factor] = 0;
     profile.tuned[threshold_key::winograd_5x5_tile] = 4;
     profile.tuned[threshold_key::winograd_5x5_tile_by_padding] = 1;
@@ -218,9 +220,14 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     EXPECT_NE(fitted.plan.reason.find("F(5x5,5x5) first: it pads the output 35x35 to 35x35, F(4x4,5x5) to 36x36"),
               std::string::npos) << fitted.plan.reason;
     EXPECT_EQ(selector.select("conv2d", shape(2, 48, 30, 40, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f5r5-gemm"));
-    EXPECT_EQ(selector.select("conv2d", alexnet, profile).variant, Variant("wino-f4r5-gemm"));
+    const Decision ninefold = selector.explain("conv2d", alexnet, profile);
+    EXPECT_EQ(ninefold.plan.variant, Variant("wino-f9r5-gemm"));
+    EXPECT_NE(ninefold.plan.reason.find("F(9x9,5x5) first: it pads the output 27x27 to 27x27, F(4x4,5x5) to 28x28, "
+                                        "F(5x5,5x5) to 30x30 (winograd_5x5_tile_by_padding)"),
+              std::string::npos) << ninefold.plan.reason;
     EXPECT_EQ(selector.select("conv2d", shape(1, 48, 20, 20, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
-    EXPECT_EQ(selector.select("conv2d", shape(1, 48, 35, 27, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 48, 36, 36, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f4r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 48, 35, 27, 64, 5, 5, 1, 2), profile).variant, Variant("wino-f9r5-gemm"));  // 36x27
     profile.tuned[threshold_key::max_error_factor] = 64;
     const Decision bounded = selector.explain("conv2d", inception, profile);
     EXPECT_EQ(bounded.plan.variant, Variant("wino-f4r5-gemm"));
@@ -234,7 +241,7 @@ TEST_F(SelectorTest, AccuracyBoundPassesOverLargerTiles) {
     // The AVX-512 PoCL profile sets the rule (measured there).
     const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
     EXPECT_EQ(selector.select("conv2d", inception, avx512).variant, Variant("wino-f5r5-gemm"));
-    EXPECT_EQ(selector.select("conv2d", alexnet, avx512).variant, Variant("wino-f4r5-gemm"));
+    EXPECT_EQ(selector.select("conv2d", alexnet, avx512).variant, Variant("wino-f9r5-gemm"));
     // The 3x3 tiles' reason names the threshold too.
     const Plan f6 = selector.select("conv2d", shape(1, 64, 112, 112, 64, 3, 3, 1, 1), load_profile("pocl-cpu"));
     EXPECT_NE(f6.reason.find("F(6x6) first: output 112x112 >= winograd_f6_min_output 112"), std::string::npos)
