@@ -12,12 +12,14 @@ struct WinogradPoint {
     std::int64_t g = 1;  // 1, or 0 for the point at infinity
 };
 
-// A quadratic factor x^2 + b x + c of the Toom-Cook modulus, with no
-// rational root: a pair of complex points (x^2 + 1: +-i; x^2 + x + 1 and
-// x^2 - x + 1: the primitive cube and sixth roots of unity). It costs three
-// products (Karatsuba) where two real points cost two, and its powers stay
-// on the unit circle where real points beyond +-2 grow as p^(m-1): Barabasz
-// and Gregg's "beyond linear polynomials" idea for larger tiles.
+// A quadratic factor x^2 + b x + c of the Toom-Cook modulus, meant for one
+// without a rational root (one with two would cost a product more than its
+// two points; the generator takes it all the same): a pair of complex
+// points (x^2 + 1: +-i; x^2 + x + 1 and x^2 - x + 1: the primitive cube and
+// sixth roots of unity). It costs three products (Karatsuba) where two real
+// points cost two, and the powers of roots on the unit circle stay there
+// where real points beyond +-2 grow as p^(m-1): Barabasz and Gregg's
+// "beyond linear polynomials" idea for larger tiles.
 struct WinogradQuadratic {
     std::int64_t b_num = 0, b_den = 1;
     std::int64_t c_num = 1, c_den = 1;
