@@ -28,7 +28,7 @@ std::vector<std::string> winograd_profile_keys() {
 WinogradConfig winograd_config(const WinogradVariant& v, const DeviceProfile& profile) {
     WinogradConfig c;
     c.variant = v;
-    c.alpha = v.m + v.r - 1;
+    c.alpha = winograd_matrices(v.m, v.r).alpha;  // m + r - 1: the fused kernel takes real points only
     // BT x BC is a multiple of the work-group size (block_k / 8) x alpha^2, so
     // the input transform gives every work-item the same number of tiles.
     // Exactly: PoCL runs a phase where some work-items skip their tile

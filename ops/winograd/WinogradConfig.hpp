@@ -26,7 +26,7 @@ namespace netcl {
 
 struct WinogradConfig {
     WinogradVariant variant;
-    int alpha = 0;  // m + r - 1: the transformed tile's side
+    int alpha = 0;  // the transformed tile's side (m + r - 1 for the fused kernel's tiles)
     // One work-group owns block_k output channels x block_tiles tiles and
     // walks C in steps of block_c, with (block_k / 8) x alpha^2 work-items.
     int block_k = 0;
