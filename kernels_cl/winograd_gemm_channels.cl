@@ -41,6 +41,17 @@
 // of 16 for F(6x6): the layer 1-9% faster at 28x28 and 14x14, -5% to +6%
 // from 56x56 to 224x224, and for the 5x5 tiles (alpha 8, 9, 13) up to 9%
 // slower, so no rule for it.
+// Later (same machine and method, phases from OpenCL events, median of 21
+// interleaved rounds; C 128 -> K 256 at 56x56 and 256 -> 512 at 28x28):
+// each output row transposed in registers (the inverse of gather_row16) and
+// stored as vstore4/vstore2 a channel (F(4x4): 16 stores a row for 64):
+// F(4x4)'s output transform 0.43 -> 0.62 ms and 0.22 -> 0.29-0.32, F(6x6)'s
+// unchanged. A^T M in blocks of 3 rows (no spill of the 6 x 8, M read
+// twice): F(6x6) slower. V's and M's planes padded 16 floats apart (T K a
+// multiple of 1024 puts a tile's every plane in one L1 set): no change.
+// With its stores removed F(6x6)'s output transform took 0.28 / 0.16 ms
+// against F(4x4)'s 0.22 / 0.09 while reading less of M (3.3 against 3.6 MB
+// at 28x28): its excess there is in the loads and arithmetic, not stores.
 
 #if CL == 16
 typedef float16 cvec_t;
