@@ -19,6 +19,8 @@ inline constexpr const char* winograd_min_filters = "winograd_min_filters";    /
 inline constexpr const char* winograd_min_output = "winograd_min_output";  // min(P,Q) for any Winograd tile
 inline constexpr const char* winograd_tile = "winograd_tile";                  // preferred m: 2 or 4
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
+// N * ceil(P/4) * ceil(Q/4) for F(4x4) first: fewer tiles share its weights than stream them well; 0: any.
+inline constexpr const char* winograd_f4_min_tiles = "winograd_f4_min_tiles";
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
 inline constexpr const char* winograd_5x5_tile = "winograd_5x5_tile";  // preferred m for 5x5 filters: 4, 5 or 9
 // 0/1: for 5x5 filters F(4x4,5x5), F(9x9,5x5) or F(5x5,5x5), whichever pads the output least, first (over winograd_5x5_tile).

@@ -14,7 +14,14 @@ namespace {
 
 // Winograd's variants in the order this profile prefers them: the preferred
 // tile first (F(2x2) first when the output is smaller than
-// winograd_f4_min_output, where F(4x4) would mostly compute padding; F(6x6)
+// winograd_f4_min_output, where F(4x4) would mostly compute padding, or
+// when the batch has fewer F(4x4) tiles than winograd_f4_min_tiles: its
+// multiply streams 36 transformed values of each 3x3 filter where F(2x2)
+// streams 16, and a few tiles cannot hide that (res5's 512 x 7 x 7 -> 512,
+// PoCL, Zen 4, one interleaved run of 9 rounds each, F(2x2) / F(4x4) ms:
+// N = 1 (4 tiles of 4x4) 0.87 / 1.17, N = 2 (8) 1.67 / 1.84, N = 4 (16)
+// 3.41 / 2.70, N = 8 (32) 5.92 / 3.71; 14x14 at N = 1 (16 tiles) 0.73 /
+// 0.69 with C = K = 256 and 3.33 / 2.91 with 512); F(6x6)
 // first from winograd_f6_min_output on; for 5x5
 // filters winograd_5x5_tile, 4 by default: F(4x4,5x5) against F(9x9,5x5)
 // with its quadratic factors (PoCL, Zen 4, one run, N = 1 / 32): AlexNet's
@@ -74,6 +81,12 @@ FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
     }
     if (side < f4_min) {
         return {2, "F(2x2) first: output " + output_text(s) + " < winograd_f4_min_output " + detail::number(f4_min)};
+    }
+    const double f4_tiles = static_cast<double>(s.N * (padded_side(s.P(), 4) / 4) * (padded_side(s.Q(), 4) / 4));
+    const double f4_min_tiles = threshold(profile, k::winograd_f4_min_tiles);
+    if (f4_tiles < f4_min_tiles) {
+        return {2, "F(2x2) first: " + detail::number(f4_tiles) + " F(4x4) tiles in the batch < winograd_f4_min_tiles " +
+                       detail::number(f4_min_tiles) + ": too few to share its transformed weights"};
     }
     const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     return {m, "F(" + by(m, m) + ") first: winograd_tile"};

@@ -96,14 +96,15 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     EXPECT_EQ(wide->sources,
               (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512"}));
     EXPECT_EQ(wide->tuned.at("gemm_vw"), 16);
-    EXPECT_EQ(wide->tuned.at(threshold_key::winograd_min_output), 8);
+    EXPECT_EQ(wide->tuned.at(threshold_key::winograd_f4_min_tiles), 16);
+    EXPECT_EQ(wide->tuned.at(threshold_key::winograd_min_output), 0);  // the default's: res5's 7x7 stays Winograd
     EXPECT_EQ(wide->tuned.at(threshold_key::winograd_f6_min_output), 112);  // pocl-cpu's, not overridden
     DeviceProfile avx2 = avx512;
     avx2.name = "pthread-haswell-Intel(R) Xeon(R)";
     const auto narrow = ProfileStore::global().lookup(avx2);
     EXPECT_EQ(narrow->sources, (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu"}));
     EXPECT_EQ(narrow->tuned.count("gemm_vw"), 0u);
-    EXPECT_EQ(narrow->tuned.at(threshold_key::winograd_min_output), 0);
+    EXPECT_EQ(narrow->tuned.at(threshold_key::winograd_f4_min_tiles), 0);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

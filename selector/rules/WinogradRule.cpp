@@ -31,9 +31,12 @@ public:
                           ": too few filters to amortise the input transform");
         }
         // Tiles multiply the weights (F(4x4): 36 transformed values per 9), and
-        // on a 7x7 image four tiles share them: the multiply stage streams
-        // 4x the weights a direct sum reads (res5.3x3 on the AVX-512 PoCL
-        // profile: wino-f4-gemm 1.73 ms, wino-f2-gemm 1.11, implicit-gemm 0.83).
+        // on a small image few tiles share them, so a profile may pass over
+        // small outputs altogether (res5.3x3 on Zen 5 before the transposed
+        // multiply: wino-f4-gemm 1.73 ms, wino-f2-gemm 1.11, implicit-gemm
+        // 0.83; on Zen 4 after it F(2x2) 0.87 against the implicit GEMM's
+        // 1.78, so the AVX-512 PoCL profile now picks the tile by
+        // winograd_f4_min_tiles instead, VariantChoice.cpp).
         const double min_out = threshold(profile, threshold_key::winograd_min_output);
         if (static_cast<double>(std::min(s.P(), s.Q())) < min_out) {
             return reject("output " + std::to_string(s.P()) + "x" + std::to_string(s.Q()) +
