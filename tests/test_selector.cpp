@@ -298,28 +298,26 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     avx512.name = "pthread-skylake-avx512-AMD EPYC";
     const DeviceProfile layered = with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
     EXPECT_EQ(layered.tuned.at(threshold_key::winograd_f4_min_tiles), 16);
-    const auto tile_of = [&](const ConvShapes& s) {
-        const Plan plan = selector.select("conv2d", s, layered);
+    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) {
+        const Plan plan = selector.select("conv2d", s, profile);
         const auto t = winograd_gemm_tile(plan.variant);
         EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
         return t ? t->m : 0;
     };
     // res5.3x3: 4 tiles of 4x4 an image.
-    EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1)), 2);
-    EXPECT_EQ(tile_of(shape(3, 512, 7, 7, 512, 3, 3, 1, 1)), 2);  // 12
-    EXPECT_EQ(tile_of(shape(4, 512, 7, 7, 512, 3, 3, 1, 1)), 4);  // 16: the threshold itself
-    EXPECT_EQ(tile_of(shape(8, 512, 7, 7, 512, 3, 3, 1, 1)), 4);
+    EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);
+    EXPECT_EQ(tile_of(shape(3, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);  // 12
+    EXPECT_EQ(tile_of(shape(4, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);  // 16: the threshold itself
+    EXPECT_EQ(tile_of(shape(8, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);
     // 14x14 (16 tiles an image) and 12x13 (3 x 4 = 12) at N = 1.
-    EXPECT_EQ(tile_of(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), 4);
-    EXPECT_EQ(tile_of(shape(1, 256, 12, 13, 256, 3, 3, 1, 1)), 2);
+    EXPECT_EQ(tile_of(shape(1, 256, 14, 14, 256, 3, 3, 1, 1), layered), 4);
+    EXPECT_EQ(tile_of(shape(1, 256, 12, 13, 256, 3, 3, 1, 1), layered), 2);
     const Decision d = selector.explain("conv2d", shape(2, 512, 7, 7, 512, 3, 3, 1, 1), layered);
     EXPECT_NE(d.plan.reason.find("F(2x2) first: 8 F(4x4) tiles in the batch < winograd_f4_min_tiles 16"),
               std::string::npos)
         << d.str();
     // 0 (the default profile's) never applies: pocl-cpu alone takes F(4x4) at 7x7 (winograd_f4_min_output 7).
-    EXPECT_EQ(winograd_gemm_tile(selector.select("conv2d", shape(1, 512, 7, 7, 512, 3, 3, 1, 1),
-                                                 load_profile("pocl-cpu")).variant)->m,
-              4);
+    EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
 }
 
 // im2col_gemm_max_reduction (pocl-cpu-avx512: 32): VGG's conv1.1 (C*R*S =
