@@ -31,9 +31,10 @@
 // at N = 512) each k, 2 steps a page, which the hardware prefetchers
 // re-learn page by page. Column tiles follow the panels (not shifted back);
 // the last one's columns past N are computed from the padding and not
-// stored. The Winograd multiply, transposed, streams U this way: at N = 1 on
-// 28x28 (C = K = 512) F(6x6)'s multiply 2.54-2.66 -> 2.05-2.14 ms, F(4x4)'s
-// 2.22-2.28 -> 1.94-1.96 (OpenCL events, min of 20, two alternating runs).
+// stored. C is then stored in groups (C_GROUP, below). The Winograd
+// multiply, transposed, streams U this way: at N = 1 on 28x28 (C = K = 512)
+// F(6x6)'s multiply 2.54-2.66 -> 2.05-2.14 ms, F(4x4)'s 2.22-2.28 ->
+// 1.94-1.96 (OpenCL events, min of 20, two alternating runs).
 //
 // PREFETCH_PANEL (with B_PANEL, CPUs whose compiler has __builtin_prefetch):
 // the work-items of a panel's row tiles after the first prefetch the next
@@ -52,6 +53,19 @@
 // (20: 2% slower), so the configuration takes it for 5-10. oclgrind cannot
 // run it (no llvm.prefetch).
 //
+// C_GROUP (= VW, with B_PANEL and only with it): C stored in groups of VW
+// columns, each row's group holding every batch entry's columns of it in
+// turn: entry z's C[m][n] at Cm[m * ldc + g * VW * batch + z * w + n % VW],
+// g = n / VW, w = min(VW, N - g * VW) (the last group narrower), ldc =
+// batch * N. The transposed Winograd multiply writes M this way, so that the
+// output transform's work-item (a tile, VW output channels) reads its
+// alpha^2 vectors as one contiguous block where [e][T][K] had it read
+// alpha^2 lines a plane apart: on VGG's 56x56 (C 128 -> K 256) and 28x28
+// (256 -> 512) at N = 1 the output transform took F(6x6) 0.59-0.67 ->
+// 0.47-0.54 ms and 0.31 -> 0.26-0.27, F(4x4) 0.47-0.55 -> 0.42-0.52 and
+// 0.22-0.24 -> 0.20-0.22, the multiply unchanged (PoCL 3.1, Zen 4, OpenCL
+// events, median of 21, alternating processes).
+//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 
@@ -66,6 +80,12 @@
 #endif
 #if defined(B_PANEL) && EDGE_N
 #error "B_PANEL pads B to whole panels: no EDGE_N"
+#endif
+#if defined(B_PANEL) && !defined(C_GROUP)
+#error "B_PANEL stores C in groups: it needs C_GROUP"
+#endif
+#if defined(C_GROUP) && (C_GROUP != VW || !defined(B_PANEL) || defined(BIAS))
+#error "C_GROUP stores whole vectors of panel-aligned columns: it needs C_GROUP == VW and B_PANEL (and no BIAS)"
 #endif
 #if defined(PREFETCH_PANEL) && !defined(B_PANEL)
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
@@ -88,7 +108,12 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
     const int m0 = max(min(tm * MR, M - MR), 0);
     A += a_offset + (size_t)z * bsA;
     B += b_offset + (size_t)z * bsB;
+#ifdef C_GROUP
+    Cm += c_offset;  // entry z's offset depends on the group's width (bsC unused)
+    const int batch = (int)get_global_size(2);
+#else
     Cm += c_offset + (size_t)z * bsC;
+#endif
     bias += bias_offset;
 
     int arow[MR];
@@ -197,6 +222,21 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #ifdef BIAS
         const vec_t bi = (vec_t)(bias[m]);
 #endif
+#ifdef C_GROUP
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+            // Group g of this row; w <= 0: a vector of the last panel's padding.
+            const int g = n0 / VW + v, w = min(VW, N - g * VW);
+            __global float* gp = Cm + (size_t)m * ldc + (size_t)g * VW * batch + (size_t)z * max(w, 0);
+            if (w == VW) {
+                VSTORE(RESULT[i][v], 0, gp);
+            } else {
+#pragma unroll
+                for (int t = 0; t < VW; ++t)
+                    if (t < w) gp[t] = LANE(RESULT[i][v], t);
+            }
+        }
+#else
         __global float* cp = Cm + (size_t)m * ldc + n0;
 #pragma unroll
         for (int v = 0; v < NV; ++v) {
@@ -204,15 +244,15 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #ifdef BIAS
             o += bi;
 #endif
-#if EDGE_N || defined(B_PANEL)
-            // A tile past N's last column: every tile under EDGE_N, the last panel's under B_PANEL.
-            if (EDGE_N || n0 + NR > N) {
+#if EDGE_N
+            // A tile past N's last column.
 #pragma unroll
-                for (int t = 0; t < VW; ++t)
-                    if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
-            } else
+            for (int t = 0; t < VW; ++t)
+                if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
+#else
+            VSTORE(o, v, cp);
 #endif
-                VSTORE(o, v, cp);
         }
+#endif
     }
 }

@@ -13,8 +13,9 @@
 // U_PANEL (the GEMM's NR), U[e][K / U_PANEL][C][U_PANEL], K padded with zeros
 // to whole panels: the GEMM computes M_e^T = V_e^T U_e^T (K along its
 // vectors, U streamed a panel at a time: kernels_cl/gemm.cl's B_PANEL) on
-// V[e][T][C] and M[e][T][K], which the transforms of
-// kernels_cl/winograd_gemm_channels.cl write and read.
+// V[e][T][C] and M in groups of CL channels, [T][K / CL][e][CL] (gemm.cl's
+// C_GROUP), which the transforms of kernels_cl/winograd_gemm_channels.cl
+// write and read.
 // Needs the prelude of ops/winograd/WinogradSource.cpp.
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)

@@ -1,10 +1,12 @@
 // Separate-transform Winograd's input and output transforms for the
 // transposed multiply (M_e^T = V_e^T U_e^T), with CL channels in the lanes
-// of a vector and one tile a work-item. Layouts: V[e][T][C], M[e][T][K]
-// (U in panels of K, written by winograd_gemm_weights with U_PANEL), so that
-// each transform element of a tile is one vector load or store here and the
-// GEMM engine runs row-major: T in its rows, K along its vectors, vector
-// stores. Needs kernels_cl/winograd_gemm.cl (the prelude's macros) and
+// of a vector and one tile a work-item. Layouts: V[e][T][C], M
+// [T][K / CL][e][CL] (a tile's group of CL channels one block of alpha^2
+// vectors, the last group narrower where CL does not divide K: gemm.cl's
+// C_GROUP; U in panels of K, written by winograd_gemm_weights with U_PANEL),
+// so that each transform element of a tile is one vector load or store here
+// and the GEMM engine runs row-major: T in its rows, K along its vectors,
+// vector stores. Needs kernels_cl/winograd_gemm.cl (the prelude's macros) and
 // kernels_cl/vector_lane.cl first.
 //
 // Why: the transposed multiply had read V[e][C][T] k-major and stored
@@ -214,18 +216,19 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
     const int k0 = (int)get_global_id(0) * CL, t = (int)get_global_id(1);
     if (t >= T || k0 >= K) return;
     const int lanes = min(CL, K - k0);
-    __global const float* mp = m + m_offset + (size_t)t * K + k0;
+    // This tile's group of channels: alpha^2 vectors of `lanes` floats, one after another.
+    __global const float* mp = m + m_offset + (size_t)t * WINO_ALPHA * WINO_ALPHA * K + (size_t)k0 * WINO_ALPHA * WINO_ALPHA;
     cvec_t s[WINO_M][WINO_ALPHA];
     // A whole group of channels reads M with plain vector loads, tested once
     // for the tile, not once a load (each load_channels a branch of its own).
 #define SCOL(i) s[i][j]
     if (lanes == CL) {
-#define MCOL(i) CVLOAD(0, mp + (size_t)((i) * WINO_ALPHA + j) * T * K)
+#define MCOL(i) CVLOAD((i) * WINO_ALPHA + j, mp)
 #pragma unroll
         for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
 #undef MCOL
     } else {
-#define MCOL(i) load_channels(mp + (size_t)((i) * WINO_ALPHA + j) * T * K, lanes)
+#define MCOL(i) load_channels(mp + ((i) * WINO_ALPHA + j) * lanes, lanes)
 #pragma unroll
         for (int j = 0; j < WINO_ALPHA; ++j) { WINO_AT(MCOL, SCOL) }
 #undef MCOL

@@ -34,8 +34,10 @@ std::vector<std::string> gemm_tile_keys(const std::string& prefix);
 // for `tile`: EDGE_M / EDGE_N where the matrix is shorter / narrower than
 // the tile, BIAS, K_SLICE (the reduction summed in slices of that many
 // steps; 0: one sum), B_PANEL (B in panels of the tile's NR columns, the
-// last padded; not with edge_n), PREFETCH_PANEL (with b_panels: the next
-// panel prefetched while a panel's later row tiles compute; CPUs only).
+// last padded; not with edge_n or bias) with C_GROUP (C in groups of the
+// tile's vw columns, every batch entry's part of a row's group side by side;
+// ldc = batch x N), PREFETCH_PANEL (with b_panels: the next panel
+// prefetched while a panel's later row tiles compute; CPUs only).
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false);
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).

@@ -38,8 +38,9 @@ struct WinogradGemmConfig {
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
-    // the pass's tiles in its rows, with V and M laid out [e][T][C] and
-    // [e][T][K], U in panels of K (u_columns), and the transforms a channel
+    // the pass's tiles in its rows, with V laid out [e][T][C] and M in
+    // groups of tile.vw channels, [T][K / vw][e][vw] (kernels_cl/gemm.cl
+    // C_GROUP), U in panels of K (u_columns), and the transforms a channel
     // a lane (kernels_cl/winograd_gemm_channels.cl, tile.vw channels a
     // work-item).
     // Profile keys: "winograd_gemm_transposed_max_tiles" (the passes of at

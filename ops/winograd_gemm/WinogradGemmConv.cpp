@@ -88,14 +88,15 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
         // over e. Transposed, M_e^T[T x K] = V_e^T[T x C] U_e^T[C x K]: V
-        // [e][T][C] and M [e][T][K] row-major, U in panels of NR columns.
+        // [e][T][C] row-major, U in panels of NR columns, M in channel groups
+        // (kernels_cl/gemm.cl C_GROUP: [T][K / vw][e][vw], ldc = alpha^2 K).
         const std::int64_t gemm_rows = tr ? T : s.K, gemm_columns = tr ? s.K : T;
         const cl::Buffer& a_buffer = tr ? workspace.buffer : u_.buffer();
         const cl::Buffer& b_buffer = tr ? u_.buffer() : workspace.buffer;
         internal::set_args(gemm_kernel_, "gemm", a_buffer, tr ? v_offset : cl_ulong{0}, i(tr ? s.C * T : s.K * s.C),
                            b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? config_.u_columns(s) * s.C : s.C * T),
-                           workspace.buffer, m_offset, i(s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows),
-                           i(gemm_columns), i(s.C), i(s.C), i(tr ? config_.tile.nr() : T), i(tr ? s.K : T));
+                           workspace.buffer, m_offset, i(tr ? 0 : s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows),
+                           i(gemm_columns), i(s.C), i(s.C), i(tr ? config_.tile.nr() : T), i(tr ? a2 * s.K : T));
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
         internal::launch(context_->queue(), gemm_kernel_, "gemm",
                          cl::NDRange(static_cast<std::size_t>((gemm_columns + nr - 1) / nr),
