@@ -25,11 +25,17 @@
 // F(4x4) 3.60 -> 3.14; conv1.2 (64 x 224 x 224) F(6x6) 8.10 -> 5.45; the
 // 5x5 layers 20-44% faster at N = 1 and 32 (README).
 //
-// NDRange: dim0 = ceil(C / CL) (input) or ceil(K / CL) (output) channel
-// groups, dim1 = the pass's T tiles; the last group's lanes past the last
-// channel are not stored (their loads are clamped to the last channel or 0).
-// Consecutive work-items share a tile, so its input rows and output lines are
-// touched back to back (dim0 = tiles was 1.2-2x slower).
+// NDRange: input dim0 = ceil(C / CL) channel groups, dim1 = the pass's T
+// tiles; output dim0 = T, dim1 = ceil(K / CL); the last group's lanes past
+// the last channel are not stored (their loads are clamped to the last
+// channel or 0). The input's consecutive work-items share a tile, so its
+// input rows are read back to back (dim0 = tiles was 1.2-2x slower). The
+// output's are neighbouring tiles of one group of channels, which complete
+// each other's output lines while they are in L1 (each tile writes 4 or 6
+// floats of a line): with M in channel groups (gemm.cl's C_GROUP) the
+// output transform took F(6x6) 0.25 -> 0.20 ms at 28x28 (K 512) and 0.45
+// -> 0.44 at 56x56 (K 256), F(4x4) 0.19 -> 0.17 and 0.43 -> 0.39, against
+// channel groups along dim0 (medians of 147 runs, 7 alternating processes).
 //
 // Measured and not taken (PoCL 3.1, Zen 4, N = 1, F(6x6) and F(4x4) on
 // VGG's 56x56 and 28x28 shapes; layer figures from the variants interleaved
@@ -213,7 +219,7 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
                                             const int has_bias, const int K, const int P, const int Q,
                                             const int tiles_w, const int tiles_per_image, const int tile0,
                                             const int T) {
-    const int k0 = (int)get_global_id(0) * CL, t = (int)get_global_id(1);
+    const int k0 = (int)get_global_id(1) * CL, t = (int)get_global_id(0);
     if (t >= T || k0 >= K) return;
     const int lanes = min(CL, K - k0);
     // This tile's group of channels: alpha^2 vectors of `lanes` floats, one after another.

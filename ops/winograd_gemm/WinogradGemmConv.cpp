@@ -64,12 +64,15 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                            groups_per_row = (tiles_w + lanes - 1) / std::max<std::int64_t>(lanes, 1),
                            groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
         // The one-tile kernels and the channel ones (transposed) take the same
-        // arguments: a work-item is a tile of one channel, or of tile.vw.
+        // arguments: a work-item is a tile of one channel, or of tile.vw; the
+        // tiles along dim0 but in the channel input transform (whose
+        // consecutive work-items share a tile's input rows:
+        // kernels_cl/winograd_gemm_channels.cl).
         const bool tr = config_.transposed;
-        const auto one_tile_range = [&](std::int64_t channels) {
-            return tr ? cl::NDRange(static_cast<std::size_t>((channels + config_.tile.vw - 1) / config_.tile.vw),
-                                    static_cast<std::size_t>(T))
-                      : cl::NDRange(static_cast<std::size_t>(T), static_cast<std::size_t>(channels));
+        const auto one_tile_range = [&](std::int64_t channels, bool tiles_first) {
+            const auto groups = static_cast<std::size_t>(tr ? (channels + config_.tile.vw - 1) / config_.tile.vw : channels);
+            const auto tiles = static_cast<std::size_t>(T);
+            return tiles_first ? cl::NDRange(tiles, groups) : cl::NDRange(groups, tiles);
         };
         const cl::NDRange one_tile_group = tr ? cl::NDRange(1, 1) : cl::NDRange(16, 4);
         if (lanes) {
@@ -83,7 +86,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C), one_tile_group,
+            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C, !tr), one_tile_group,
                              chain);
         }
         // M_e[K x T] = U_e[K x C] V_e[C x T] for every e: one launch, batched
@@ -114,7 +117,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
-            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K),
+            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K, true),
                              one_tile_group, chain);
         }
         tile0 += T;
