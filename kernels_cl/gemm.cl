@@ -63,8 +63,9 @@
 // alpha^2 lines a plane apart: on VGG's 56x56 (C 128 -> K 256) and 28x28
 // (256 -> 512) at N = 1 the output transform took F(6x6) 0.59-0.67 ->
 // 0.47-0.54 ms and 0.31 -> 0.26-0.27, F(4x4) 0.47-0.55 -> 0.42-0.52 and
-// 0.22-0.24 -> 0.20-0.22, the multiply unchanged (PoCL 3.1, Zen 4, OpenCL
-// events, median of 21, alternating processes).
+// 0.22-0.24 -> 0.20-0.22 (PoCL 3.1, Zen 4, OpenCL events, median of 21,
+// alternating processes); the multiply's fastest run unchanged at 56x56,
+// its median 2-4% slower (126 runs each over 6 alternating processes).
 //
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.

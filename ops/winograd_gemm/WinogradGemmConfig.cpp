@@ -99,9 +99,9 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.tile = c.tiles_per_pass >= wide.nr() ? wide : c.tiles_per_pass >= medium.nr() ? medium : narrow;
     // Transposed (M_e^T = V_e^T U_e^T): the pass's T tiles in rows of the
     // MR in [mr / 2, mr] that leaves the fewest padding rows (T = 25 -> 5,
-    // 49 -> 5, 100 -> 4; transposed_tile), K along the vectors, with V and M
-    // laid out [e][T][C] and (since) [T][K / vw][e][vw] for it (kernels_cl/gemm.cl
-    // C_GROUP has the second's measurement) and the transforms a channel a lane
+    // 49 -> 5, 100 -> 4; transposed_tile), K along the vectors, with V laid
+    // out [e][T][C] and M [T][K / vw][e][vw] (kernels_cl/gemm.cl C_GROUP) for
+    // it and the transforms a channel a lane
     // (kernels_cl/winograd_gemm_channels.cl). The tiles-along-vectors tile
     // computes padding where a pass has few tiles (T = 25 under a 32-wide
     // tile) and its transforms leave lanes idle where a tile row is short of
