@@ -53,7 +53,7 @@
 // (20: 2% slower), so the configuration takes it for 5-10. oclgrind cannot
 // run it (no llvm.prefetch).
 //
-// C_GROUP (= VW, with B_PANEL and only with it): C stored in groups of VW
+// C_GROUP (with B_PANEL and only with it): C stored in groups of VW
 // columns, each row's group holding every batch entry's columns of it in
 // turn: entry z's C[m][n] at Cm[m * ldc + g * VW * batch + z * w + n % VW],
 // g = n / VW, w = min(VW, N - g * VW) (the last group narrower), ldc =
@@ -85,8 +85,8 @@
 #if defined(B_PANEL) && !defined(C_GROUP)
 #error "B_PANEL stores C in groups: it needs C_GROUP"
 #endif
-#if defined(C_GROUP) && (C_GROUP != VW || !defined(B_PANEL) || defined(BIAS))
-#error "C_GROUP stores whole vectors of panel-aligned columns: it needs C_GROUP == VW and B_PANEL (and no BIAS)"
+#if defined(C_GROUP) && (!defined(B_PANEL) || defined(BIAS))
+#error "C_GROUP stores whole vectors of panel-aligned columns: it needs B_PANEL (and no BIAS)"
 #endif
 #if defined(PREFETCH_PANEL) && !defined(B_PANEL)
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"

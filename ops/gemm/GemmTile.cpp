@@ -20,7 +20,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
                           " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
     if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);
     if (bias) options += " -DBIAS";
-    if (b_panels) options += " -DB_PANEL -DC_GROUP=" + std::to_string(tile.vw);
+    if (b_panels) options += " -DB_PANEL -DC_GROUP";
     if (b_panels && prefetch_panels) options += " -DPREFETCH_PANEL";
     return {"gemm", embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("gemm"), options,
             {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
