@@ -320,6 +320,34 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
 }
 
+// winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):
+// F(6x6) first from 28x28 outputs (VGG's conv4 and ResNet's res3.3x3 on),
+// F(4x4) below (14x14, where it is 15-20% faster, and 20x20).
+TEST_F(SelectorTest, SixBySixTilesFromTheProfilesOutputSize) {
+    KernelSelector selector;
+    DeviceProfile avx512 = load_profile("pocl-cpu");
+    avx512.tuned.clear();
+    avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    const DeviceProfile layered = with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
+    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) {
+        const Plan plan = selector.select("conv2d", s, profile);
+        const auto t = winograd_gemm_tile(plan.variant);
+        EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
+        return t ? t->m : 0;
+    };
+    EXPECT_EQ(tile_of(shape(1, 256, 28, 28, 512, 3, 3, 1, 1), layered), 6);  // conv4.1
+    EXPECT_EQ(tile_of(shape(8, 128, 28, 28, 128, 3, 3, 1, 1), layered), 6);  // res3.3x3
+    EXPECT_EQ(tile_of(shape(1, 128, 56, 56, 256, 3, 3, 1, 1), layered), 6);  // conv3.1
+    EXPECT_EQ(tile_of(shape(1, 128, 28, 27, 128, 3, 3, 1, 1), layered), 4);  // min(P, Q) = 27
+    EXPECT_EQ(tile_of(shape(1, 256, 20, 20, 256, 3, 3, 1, 1), layered), 4);
+    EXPECT_EQ(tile_of(shape(1, 512, 14, 14, 512, 3, 3, 1, 1), layered), 4);  // conv5
+    const Plan f6 = selector.select("conv2d", shape(1, 128, 28, 28, 128, 3, 3, 1, 1), layered);
+    EXPECT_NE(f6.reason.find("F(6x6) first: output 28x28 >= winograd_f6_min_output 28"), std::string::npos)
+        << f6.reason;
+    // pocl-cpu alone (Zen 1's measurement) keeps F(4x4) there.
+    EXPECT_EQ(tile_of(shape(1, 128, 28, 28, 128, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
+}
+
 // im2col_gemm_max_reduction (pocl-cpu-avx512: 32): VGG's conv1.1 (C*R*S =
 // 27) goes to im2col + the GEMM engine, ResNet's stem (147) stays implicit.
 TEST_F(SelectorTest, ShortReductionsGoToIm2colGemmWhereTheProfileSays) {
