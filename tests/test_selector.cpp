@@ -288,22 +288,32 @@ TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
     EXPECT_EQ(selector.select("conv2d", conv5, profile).kernel, WINO);
 }
 
+// What the store layers for PoCL on an AVX-512 CPU (pocl-cpu-avx512 over
+// pocl-cpu), as a framework on that device would get it.
+DeviceProfile pocl_avx512_profile() {
+    DeviceProfile avx512 = load_profile("pocl-cpu");
+    avx512.tuned.clear();
+    avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    return with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
+}
+
+// The output tile m of the separate-transform Winograd plan the selector makes
+// (0, and a failure, for any other plan).
+int winograd_tile_m(const KernelSelector& selector, const ConvShapes& s, const DeviceProfile& profile) {
+    const Plan plan = selector.select("conv2d", s, profile);
+    const auto t = winograd_gemm_tile(plan.variant);
+    EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
+    return t ? t->m : 0;
+}
+
 // winograd_f4_min_tiles (pocl-cpu-avx512: 16): F(4x4) first only where the
 // batch has at least that many of its tiles, F(2x2) below; res5's 7x7 is
 // Winograd on that profile at every batch size.
 TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays) {
     KernelSelector selector;
-    DeviceProfile avx512 = load_profile("pocl-cpu");
-    avx512.tuned.clear();
-    avx512.name = "pthread-skylake-avx512-AMD EPYC";
-    const DeviceProfile layered = with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
+    const DeviceProfile layered = pocl_avx512_profile();
     EXPECT_EQ(layered.tuned.at(threshold_key::winograd_f4_min_tiles), 16);
-    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) {
-        const Plan plan = selector.select("conv2d", s, profile);
-        const auto t = winograd_gemm_tile(plan.variant);
-        EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
-        return t ? t->m : 0;
-    };
+    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) { return winograd_tile_m(selector, s, profile); };
     // res5.3x3: 4 tiles of 4x4 an image.
     EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);
     EXPECT_EQ(tile_of(shape(3, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);  // 12
@@ -325,16 +335,8 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
 // F(4x4) below (14x14, where it is 15-20% faster, and 20x20).
 TEST_F(SelectorTest, SixBySixTilesFromTheProfilesOutputSize) {
     KernelSelector selector;
-    DeviceProfile avx512 = load_profile("pocl-cpu");
-    avx512.tuned.clear();
-    avx512.name = "pthread-skylake-avx512-AMD EPYC";
-    const DeviceProfile layered = with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
-    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) {
-        const Plan plan = selector.select("conv2d", s, profile);
-        const auto t = winograd_gemm_tile(plan.variant);
-        EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
-        return t ? t->m : 0;
-    };
+    const DeviceProfile layered = pocl_avx512_profile();
+    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) { return winograd_tile_m(selector, s, profile); };
     EXPECT_EQ(tile_of(shape(1, 256, 28, 28, 512, 3, 3, 1, 1), layered), 6);  // conv4.1
     EXPECT_EQ(tile_of(shape(8, 128, 28, 28, 128, 3, 3, 1, 1), layered), 6);  // res3.3x3
     EXPECT_EQ(tile_of(shape(1, 128, 56, 56, 256, 3, 3, 1, 1), layered), 6);  // conv3.1
