@@ -299,7 +299,7 @@ DeviceProfile pocl_avx512_profile() {
 
 // The output tile m of the separate-transform Winograd plan the selector makes
 // (0, and a failure, for any other plan).
-int winograd_tile_m(const KernelSelector& selector, const ConvShapes& s, const DeviceProfile& profile) {
+int tile_of(const KernelSelector& selector, const ConvShapes& s, const DeviceProfile& profile) {
     const Plan plan = selector.select("conv2d", s, profile);
     const auto t = winograd_gemm_tile(plan.variant);
     EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
@@ -313,21 +313,20 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     KernelSelector selector;
     const DeviceProfile layered = pocl_avx512_profile();
     EXPECT_EQ(layered.tuned.at(threshold_key::winograd_f4_min_tiles), 16);
-    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) { return winograd_tile_m(selector, s, profile); };
     // res5.3x3: 4 tiles of 4x4 an image.
-    EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);
-    EXPECT_EQ(tile_of(shape(3, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);  // 12
-    EXPECT_EQ(tile_of(shape(4, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);  // 16: the threshold itself
-    EXPECT_EQ(tile_of(shape(8, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);
+    EXPECT_EQ(tile_of(selector, shape(3, 512, 7, 7, 512, 3, 3, 1, 1), layered), 2);  // 12
+    EXPECT_EQ(tile_of(selector, shape(4, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);  // 16: the threshold itself
+    EXPECT_EQ(tile_of(selector, shape(8, 512, 7, 7, 512, 3, 3, 1, 1), layered), 4);
     // 14x14 (16 tiles an image) and 12x13 (3 x 4 = 12) at N = 1.
-    EXPECT_EQ(tile_of(shape(1, 256, 14, 14, 256, 3, 3, 1, 1), layered), 4);
-    EXPECT_EQ(tile_of(shape(1, 256, 12, 13, 256, 3, 3, 1, 1), layered), 2);
+    EXPECT_EQ(tile_of(selector, shape(1, 256, 14, 14, 256, 3, 3, 1, 1), layered), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 256, 12, 13, 256, 3, 3, 1, 1), layered), 2);
     const Decision d = selector.explain("conv2d", shape(2, 512, 7, 7, 512, 3, 3, 1, 1), layered);
     EXPECT_NE(d.plan.reason.find("F(2x2) first: 8 F(4x4) tiles in the batch < winograd_f4_min_tiles 16"),
               std::string::npos)
         << d.str();
     // 0 (the default profile's) never applies: pocl-cpu alone takes F(4x4) at 7x7 (winograd_f4_min_output 7).
-    EXPECT_EQ(tile_of(shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
 }
 
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):
@@ -336,18 +335,17 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
 TEST_F(SelectorTest, SixBySixTilesFromTheProfilesOutputSize) {
     KernelSelector selector;
     const DeviceProfile layered = pocl_avx512_profile();
-    const auto tile_of = [&](const ConvShapes& s, const DeviceProfile& profile) { return winograd_tile_m(selector, s, profile); };
-    EXPECT_EQ(tile_of(shape(1, 256, 28, 28, 512, 3, 3, 1, 1), layered), 6);  // conv4.1
-    EXPECT_EQ(tile_of(shape(8, 128, 28, 28, 128, 3, 3, 1, 1), layered), 6);  // res3.3x3
-    EXPECT_EQ(tile_of(shape(1, 128, 56, 56, 256, 3, 3, 1, 1), layered), 6);  // conv3.1
-    EXPECT_EQ(tile_of(shape(1, 128, 28, 27, 128, 3, 3, 1, 1), layered), 4);  // min(P, Q) = 27
-    EXPECT_EQ(tile_of(shape(1, 256, 20, 20, 256, 3, 3, 1, 1), layered), 4);
-    EXPECT_EQ(tile_of(shape(1, 512, 14, 14, 512, 3, 3, 1, 1), layered), 4);  // conv5
+    EXPECT_EQ(tile_of(selector, shape(1, 256, 28, 28, 512, 3, 3, 1, 1), layered), 6);  // conv4.1
+    EXPECT_EQ(tile_of(selector, shape(8, 128, 28, 28, 128, 3, 3, 1, 1), layered), 6);  // res3.3x3
+    EXPECT_EQ(tile_of(selector, shape(1, 128, 56, 56, 256, 3, 3, 1, 1), layered), 6);  // conv3.1
+    EXPECT_EQ(tile_of(selector, shape(1, 128, 28, 27, 128, 3, 3, 1, 1), layered), 4);  // min(P, Q) = 27
+    EXPECT_EQ(tile_of(selector, shape(1, 256, 20, 20, 256, 3, 3, 1, 1), layered), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 512, 14, 14, 512, 3, 3, 1, 1), layered), 4);  // conv5
     const Plan f6 = selector.select("conv2d", shape(1, 128, 28, 28, 128, 3, 3, 1, 1), layered);
     EXPECT_NE(f6.reason.find("F(6x6) first: output 28x28 >= winograd_f6_min_output 28"), std::string::npos)
         << f6.reason;
     // pocl-cpu alone (Zen 1's measurement) keeps F(4x4) there.
-    EXPECT_EQ(tile_of(shape(1, 128, 28, 28, 128, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 128, 28, 28, 128, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
 }
 
 // im2col_gemm_max_reduction (pocl-cpu-avx512: 32): VGG's conv1.1 (C*R*S =
