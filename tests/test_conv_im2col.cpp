@@ -175,7 +175,8 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
     const DeviceProfile base = context->profile();
     for (const int vw : {4, 8, 16}) {
         DeviceProfile profile = base;
-        for (const char* prefix : {"gemm", "implicit_gemm", "implicit_gemm_thin", "implicit_gemm_few_pixels", "im2col_gemm"}) {
+        for (const char* prefix : {"gemm", "implicit_gemm", "implicit_gemm_thin", "implicit_gemm_few_pixels",
+                                   "implicit_gemm_pointwise", "im2col_gemm"}) {
             set_gemm_tile(profile, prefix, GemmTile{6, 2, vw, {4, 2}});
         }
         context->set_profile(profile);
@@ -201,7 +202,8 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
 // last tile shifted back across an image boundary, groups (each group's
 // launch starts mid-image), asymmetric padding, bias, K off the panel, at
 // several tile heights; and a batch whose pixels fit under 64 takes the
-// few-pixel tile, a larger one the wide tile.
+// few-pixel tile, a larger one the wide tile, or the pointwise tile for a
+// strided 1x1 filter (the wide one where a profile sets none).
 TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
     ConvShapes odd;  // 5 images of 3x3 outputs: 45 pixels
     odd.N = 5, odd.C = 9, odd.H = 6, odd.W = 5, odd.K = 37, odd.R = 3, odd.S = 3, odd.stride_h = odd.stride_w = 2;
@@ -211,18 +213,35 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
     grouped.stride_h = grouped.stride_w = 2, grouped.groups = 2;
     ConvShapes wide = odd;  // 9 images of 3x3 = 81 pixels: past the few-pixel tile
     wide.N = 9, wide.bias = false;
+    ConvShapes projection = grouped;  // 1x1 stride 2, 3 images of 6x4 = 72 pixels
+    projection.H = 11, projection.groups = 1;
+    ConvShapes tall = wide;  // a 3x1 filter is not pointwise
+    tall.S = 1;
     std::uint64_t seed = 900;
     auto context = Context::create();
     const DeviceProfile base = context->profile();
     EXPECT_EQ(implicit_gemm_config(odd, base).tile.prefix, "implicit_gemm_few_pixels");
     EXPECT_EQ(implicit_gemm_config(wide, base).tile.prefix, "implicit_gemm");
+    EXPECT_EQ(implicit_gemm_config(tall, base).tile.prefix, "implicit_gemm");
+    EXPECT_EQ(implicit_gemm_config(projection, base).tile.prefix, "implicit_gemm_pointwise");
+    {
+        DeviceProfile unset = base;
+        for (const auto& key : gemm_tile_keys("implicit_gemm_pointwise")) unset.tuned.erase(key);
+        set_gemm_tile(unset, "implicit_gemm", GemmTile{7, 1, 4, {2, 2}});
+        const GemmTile tile = implicit_gemm_config(projection, unset).tile;
+        EXPECT_EQ(tile.prefix, "implicit_gemm_pointwise");
+        EXPECT_EQ(tile.mr, 7);
+        EXPECT_EQ(tile.nr(), 4);
+        EXPECT_EQ(tile.work_group[0], 2u);
+    }
     for (const int mr : {5, 8}) {
         DeviceProfile profile = base;
-        for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin"}) {
+        for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin",
+                                   "implicit_gemm_pointwise"}) {
             set_gemm_tile(profile, prefix, GemmTile{mr, 2, 8, {2, 4}});
         }
         context->set_profile(profile);
-        for (const ConvShapes& s : {odd, grouped, wide}) {
+        for (const ConvShapes& s : {odd, grouped, wide, projection, tall}) {
             SCOPED_TRACE("MR " + std::to_string(mr) + " " + s.str());
             ConvCaseOptions options;
             options.strategy = Kernel::IM2COL;

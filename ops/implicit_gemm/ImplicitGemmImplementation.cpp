@@ -43,7 +43,7 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         auto keys = gemm_tile_keys("implicit_gemm");
-        for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels"}) {
+        for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels", "implicit_gemm_pointwise"}) {
             for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
         }
         keys.push_back("implicit_gemm_fixed_min_flops");

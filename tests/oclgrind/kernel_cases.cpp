@@ -154,7 +154,7 @@ TEST(OclgrindNoUninitialized, GemmEngine) {
     // pack's range, rounded up to its work-group of 8, runs past the panels.
     auto context = Context::create();
     DeviceProfile profile = context->profile();
-    for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin"}) {
+    for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin", "implicit_gemm_pointwise"}) {
         set_gemm_tile(profile, prefix, GemmTile{2, 1, 4, {2, 2}});
     }
     context->set_profile(profile);
