@@ -215,14 +215,15 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
     wide.N = 9, wide.bias = false;
     ConvShapes projection = grouped;  // 1x1 stride 2, 3 images of 6x4 = 72 pixels
     projection.H = 11, projection.groups = 1;
-    ConvShapes tall = wide;  // a 3x1 filter is not pointwise
-    tall.S = 1;
+    ConvShapes tall = wide, flat = wide;  // 3x1 and 1x3 filters are not pointwise
+    tall.S = 1, flat.R = 1;
     std::uint64_t seed = 900;
     auto context = Context::create();
     const DeviceProfile base = context->profile();
     EXPECT_EQ(implicit_gemm_config(odd, base).tile.prefix, "implicit_gemm_few_pixels");
     EXPECT_EQ(implicit_gemm_config(wide, base).tile.prefix, "implicit_gemm");
     EXPECT_EQ(implicit_gemm_config(tall, base).tile.prefix, "implicit_gemm");
+    EXPECT_EQ(implicit_gemm_config(flat, base).tile.prefix, "implicit_gemm");
     EXPECT_EQ(implicit_gemm_config(projection, base).tile.prefix, "implicit_gemm_pointwise");
     {
         DeviceProfile unset = base;
@@ -241,7 +242,7 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
             set_gemm_tile(profile, prefix, GemmTile{mr, 2, 8, {2, 4}});
         }
         context->set_profile(profile);
-        for (const ConvShapes& s : {odd, grouped, wide, projection, tall}) {
+        for (const ConvShapes& s : {odd, grouped, wide, projection, tall, flat}) {
             SCOPED_TRACE("MR " + std::to_string(mr) + " " + s.str());
             ConvCaseOptions options;
             options.strategy = Kernel::IM2COL;

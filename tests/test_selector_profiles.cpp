@@ -14,6 +14,7 @@
 #include "tests/support/TestData.hpp"
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
+#include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
@@ -99,6 +100,28 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     EXPECT_EQ(wide->tuned.at(threshold_key::winograd_f4_min_tiles), 16);
     EXPECT_EQ(wide->tuned.at(threshold_key::winograd_min_output), 0);  // the default's: res5's 7x7 stays Winograd
     EXPECT_EQ(wide->tuned.at(threshold_key::winograd_f6_min_output), 28);  // over pocl-cpu's 112 (Zen 1)
+    // The implicit GEMM: ResNet-50's res4.3x3.stride2 on 4 x 64, res4.projection (1x1 stride 2) on 8 x 48,
+    // res5.3x3.stride2 at N = 1 (49 pixels) on the few-pixel 4 x 64.
+    ConvShapes strided;
+    strided.N = 1, strided.C = 256, strided.H = strided.W = 28, strided.K = 256, strided.R = strided.S = 3;
+    strided.stride_h = strided.stride_w = 2, strided.set_padding(1);
+    ConvShapes projection = strided;
+    projection.C = 512, projection.K = 1024, projection.R = projection.S = 1, projection.set_padding(0);
+    DeviceProfile layered = avx512;
+    layered.tuned = wide->tuned;
+    const GemmTile strided_tile = implicit_gemm_config(strided, layered).tile;
+    const GemmTile projection_tile = implicit_gemm_config(projection, layered).tile;
+    EXPECT_EQ(strided_tile.mr, 4);
+    EXPECT_EQ(strided_tile.nr(), 64);
+    ConvShapes few = strided;
+    few.C = few.K = 512, few.H = few.W = 14;
+    const GemmTile few_tile = implicit_gemm_config(few, layered).tile;
+    EXPECT_EQ(few_tile.prefix, "implicit_gemm_few_pixels");
+    EXPECT_EQ(few_tile.mr, 4);
+    EXPECT_EQ(few_tile.nr(), 64);
+    EXPECT_EQ(projection_tile.prefix, "implicit_gemm_pointwise");
+    EXPECT_EQ(projection_tile.mr, 8);
+    EXPECT_EQ(projection_tile.nr(), 48);
     DeviceProfile avx2 = avx512;
     avx2.name = "pthread-haswell-Intel(R) Xeon(R)";
     const auto narrow = ProfileStore::global().lookup(avx2);

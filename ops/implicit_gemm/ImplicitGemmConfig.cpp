@@ -16,8 +16,9 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     const GemmTile wide = gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
     // Strided 1x1 layers (ResNet's projections) have a tile of their own,
     // the implicit_gemm one where a profile sets none: on the AVX-512 profile
-    // (2 Zen 4 cores) the 3x3 stride-2 layers ran 5-21% faster on 4 x 32
-    // than on 8 x 48 and the projections 2-23% slower (pocl-cpu-avx512.json).
+    // (2 Zen 4 cores) the 3x3 stride-2 layers ran 10-30% faster on 4 x 64
+    // than on 8 x 48, the projections from 13% faster to 13% slower
+    // (pocl-cpu-avx512.json).
     const bool pointwise = s.R == 1 && s.S == 1;
     c.tile = thin        ? gemm_tile(profile, "implicit_gemm_thin", GemmTile{4, 2, 8, {4, 4}})
              : pointwise ? gemm_tile(profile, "implicit_gemm_pointwise", wide)
