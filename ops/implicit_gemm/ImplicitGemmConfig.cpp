@@ -15,10 +15,10 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     const bool thin = s.C / s.groups < 8;
     const GemmTile wide = gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
     // Strided 1x1 layers (ResNet's projections) have a tile of their own,
-    // the implicit_gemm one where a profile sets none: on the AVX-512 profile
-    // (2 Zen 4 cores) the 3x3 stride-2 layers ran 10-30% faster on 4 x 64
-    // than on 8 x 48, the projections from 13% faster to 13% slower
-    // (pocl-cpu-avx512.json).
+    // the implicit_gemm one where a profile sets none: on 2 Zen 4 cores
+    // ResNet-50's 3x3 stride-2 layers ran 13-26% faster on 4 x 64 than on
+    // 8 x 48, its projections 5-13% faster at N = 1 but 13% slower at N = 8
+    // (pocl-cpu-avx512.json has the figures).
     const bool pointwise = s.R == 1 && s.S == 1;
     c.tile = thin        ? gemm_tile(profile, "implicit_gemm_thin", GemmTile{4, 2, 8, {4, 4}})
              : pointwise ? gemm_tile(profile, "implicit_gemm_pointwise", wide)
