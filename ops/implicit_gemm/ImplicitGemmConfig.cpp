@@ -13,16 +13,18 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     // 1x1 layers on PoCL (Zen-1) it ran 1.4-2.1x faster than 6 x 16 in 2 x 8
     // (res4.3x3.stride2: 3.6 against 7.7 ms); the C = 3 stem likewise.
     const bool thin = s.C / s.groups < 8;
-    const GemmTile wide = gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
-    // Strided 1x1 layers (ResNet's projections) have a tile of their own,
-    // the implicit_gemm one where a profile sets none: on 2 Zen 4 cores
-    // ResNet-50's 3x3 stride-2 layers ran 13-26% faster on 4 x 64 than on
-    // 8 x 48, its projections 5-13% faster at N = 1 but 13% slower at N = 8
-    // (pocl-cpu-avx512.json has the figures).
-    const bool pointwise = s.R == 1 && s.S == 1;
-    c.tile = thin        ? gemm_tile(profile, "implicit_gemm_thin", GemmTile{4, 2, 8, {4, 4}})
-             : pointwise ? gemm_tile(profile, "implicit_gemm_pointwise", wide)
-                         : wide;
+    if (thin) {
+        c.tile = gemm_tile(profile, "implicit_gemm_thin", GemmTile{4, 2, 8, {4, 4}});
+    } else {
+        // Strided 1x1 layers (ResNet's projections) have a tile of their own,
+        // the implicit_gemm one where a profile sets none: on 2 Zen 4 cores
+        // ResNet-50's 3x3 stride-2 layers ran 13-26% faster on 4 x 64 than on
+        // 8 x 48, its projections 5-13% faster at N = 1 but 13% slower at N = 8
+        // (pocl-cpu-avx512.json has the figures).
+        const GemmTile wide = gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
+        const bool pointwise = s.R == 1 && s.S == 1;
+        c.tile = pointwise ? gemm_tile(profile, "implicit_gemm_pointwise", wide) : wide;
+    }
     c.R = static_cast<int>(s.R), c.S = static_cast<int>(s.S);
     c.stride_h = static_cast<int>(s.stride_h), c.stride_w = static_cast<int>(s.stride_w);
     c.pad_top = static_cast<int>(s.pad_top), c.pad_left = static_cast<int>(s.pad_left);

@@ -101,7 +101,16 @@ MUTATIONS = [
          replace="(t) == 12 ? (v).sb :",
          bug="the 16-wide lane picker returns the wrong lane for t = 12 (float16 tiles' edge stores)"),
 
-    # --- implicit GEMM: kernels_cl/conv_kvec.cl -----------------------------
+    # --- implicit GEMM: kernels_cl/conv_kvec.cl, ops/implicit_gemm/ ----------
+    dict(id="implicit-gemm-pointwise-by-rows", area="implicit-gemm", file="ops/implicit_gemm/ImplicitGemmConfig.cpp",
+         find="const bool pointwise = s.R == 1 && s.S == 1;",
+         replace="const bool pointwise = s.R == 1;",
+         bug="a 1-row filter (1x3, 1x7) takes the strided 1x1 layers' tile"),
+    dict(id="implicit-gemm-pointwise-fallback", area="implicit-gemm", file="ops/implicit_gemm/ImplicitGemmConfig.cpp",
+         find='gemm_tile(profile, "implicit_gemm_pointwise", wide)',
+         replace='gemm_tile(profile, "implicit_gemm_pointwise", GemmTile{4, 2, 8, {4, 4}})',
+         bug="a profile that tunes the implicit GEMM's tile but not the pointwise one leaves its strided 1x1 layers on "
+             "the built-in tile"),
     dict(id="kvec-interior-test", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
          find="cols_in &= (pw[i] >= 0) & (pw[i] + S - 1 < W);",
          replace="cols_in &= (pw[i] >= 0);",
@@ -453,15 +462,6 @@ MUTATIONS = [
          find='"implicit_gemm_mr": 4, "implicit_gemm_nv": 4,',
          replace='"implicit_gemm_mr": 8, "implicit_gemm_nv": 3,',
          bug="the AVX-512 PoCL profile's 3x3 stride-2 layers go back to 8 x 48 tiles: res4.3x3.stride2 35% slower at N = 1 (1.25 -> 1.69 ms)"),
-    dict(id="implicit-gemm-pointwise-by-rows", area="implicit-gemm", file="ops/implicit_gemm/ImplicitGemmConfig.cpp",
-         find="const bool pointwise = s.R == 1 && s.S == 1;",
-         replace="const bool pointwise = s.R == 1;",
-         bug="a 1-row filter (1x3, 1x7) takes the strided 1x1 layers' tile"),
-    dict(id="implicit-gemm-pointwise-fallback", area="implicit-gemm", file="ops/implicit_gemm/ImplicitGemmConfig.cpp",
-         find='gemm_tile(profile, "implicit_gemm_pointwise", wide)',
-         replace='gemm_tile(profile, "implicit_gemm_pointwise", GemmTile{4, 2, 8, {4, 4}})',
-         bug="a profile that tunes the implicit GEMM's tile but not the pointwise one leaves its strided 1x1 layers on "
-             "the built-in tile"),
     dict(id="im2col-rows-last-column", area="im2col", file="kernels_cl/im2col.cl",
          find="const int q_hi = max(q_lo, W - 1 - w0 < 0 ? 0 : min(Q, (W - 1 - w0) / stride_w + 1));",
          replace="const int q_hi = max(q_lo, W - 1 - w0 < 0 ? 0 : min(Q, (W - 1 - w0) / stride_w));",
