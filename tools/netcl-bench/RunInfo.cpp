@@ -2,11 +2,10 @@
 
 #include <ctime>
 
+#include "netcl_git_revision.hpp"  // generated at build time
+
 #ifndef NETCL_BENCH_VERSION
 #define NETCL_BENCH_VERSION "unknown"
-#endif
-#ifndef NETCL_GIT_REVISION
-#define NETCL_GIT_REVISION "unknown"
 #endif
 
 namespace netcl::bench {

@@ -10,7 +10,7 @@ struct RunInfo {
     DeviceProfile device;
     std::string device_id;     // "0:0", as NETCL_DEVICE takes it
     std::string netcl_version;
-    std::string git_revision;  // baked in at configure time
+    std::string git_revision;  // `git describe --always --dirty` when netcl-bench was built
     std::string started_utc;   // ISO 8601
     std::string command_line;
 };
