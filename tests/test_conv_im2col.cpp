@@ -109,6 +109,51 @@ TEST(ConvIm2col, WorkspaceIsOneImagesColumnsPerPassUnderASmallLimit) {
     EXPECT_EQ(r.workspace_bytes, per_image);
 }
 
+// A profile's im2col_pass_bytes caps a pass's columns below the workspace
+// limit (passes that stay in the caches), and a value under one image still
+// expands one image a pass; a value under 1 is an error that names the key.
+TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
+    ConvShapes s;
+    s.N = 5, s.C = 3, s.H = 11, s.W = 9, s.K = 4, s.R = 3, s.S = 3, s.set_padding(1);
+    const std::size_t per_image = im2col_layout(s).columns_per_image_bytes;
+    EXPECT_EQ(im2col_layout(s).images_per_pass, 5);
+    EXPECT_EQ(im2col_layout(s, kIm2colPassBytes, 2 * per_image + 1).images_per_pass, 2);
+    EXPECT_EQ(im2col_layout(s, per_image, 3 * per_image).images_per_pass, 1) << "the limit still caps the pass";
+    DeviceProfile profile;
+    profile.tuned_source = "test profile";
+    EXPECT_EQ(im2col_pass_bytes(profile), kIm2colPassBytes);
+    profile.tuned["im2col_pass_bytes"] = static_cast<double>(3 * per_image);
+    const Im2colLayout three = im2col_layout(s, profile);
+    EXPECT_EQ(three.images_per_pass, 3);
+    EXPECT_EQ(three.workspace_bytes, 3 * per_image);
+    profile.tuned["im2col_pass_bytes"] = static_cast<double>(per_image / 2);
+    EXPECT_EQ(im2col_layout(s, profile).images_per_pass, 1);
+    for (const double bad : {0.0, -4096.0}) {
+        profile.tuned["im2col_pass_bytes"] = bad;
+        try {
+            im2col_layout(s, profile);
+            ADD_FAILURE() << "im2col_pass_bytes " << bad << " was taken";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("test profile: im2col_pass_bytes"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("at least 1"), std::string::npos) << e.what();
+        }
+    }
+    // Through Conv2d on a device whose profile sets it: passes of 2, 2 and 1
+    // images against the fp64 reference.
+    auto context = Context::create();
+    DeviceProfile device = context->profile();
+    device.tuned["im2col_pass_bytes"] = static_cast<double>(2 * per_image);
+    context->set_profile(device);
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant("im2col-gemm");
+    options.context = context;
+    options.seed = 12;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_EQ(r.workspace_bytes, 2 * per_image);
+}
+
 // Both column copies (im2col a row of columns a work-item, profile key
 // im2col_rows, and an element a work-item) under both GEMMs, whatever this
 // device's profile says: strides, dilation, asymmetric pads wider than the

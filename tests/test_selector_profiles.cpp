@@ -14,6 +14,7 @@
 #include "tests/support/TestData.hpp"
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
@@ -122,6 +123,11 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     EXPECT_EQ(few_tile.prefix, "implicit_gemm_few_pixels");
     EXPECT_EQ(few_tile.mr, 4);
     EXPECT_EQ(few_tile.nr(), 64);
+    // im2col passes of at most 8 MiB: VGG's conv1.1 (5.4 MB of columns an image) at N = 8 one image a pass.
+    ConvShapes stem;
+    stem.N = 8, stem.C = 3, stem.H = stem.W = 224, stem.K = 64, stem.R = stem.S = 3, stem.set_padding(1);
+    EXPECT_EQ(im2col_layout(stem, layered).images_per_pass, 1);
+    EXPECT_EQ(im2col_layout(stem, load_profile("pocl-cpu")).images_per_pass, 6) << "elsewhere the 32 MiB default";
     DeviceProfile avx2 = avx512;
     avx2.name = "pthread-haswell-Intel(R) Xeon(R)";
     const auto narrow = ProfileStore::global().lookup(avx2);

@@ -55,7 +55,7 @@ public:
         return {im2col_gemm_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override {
-        std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_rows", "im2col_gemm_enabled"};
+        std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "im2col_gemm_enabled"};
         for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);
         return keys;
     }

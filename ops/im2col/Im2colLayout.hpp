@@ -18,7 +18,7 @@ struct Im2colLayout {
     bool direct = false;
     // (C·R·S) x (P·Q) floats for one image (0 when direct).
     std::size_t columns_per_image_bytes = 0;
-    // Images expanded per pass: as many as fit min(kIm2colPassBytes, the
+    // Images expanded per pass: as many as fit min(the pass target, the
     // workspace limit), at least one, at most N. Each pass is one im2col launch and one batched GEMM over
     // images x groups, so small layers pay a launch per pass, not per image.
     std::int64_t images_per_pass = 1;
@@ -28,14 +28,17 @@ struct Im2colLayout {
     bool by_rows = false;
 };
 
-// The batching target of one pass's column buffer.
+// The batching target of one pass's column buffer where the profile sets no
+// im2col_pass_bytes.
 inline constexpr std::size_t kIm2colPassBytes = std::size_t{32} << 20;
 
-// `limit_bytes`: the workspace cap in force (im2col_workspace_limit()). A
-// limit below one image's columns still gives one image per pass; why_not()
-// declines that case.
-Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes);
-// The layout on a device: its workspace limit and its im2col kernel.
+// `limit_bytes`: the workspace cap in force (im2col_workspace_limit());
+// `pass_bytes`: the pass's target (im2col_pass_bytes()). A limit or target
+// below one image's columns still gives one image per pass; why_not()
+// declines the limit's case.
+Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = kIm2colPassBytes,
+                           std::size_t pass_bytes = kIm2colPassBytes);
+// The layout on a device: its workspace limit, its pass target and its im2col kernel.
 Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile);
 
 // netcl's own programs for the layer: the column expansion (unless direct;
@@ -45,5 +48,9 @@ std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias);
 // The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else
 // a quarter of the device's largest allocation.
 std::size_t im2col_workspace_limit(const DeviceProfile& profile);
+
+// The columns one pass expands at most: profile value "im2col_pass_bytes",
+// else kIm2colPassBytes. Throws netcl::Error for a value under 1.
+std::size_t im2col_pass_bytes(const DeviceProfile& profile);
 
 }  // namespace netcl
