@@ -128,6 +128,8 @@ TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
     EXPECT_EQ(three.workspace_bytes, 3 * per_image);
     profile.tuned["im2col_pass_bytes"] = static_cast<double>(per_image / 2);
     EXPECT_EQ(im2col_layout(s, profile).images_per_pass, 1);
+    profile.tuned["im2col_pass_bytes"] = 1e300;  // past any buffer: the whole batch in one pass
+    EXPECT_EQ(im2col_layout(s, profile).images_per_pass, 5);
     for (const double bad : {0.0, -4096.0}) {
         profile.tuned["im2col_pass_bytes"] = bad;
         try {

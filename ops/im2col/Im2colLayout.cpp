@@ -59,7 +59,8 @@ std::size_t im2col_pass_bytes(const DeviceProfile& profile) {
         throw Error("profile " + profile.tuned_source + ": im2col_pass_bytes " + std::to_string(bytes) +
                     " is not a size; expected the bytes of columns one pass may expand, at least 1");
     }
-    return static_cast<std::size_t>(bytes);
+    // Past any buffer: every image in one pass (and no out-of-range cast).
+    return bytes >= 0x1p62 ? std::size_t{1} << 62 : static_cast<std::size_t>(bytes);
 }
 
 }  // namespace netcl

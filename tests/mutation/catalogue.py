@@ -405,7 +405,7 @@ MUTATIONS = [
          find="im2col_layout(shapes, im2col_workspace_limit(profile), im2col_pass_bytes(profile));",
          replace="im2col_layout(shapes, im2col_workspace_limit(profile));",
          bug="a profile's im2col_pass_bytes is ignored: passes of up to 32 MiB of columns leave the caches "
-             "(VGG's conv1.1 at N = 8 43% slower on Zen 4)"),
+             "(VGG's conv1.1 at N = 8 44% slower on Zen 4)"),
     dict(id="library-call-unlocked", area="threads", file="ops/internal/EventChain.cpp",
          find="if (!in_order_) lock.lock();",
          replace="if (false) lock.lock();",
