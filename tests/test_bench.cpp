@@ -35,9 +35,8 @@ struct Outcome {
     std::string output;  // stdout and stderr together
 };
 
-// `environment`: "NAME=value " assignments the shell puts before the command.
-Outcome run_bench(const std::string& arguments, const std::string& environment = "") {
-    const std::string command = environment + "'" + kBench + "' " + arguments + " 2>&1";
+// A shell command's exit code and what it wrote to stdout.
+Outcome run_shell(const std::string& command) {
     Outcome outcome;
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return outcome;
@@ -46,6 +45,11 @@ Outcome run_bench(const std::string& arguments, const std::string& environment =
     const int status = pclose(pipe);
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return outcome;
+}
+
+// `environment`: "NAME=value " assignments the shell puts before the command.
+Outcome run_bench(const std::string& arguments, const std::string& environment = "") {
+    return run_shell(environment + "'" + kBench + "' " + arguments + " 2>&1");
 }
 
 std::filesystem::path scratch(const std::string& name) {
@@ -95,12 +99,7 @@ void expect_onednn_skipped(const json& report, const json& r, const std::string&
 // before the one under test had baked in its configure-time commit and went
 // stale with every commit after it). Outside a git checkout: "unknown".
 void expect_revision_of_this_checkout(const std::string& revision) {
-    std::string head;
-    if (FILE* pipe = popen(("git -C '" + std::string(NETCL_SOURCE_DIR) + "' rev-parse HEAD 2>/dev/null").c_str(), "r")) {
-        char buffer[128];
-        while (const std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) head.append(buffer, n);
-        pclose(pipe);
-    }
+    std::string head = run_shell("git -C '" + std::string(NETCL_SOURCE_DIR) + "' rev-parse HEAD 2>/dev/null").output;
     while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
     if (head.empty()) {
         EXPECT_EQ(revision, "unknown") << "no git checkout at " << NETCL_SOURCE_DIR;

@@ -288,15 +288,6 @@ TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
     EXPECT_EQ(selector.select("conv2d", conv5, profile).kernel, WINO);
 }
 
-// What the store layers for PoCL on an AVX-512 CPU (pocl-cpu-avx512 over
-// pocl-cpu), as a framework on that device would get it.
-DeviceProfile pocl_avx512_profile() {
-    DeviceProfile avx512 = load_profile("pocl-cpu");
-    avx512.tuned.clear();
-    avx512.name = "pthread-skylake-avx512-AMD EPYC";
-    return with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
-}
-
 // The output tile m of the separate-transform Winograd plan the selector makes
 // (0, and a failure, for any other plan).
 int tile_of(const KernelSelector& selector, const ConvShapes& s, const DeviceProfile& profile) {

@@ -108,8 +108,7 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     strided.stride_h = strided.stride_w = 2, strided.set_padding(1);
     ConvShapes projection = strided;
     projection.C = 512, projection.K = 1024, projection.R = projection.S = 1, projection.set_padding(0);
-    DeviceProfile layered = avx512;
-    layered.tuned = wide->tuned;
+    const DeviceProfile layered = pocl_avx512_profile();
     const GemmTile strided_tile = implicit_gemm_config(strided, layered).tile;
     EXPECT_EQ(strided_tile.mr, 4);
     EXPECT_EQ(strided_tile.nr(), 64);

@@ -63,6 +63,15 @@ protected:
     std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
+// What the store layers for PoCL on an AVX-512 CPU (pocl-cpu-avx512 over
+// pocl-cpu), as a framework on that device would get it.
+inline DeviceProfile pocl_avx512_profile() {
+    DeviceProfile avx512 = load_profile("pocl-cpu");
+    avx512.tuned.clear();
+    avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    return with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
+}
+
 inline ConvShapes shape(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t R,
                         std::int64_t S, std::int64_t stride = 1, std::int64_t pad = 0, std::int64_t groups = 1,
                         std::int64_t dilation = 1) {
