@@ -1,4 +1,8 @@
-// Direct convolution, NCHW, weights K x C/groups x R x S, every parameter.
+// Direct convolution, NCHW, weights K x C/groups x R x S, every parameter,
+// in the direction the build option DIRECTION names: 0 forward (y from x and
+// w), 1 backward data (dx from dy and w), 2 backward weights (dw from x and
+// dy, and db from dy). One file, so the three directions share their index
+// arithmetic and their register tile; one build per direction.
 //
 // Shapes arrive as kernel arguments, so one build serves every layer. Each
 // work-item keeps a KB x QB register tile: KB output channels of one group
@@ -18,7 +22,11 @@
 #define KB 4
 #endif
 #define QB 4
+#ifndef DIRECTION
+#define DIRECTION 0
+#endif
 
+#if DIRECTION == 0
 __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offset, __global const float* restrict w,
                            const ulong w_offset, __global const float* restrict bias, const ulong bias_offset,
                            __global float* restrict y, const ulong y_offset, const int has_bias, const int C, const int H, const int W, const int K,
@@ -91,3 +99,148 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
         }
     }
 }
+#endif  // DIRECTION == 0
+
+#if DIRECTION == 1
+// Backward data: dx[n][c][h][w] gathers every dy[n][k][p][q] that x[n][c][h][w]
+// fed in the forward pass, h = p * stride_h - pad_top + r * dil_h (and the same
+// for w, q, s), times w[k][c][r][s], over the k of c's group. A gather, not
+// col2im's scatter: each dx element is written once, with no atomics and no
+// workspace, in the same order on every run. A tap whose p is not a whole
+// number (h + pad_top - r * dil_h not a multiple of the stride) or lies
+// outside the output contributes nothing.
+//
+// The same tile as forward with the roles of C and K swapped: a work-item
+// keeps KB input channels of one group times QB neighbouring columns of one
+// row of dx. NDRange: dim0 = ceil(W / QB), dim1 = H, dim2 = N x groups x
+// ceil((C/groups) / KB).
+__kernel void conv2d_naive_backward_data(__global const float* restrict dy, const ulong dy_offset,
+                                         __global const float* restrict w, const ulong w_offset,
+                                         __global float* restrict dx, const ulong dx_offset, const int C, const int H,
+                                         const int W, const int K, const int P, const int Q, const int R, const int S,
+                                         const int stride_h, const int stride_w, const int pad_top,
+                                         const int pad_left, const int dil_h, const int dil_w, const int groups) {
+    dy += dy_offset;
+    w += w_offset;
+    dx += dx_offset;
+    const int w0 = (int)get_global_id(0) * QB;
+    const int h = (int)get_global_id(1);
+    const int z = (int)get_global_id(2);
+    if (w0 >= W || h >= H) return;
+    const int Cg = C / groups, Kg = K / groups;
+    const int cblocks = (Cg + KB - 1) / KB;
+    const int cb = z % cblocks;
+    const int g = (z / cblocks) % groups;
+    const int n = z / (cblocks * groups);
+    const int c0 = cb * KB;  // within the group
+    const int cvalid = min(KB, Cg - c0);
+    const int RS = R * S;
+
+    float acc[KB][QB];
+    for (int cc = 0; cc < KB; ++cc)
+        for (int j = 0; j < QB; ++j) acc[cc][j] = 0.0f;
+
+    for (int kk = 0; kk < Kg; ++kk) {
+        const int k = g * Kg + kk;
+        __global const float* dyk = dy + (size_t)((n * K + k) * P) * Q;
+        __global const float* wk = w + (size_t)k * Cg * RS;
+        for (int r = 0; r < R; ++r) {
+            const int hp = h + pad_top - r * dil_h;  // p * stride_h, if this tap was used
+            if (hp < 0 || hp % stride_h != 0 || hp / stride_h >= P) continue;
+            __global const float* row = dyk + (hp / stride_h) * Q;
+            for (int s = 0; s < S; ++s) {
+                float dv[QB];
+                for (int j = 0; j < QB; ++j) {
+                    const int wq = w0 + j + pad_left - s * dil_w;  // q * stride_w, if used
+                    const bool used = w0 + j < W && wq >= 0 && wq % stride_w == 0 && wq / stride_w < Q;
+                    dv[j] = used ? row[wq / stride_w] : 0.0f;
+                }
+                const int tap = r * S + s;
+                for (int cc = 0; cc < KB; ++cc) {
+                    // Channels past the group's end read the last valid one's weights; never stored.
+                    const float wv = wk[(c0 + min(cc, cvalid - 1)) * RS + tap];
+                    for (int j = 0; j < QB; ++j) acc[cc][j] = fma(wv, dv[j], acc[cc][j]);
+                }
+            }
+        }
+    }
+
+#pragma unroll
+    for (int cc = 0; cc < KB; ++cc) {
+        if (cc < cvalid) {
+            __global float* out = dx + (size_t)((n * C + g * Cg + c0 + cc) * H + h) * W;
+            for (int j = 0; j < QB; ++j) {
+                if (w0 + j < W) out[w0 + j] = acc[cc][j];
+            }
+        }
+    }
+}
+#endif  // DIRECTION == 1
+
+#if DIRECTION == 2
+// Written gradients are beta * old + new; beta = 0 never reads the old value
+// (a NaN there does not survive an overwrite, as in BLAS and cuDNN).
+inline float blend(const float beta, __global const float* old, const float value) {
+    return beta == 0.0f ? value : fma(beta, *old, value);
+}
+
+// Backward weights: dw[k][c][r][s] = sum over n, p, q of dy[n][k][p][q] *
+// x[n][g*Cg + c][p * stride_h - pad_top + r * dil_h][q * stride_w - pad_left +
+// s * dil_w]. One work-item per element of dw, summing in one fixed order, so
+// dw is the same bit for bit on every run (no atomics, no split reduction).
+// NDRange: dim0 = R x S taps, dim1 = C/groups, dim2 = K.
+__kernel void conv2d_naive_backward_weights(__global const float* restrict x, const ulong x_offset,
+                                            __global const float* restrict dy, const ulong dy_offset,
+                                            __global float* restrict dw, const ulong dw_offset, const float beta,
+                                            const int N, const int C, const int H, const int W, const int K,
+                                            const int P, const int Q, const int R, const int S, const int stride_h,
+                                            const int stride_w, const int pad_top, const int pad_left,
+                                            const int dil_h, const int dil_w, const int groups) {
+    x += x_offset;
+    dy += dy_offset;
+    dw += dw_offset;
+    const int tap = (int)get_global_id(0);
+    const int c = (int)get_global_id(1);
+    const int k = (int)get_global_id(2);
+    const int Cg = C / groups, Kg = K / groups;
+    if (tap >= R * S || c >= Cg || k >= K) return;
+    const int r = tap / S, s = tap % S;
+    const int g = k / Kg;
+    // The output rows and columns whose tap (r, s) lands inside the image.
+    const int row_offset = r * dil_h - pad_top, col_offset = s * dil_w - pad_left;
+    const int p_first = row_offset >= 0 ? 0 : (-row_offset + stride_h - 1) / stride_h;
+    const int q_first = col_offset >= 0 ? 0 : (-col_offset + stride_w - 1) / stride_w;
+    // (C's division truncates towards zero: a tap below the image's end takes no row.)
+    const int p_end = H - 1 - row_offset < 0 ? 0 : min(P, (H - 1 - row_offset) / stride_h + 1);
+    const int q_end = W - 1 - col_offset < 0 ? 0 : min(Q, (W - 1 - col_offset) / stride_w + 1);
+    float acc = 0.0f;
+    for (int n = 0; n < N; ++n) {
+        const int x_channel = n * C + g * Cg + c;
+        __global const float* xc = x + (size_t)x_channel * H * W;
+        __global const float* dyk = dy + (size_t)((n * K + k) * P) * Q;
+        for (int p = p_first; p < p_end; ++p) {
+            __global const float* xrow = xc + (p * stride_h + row_offset) * W + col_offset;
+            __global const float* dyrow = dyk + p * Q;
+            for (int q = q_first; q < q_end; ++q) acc = fma(dyrow[q], xrow[q * stride_w], acc);
+        }
+    }
+    __global float* out = dw + ((size_t)(k * Cg + c) * R * S + tap);
+    *out = blend(beta, out, acc);
+}
+
+// db[k] = sum over n, p, q of dy[n][k][p][q], one work-item per channel.
+__kernel void conv2d_naive_bias_gradient(__global const float* restrict dy, const ulong dy_offset,
+                                         __global float* restrict db, const ulong db_offset, const float beta,
+                                         const int N, const int K, const int PQ) {
+    dy += dy_offset;
+    db += db_offset;
+    const int k = (int)get_global_id(0);
+    if (k >= K) return;
+    float acc = 0.0f;
+    for (int n = 0; n < N; ++n) {
+        __global const float* dyk = dy + (size_t)(n * K + k) * PQ;
+        for (int i = 0; i < PQ; ++i) acc += dyk[i];
+    }
+    db[k] = blend(beta, db + k, acc);
+}
+#endif  // DIRECTION == 2

@@ -98,7 +98,7 @@ Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
 
 Conv2d::~Conv2d() = default;
 
-ConvShapes Conv2d::shapes_for(const Tensor::Shape& in) const {
+ConvShapes Conv2d::shapes_for(const Tensor::Shape& in, ConvDirection direction) const {
     if (in.size() != 4) {
         throw Error("Conv2d: input has rank " + std::to_string(in.size()) + " (" + shape_string(in) +
                     "); expected rank 4, N x C x H x W");
@@ -122,6 +122,7 @@ ConvShapes Conv2d::shapes_for(const Tensor::Shape& in) const {
     s.dilation_w = o.dilation[1];
     s.groups = o.groups;
     s.bias = o.bias;
+    s.direction = direction;
     switch (o.auto_pad) {
         case AutoPad::NOTSET: s.set_padding(o.padding.top, o.padding.left, o.padding.bottom, o.padding.right); break;
         case AutoPad::VALID: s.set_padding(0); break;
@@ -240,8 +241,9 @@ DeviceProfile Conv2d::planning_profile(const std::string& shape_key) const {
 
 Plan Conv2d::make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const {
     KernelSelector& selector = options_.selector ? *options_.selector : KernelSelector::global();
-    if (!options_.strategy) return selector.select("conv2d", shapes, profile);
-    return selector.select_strategy("conv2d", *options_.strategy, options_.variant, shapes, profile);
+    const std::string op = selector_op(shapes);  // one op per direction: its own rules, records and reasons
+    if (!options_.strategy) return selector.select(op, shapes, profile);
+    return selector.select_strategy(op, *options_.strategy, options_.variant, shapes, profile);
 }
 
 Conv2d::Prepared& Conv2d::prepare(const ConvShapes& shapes, Variant* planned) {
@@ -328,10 +330,12 @@ Conv2d::Prepared& Conv2d::ready(const ConvShapes& shapes, bool own_workspace) {
     }
 }
 
-const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape) { return ready(shapes_for(input_shape), false).plan; }
+const Plan& Conv2d::plan_for(const Tensor::Shape& input_shape, ConvDirection direction) {
+    return ready(shapes_for(input_shape, direction), false).plan;
+}
 
-std::size_t Conv2d::workspace_bytes(const Tensor::Shape& input_shape) {
-    return ready(shapes_for(input_shape), false).workspace_bytes;
+std::size_t Conv2d::workspace_bytes(const Tensor::Shape& input_shape, ConvDirection direction) {
+    return ready(shapes_for(input_shape, direction), false).workspace_bytes;
 }
 
 std::string Conv2d::shape_key(const ConvShapes& shapes) { return shapes.str() + (shapes.bias ? " bias" : ""); }
@@ -355,40 +359,60 @@ Tensor Conv2d::forward(const Tensor& x) {
     return y;
 }
 
-cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait, const Tensor* workspace) {
-    NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
-    if (weights_version_ == 0) {
-        throw Error("Conv2d::forward called before set_weights; expected set_weights(weights[, bias]) first");
+void Conv2d::require_same_context(const char* op, const Tensor& tensor, const char* what) const {
+    if (tensor.context() != context_) {
+        throw Error(std::string(op) + ": the " + what + " tensor lives on another Context; expected this layer's Context");
     }
-    if (x.context() != context_) {
-        throw Error("Conv2d::forward: the input tensor lives on another Context; expected this layer's Context");
+}
+
+namespace {
+// Throws unless `tensor` is defined with exactly `expected` as its shape.
+void require_shape(const char* op, const Tensor& tensor, const Tensor::Shape& expected, const char* what,
+                   const std::string& because) {
+    if (!tensor.defined() || tensor.shape() != expected) {
+        throw Error(std::string(op) + ": the " + what + " tensor is " +
+                    (tensor.defined() ? shape_string(tensor.shape()) : "undefined") + "; expected " +
+                    shape_string(expected) + because);
     }
-    const ConvShapes shapes = shapes_for(x.shape());
-    const Tensor::Shape out{shapes.N, shapes.K, shapes.P(), shapes.Q()};
-    if (!y.defined() || y.shape() != out) {
-        throw Error("Conv2d::forward: output tensor is " + (y.defined() ? shape_string(y.shape()) : "undefined") +
-                    "; expected " + shape_string(out) + " for input " + shape_string(x.shape()));
+}
+}  // namespace
+
+template <typename Enqueue>
+cl::Event Conv2d::run(const ConvShapes& shapes, const RunTensors& tensors, const std::vector<cl::Event>& wait,
+                      const Tensor* workspace, Enqueue&& enqueue) {
+    const char* op = tensors.op;
+    // Written tensors must not share memory with anything else the run touches.
+    for (std::size_t i = 0; i < tensors.writes.size(); ++i) {
+        const Tensor& out = *tensors.writes[i];
+        for (const Tensor* in : tensors.reads) {
+            if (out.overlaps(*in)) {
+                throw Error(std::string(op) + ": an output tensor overlaps the input (or another input of this call) in its buffer; expected separate memory");
+            }
+        }
+        for (std::size_t j = i + 1; j < tensors.writes.size(); ++j) {
+            if (out.overlaps(*tensors.writes[j])) {
+                throw Error(std::string(op) + ": two output tensors overlap in their buffer; expected separate memory");
+            }
+        }
     }
-    if (y.context() != context_) {
-        throw Error("Conv2d::forward: the output tensor lives on another Context; expected this layer's Context");
-    }
-    if (y.overlaps(x)) {
-        throw Error("Conv2d::forward: the output tensor overlaps the input in its buffer; expected separate memory");
-    }
+    const bool uses_weights = shapes.direction != ConvDirection::BACKWARD_WEIGHTS;
     const bool caller_workspace = workspace != nullptr && workspace->defined();
     Prepared& prepared = ready(shapes, !caller_workspace);
     Workspace scratch;
     if (caller_workspace) {
-        if (workspace->context() != context_) {
-            throw Error("Conv2d::forward: the workspace lives on another Context; expected this layer's Context");
-        }
+        require_same_context(op, *workspace, "workspace");
         if (workspace->bytes() < prepared.workspace_bytes) {
-            throw Error("Conv2d::forward: the workspace holds " + std::to_string(workspace->bytes()) + " bytes; " +
+            throw Error(std::string(op) + ": the workspace holds " + std::to_string(workspace->bytes()) + " bytes; " +
                         prepared.plan.variant.id + " needs " + std::to_string(prepared.workspace_bytes) +
                         " (Conv2d::workspace_bytes)");
         }
-        if (workspace->overlaps(x) || workspace->overlaps(y)) {
-            throw Error("Conv2d::forward: the workspace overlaps the input or the output; expected separate memory");
+        for (const auto* list : {&tensors.reads, &tensors.writes}) {
+            for (const Tensor* t : *list) {
+                if (workspace->overlaps(*t)) {
+                    throw Error(std::string(op) +
+                                ": the workspace overlaps the input or the output; expected separate memory");
+                }
+            }
         }
         scratch = {workspace->buffer(), workspace->offset_bytes(), workspace->bytes()};
     } else if (prepared.workspace_bytes > 0) {
@@ -396,15 +420,17 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
     }
 
     internal::EventChain chain(!context_->out_of_order(), wait);
-    for (const cl::Event& copy : weights_ready_) {
-        if (const cl_int status = internal::execution_status(copy); status < 0) {
-            throw Error("Conv2d::forward (" + describe(shapes, prepared.plan.variant.id) +
-                        "): the device copy of the weights given to set_weights failed (" + cl_error_name(status) +
-                        "); expected set_weights again");
+    if (uses_weights) {
+        for (const cl::Event& copy : weights_ready_) {
+            if (const cl_int status = internal::execution_status(copy); status < 0) {
+                throw Error(std::string(op) + " (" + describe(shapes, prepared.plan.variant.id) +
+                            "): the device copy of the weights given to set_weights failed (" + cl_error_name(status) +
+                            "); expected set_weights again");
+            }
         }
+        chain.also_wait_for(weights_ready_);
     }
-    chain.also_wait_for(weights_ready_);
-    // The previous forward of this shape may still read U or the workspace.
+    // The previous run of this shape may still read U or the workspace.
     // One that failed on the device (a caller's event in its wait list failed,
     // or the device did) is over: waiting for it would fail this one too.
     if (prepared.last() && internal::execution_status(prepared.last) >= 0) chain.also_wait_for({prepared.last});
@@ -412,30 +438,113 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
     // event that failed) left U unwritten: it is done again.
     if (prepared.weights_done() && internal::execution_status(prepared.weights_done) < 0) prepared.weights_version = 0;
     try {
-        if (prepared.weights_version != weights_version_) {
+        if (uses_weights && prepared.weights_version != weights_version_) {
             const std::size_t before = chain.events().size();
             prepared.strategy->set_weights(weights_, options_.bias ? &bias_ : nullptr, chain);
             prepared.weights_version = weights_version_;
             prepared.weights_done = chain.events().size() > before ? chain.events().back() : cl::Event();
         }
-        prepared.strategy->enqueue(x, y, scratch, chain);
+        enqueue(*prepared.strategy, scratch, chain);
     } catch (const Error& e) {
         // What was enqueued before the failure may still run: the next
-        // forward of this shape waits for it before reusing U or the workspace.
+        // run of this shape waits for it before reusing U or the workspace.
         if (!chain.events().empty()) prepared.last = chain.events().back();
-        throw Error("Conv2d::forward (" + describe(shapes, prepared.plan.variant.id) +
-                        "; the output is undefined, the input and weights are untouched)",
+        throw Error(std::string(op) + " (" + describe(shapes, prepared.plan.variant.id) +
+                        "; the output is undefined, the inputs and weights are untouched)",
                     e);
     }
-    NETCL_REQUIRE(!chain.events().empty(), "Conv2d::forward: the strategy enqueued nothing");
+    NETCL_REQUIRE(!chain.events().empty(), std::string(op) + ": the strategy enqueued nothing");
     last_ = &prepared;
     last_events_ = chain.events();
     prepared.last = last_events_.back();
     return prepared.last;
 }
 
+cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait, const Tensor* workspace) {
+    constexpr const char* op = "Conv2d::forward";
+    NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
+    if (weights_version_ == 0) {
+        throw Error("Conv2d::forward called before set_weights; expected set_weights(weights[, bias]) first");
+    }
+    require_same_context(op, x, "input");
+    const ConvShapes shapes = shapes_for(x.shape());
+    require_shape(op, y, {shapes.N, shapes.K, shapes.P(), shapes.Q()}, "output",
+                  " for input " + shape_string(x.shape()));
+    require_same_context(op, y, "output");
+    return run(shapes, {op, {&x}, {&y}}, wait, workspace,
+               [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
+                   strategy.enqueue(x, y, scratch, chain);
+               });
+}
+
+cl::Event Conv2d::backward_data(const Tensor& dy, Tensor& dx, const std::vector<cl::Event>& wait,
+                                const Tensor* workspace) {
+    constexpr const char* op = "Conv2d::backward_data";
+    NETCL_REQUIRE(dx.defined(),
+                  "Conv2d::backward_data: the dx tensor is undefined; expected N x C x H x W, the forward input's shape");
+    NETCL_REQUIRE(dy.defined(), "Conv2d::backward_data: the dy tensor is undefined; expected N x K x P x Q");
+    if (weights_version_ == 0) {
+        throw Error("Conv2d::backward_data called before set_weights; expected set_weights(weights[, bias]) first");
+    }
+    require_same_context(op, dx, "dx");
+    require_same_context(op, dy, "dy");
+    const ConvShapes shapes = shapes_for(dx.shape(), ConvDirection::BACKWARD_DATA);
+    require_shape(op, dy, {shapes.N, shapes.K, shapes.P(), shapes.Q()}, "dy",
+                  ", the forward output's shape for dx " + shape_string(dx.shape()));
+    return run(shapes, {op, {&dy}, {&dx}}, wait, workspace,
+               [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
+                   strategy.enqueue_backward_data(dy, dx, scratch, chain);
+               });
+}
+
+cl::Event Conv2d::backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db,
+                                   const std::vector<cl::Event>& wait, const Tensor* workspace, float beta) {
+    constexpr const char* op = "Conv2d::backward_weights";
+    const auto& o = options_;
+    NETCL_REQUIRE(x.defined(), "Conv2d::backward_weights: the x tensor is undefined; expected the forward input");
+    NETCL_REQUIRE(dy.defined(), "Conv2d::backward_weights: the dy tensor is undefined; expected N x K x P x Q");
+    NETCL_REQUIRE(std::isfinite(beta), "Conv2d::backward_weights: beta = " + std::to_string(beta) +
+                                           "; expected a finite number (0 overwrites, 1 accumulates)");
+    require_same_context(op, x, "x");
+    require_same_context(op, dy, "dy");
+    const ConvShapes shapes = shapes_for(x.shape(), ConvDirection::BACKWARD_WEIGHTS);
+    require_shape(op, dy, {shapes.N, shapes.K, shapes.P(), shapes.Q()}, "dy",
+                  ", the forward output's shape for x " + shape_string(x.shape()));
+    const Tensor::Shape w_shape{o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]};
+    NETCL_REQUIRE(dw.defined(), "Conv2d::backward_weights: the dw tensor is undefined; expected " +
+                                    shape_string(w_shape) + " (out_channels x in_channels/groups x R x S)");
+    if (dw.numel() != checked_numel(w_shape)) {
+        throw Error("Conv2d::backward_weights: the dw tensor is " + shape_string(dw.shape()) + "; expected " +
+                    shape_string(w_shape) + " (out_channels x in_channels/groups x R x S)");
+    }
+    require_same_context(op, dw, "dw");
+    const bool has_db = db != nullptr && db->defined();
+    if (o.bias && !has_db) {
+        throw Error("Conv2d::backward_weights: the layer has a bias; expected a db tensor of out_channels = " +
+                    std::to_string(o.out_channels) + " floats");
+    }
+    if (!o.bias && has_db) {
+        throw Error("Conv2d::backward_weights: got a db tensor for a layer made with bias = false; expected none");
+    }
+    std::vector<const Tensor*> writes{&dw};
+    if (has_db) {
+        if (db->numel() != static_cast<std::size_t>(o.out_channels)) {
+            throw Error("Conv2d::backward_weights: the db tensor is " + shape_string(db->shape()) +
+                        "; expected out_channels = " + std::to_string(o.out_channels) + " floats");
+        }
+        require_same_context(op, *db, "db");
+        writes.push_back(db);
+    }
+    return run(shapes, {op, {&x, &dy}, writes}, wait, workspace,
+               [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
+                   strategy.enqueue_backward_weights(x, dy, dw, has_db ? db : nullptr, beta, scratch, chain);
+               });
+}
+
 const Plan& Conv2d::last_plan() const {
-    if (last_ == nullptr) throw Error("Conv2d::last_plan() before any forward; expected a forward first");
+    if (last_ == nullptr) {
+        throw Error("Conv2d::last_plan() before any forward or backward run; expected one first");
+    }
     return last_->plan;
 }
 

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "netcl/Context.hpp"
+#include "netcl/ConvDirection.hpp"
 #include "netcl/ConvShapes.hpp"
+#include "netcl/DataType.hpp"
 #include "netcl/DeviceProfile.hpp"
 #include "netcl/Kernel.hpp"
 #include "netcl/Plan.hpp"
@@ -24,6 +26,17 @@
 #include "ops/ProgramSpec.hpp"
 
 namespace netcl {
+
+// The problems an implementation takes, checked before its why_not (as
+// oneDNN's implementation list checks prop_kind, ndims and data types first).
+struct ProblemKinds {
+    std::vector<ConvDirection> directions;
+    std::vector<int> spatial_ranks;
+    std::vector<DataType> types;
+
+    // What every implementation took before the gradients: 2-D float32 forward.
+    static ProblemKinds forward_2d_float32() { return {{ConvDirection::FORWARD}, {2}, {DataType::FLOAT32}}; }
+};
 
 class ConvImplementation {
 public:
@@ -34,13 +47,18 @@ public:
     // Its variants, in the order it lists them (netcl-bench's columns).
     virtual const std::vector<Variant>& variants() const = 0;
 
+    // The directions, ranks and data types it takes. A problem outside them
+    // never reaches why_not() or create() (ops/Implementations.cpp says why).
+    virtual ProblemKinds problem_kinds() const = 0;
+
     // Why `variant` cannot run `shapes` on a device with `profile`; nothing
-    // when it can. Called only with one of variants() and valid shapes.
+    // when it can. Called only with one of variants(), valid shapes and a
+    // problem its problem_kinds() take.
     virtual std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes,
                                                const DeviceProfile& profile) const = 0;
     // The configuration for this layer, as a line for plans and logs.
     virtual std::string config(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
-    // Device scratch memory one forward needs (0: none).
+    // Device scratch memory one run in the problem's direction needs (0: none).
     virtual std::size_t workspace_bytes(const Variant& variant, const ConvShapes& shapes,
                                         const DeviceProfile& profile) const = 0;
     // Device memory kept besides the weights for as long as the layer lives

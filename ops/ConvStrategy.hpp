@@ -10,7 +10,7 @@
 
 namespace netcl {
 
-// Scratch memory for one forward, declared by the implementation
+// Scratch memory for one run, declared by the implementation
 // (ConvImplementation::workspace_bytes) and given by Conv2d: netcl's own, or
 // a part of a caller's buffer.
 struct Workspace {
@@ -33,6 +33,18 @@ public:
     // each command after the one before (internal::EventChain); never blocks.
     virtual void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace,
                          internal::EventChain& chain) = 0;
+
+    // A strategy built for a backward problem (its implementation's
+    // problem_kinds() take that direction) overrides the one it runs; the
+    // others are never called, and say so if they are.
+    //
+    // dx (N x C x H x W) from dy (N x K x P x Q) and the weights of set_weights.
+    virtual void enqueue_backward_data(const Tensor& dy, const Tensor& dx, const Workspace& workspace,
+                                       internal::EventChain& chain);
+    // dw = beta * dw + the gradient (K x C/groups x R x S), and db (K) the
+    // same way when `db` is given, from x and dy; beta 0 never reads them.
+    virtual void enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw, const Tensor* db,
+                                          float beta, const Workspace& workspace, internal::EventChain& chain);
 };
 
 }  // namespace netcl

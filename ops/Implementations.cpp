@@ -68,6 +68,39 @@ std::vector<Variant> variants_of(Kernel kernel) {
     return out;
 }
 
+namespace {
+template <typename T, typename Name>
+std::string listed(const std::vector<T>& values, Name name) {
+    std::string text;
+    for (const T& v : values) text += (text.empty() ? "" : ", ") + name(v);
+    return text;
+}
+template <typename T>
+bool contains(const std::vector<T>& values, const T& value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+}
+}  // namespace
+
+std::optional<std::string> problem_kind_why_not(const ConvImplementation& impl, const ConvShapes& s) {
+    const ProblemKinds kinds = impl.problem_kinds();
+    const auto direction_name = [](ConvDirection d) { return to_string(d); };
+    const auto rank_name = [](int rank) { return std::to_string(rank) + "-D"; };
+    const auto type_name = [](DataType t) { return to_string(t); };
+    if (!contains(kinds.directions, s.direction)) {
+        return impl.name() + " takes " + listed(kinds.directions, direction_name) + "; this problem is " +
+               to_string(s.direction);
+    }
+    if (!contains(kinds.spatial_ranks, s.spatial_rank)) {
+        return impl.name() + " takes " + listed(kinds.spatial_ranks, rank_name) + " convolutions; this one is " +
+               rank_name(s.spatial_rank);
+    }
+    if (!contains(kinds.types, s.dtype)) {
+        return impl.name() + " takes " + listed(kinds.types, type_name) + " tensors; this problem's are " +
+               to_string(s.dtype);
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
     constexpr std::int64_t kLimit = 2147483647;  // INT_MAX: the kernels index with int
     if (s.input_numel() >= kLimit || s.output_numel() >= kLimit || s.weight_numel() >= kLimit) {
@@ -81,6 +114,7 @@ std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
 std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) {
     const ConvImplementation& impl = implementation_of(variant);
     shapes.validate();
+    if (auto reason = problem_kind_why_not(impl, shapes)) return reason;
     if (auto reason = int_indexing_why_not(shapes)) return reason;
     if (profile.tuned_or(impl.enabled_key(), 1) == 0) {
         return impl.name() + " is off on this device (its profile sets " + impl.enabled_key() + " = 0)";

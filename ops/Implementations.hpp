@@ -23,6 +23,9 @@ std::vector<Variant> variants_of(Kernel kernel);
 // tensor is too large for 32-bit indexing, or the implementation says so.
 // Nothing when it can.
 std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile);
+// Why `impl` does not take the problem's direction, spatial rank or data type
+// ("direct-rows takes forward; this problem is backward_data"); nothing when it does.
+std::optional<std::string> problem_kind_why_not(const ConvImplementation& impl, const ConvShapes& shapes);
 // The kernels index with 32-bit ints: a layer with a tensor of 2^31 elements
 // or more is refused by every variant (the reason names the sizes).
 std::optional<std::string> int_indexing_why_not(const ConvShapes& shapes);

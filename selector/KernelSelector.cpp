@@ -18,14 +18,27 @@ namespace netcl {
 
 namespace {
 
-const char* const kConvOp = "conv2d";
-
 void require_known_op(const std::string& op) {
-    if (op != kConvOp) throw Error("unknown op '" + op + "'; the selector decides for: conv2d");
+    const auto& ops = selector_ops();
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) return;
+    std::string known;
+    for (const auto& name : ops) known += (known.empty() ? "" : ", ") + name;
+    throw Error("unknown op '" + op + "'; the selector decides for: " + known);
+}
+
+// The op a caller names must be the problem's: a rule for backward data is
+// never asked about a forward problem, and a caller that mixes them is told.
+void require_op_of(const std::string& op, const ConvShapes& shapes) {
+    require_known_op(op);
+    if (op != selector_op(shapes)) {
+        throw Error("op '" + op + "' does not match the problem " + shapes.str() + "; expected '" +
+                    selector_op(shapes) + "' (its direction and spatial rank)");
+    }
 }
 
 struct Rule {
     KernelSelector::RuleHandle handle = 0;
+    std::string op;
     ConvPredicate predicate;
     Kernel kernel = Kernel::CONV2D_NAIVE;
     int priority = 0;
@@ -101,6 +114,7 @@ KernelSelector::RuleHandle KernelSelector::register_rule(const std::string& op, 
                     to_string(implementation_of(*variant).kernel()) + ", not " + to_string(kernel));
     }
     auto rule = std::make_shared<Rule>();
+    rule->op = op;
     rule->predicate = std::move(predicate);
     rule->kernel = kernel;
     rule->priority = priority;
@@ -132,8 +146,8 @@ Plan KernelSelector::select(const std::string& op, const ConvShapes& shapes, con
 }
 
 Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& device) const {
-    require_known_op(op);
     shapes.validate();
+    require_op_of(op, shapes);
     // Read first, so a bad NETCL_CONV_STRATEGY is an error even where a framework rule decides.
     const std::optional<Kernel> default_kernel = default_conv_strategy();
     const auto stored = ProfileStore::global().lookup(device);
@@ -158,6 +172,7 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
         return a->priority != b->priority ? a->priority > b->priority : a->handle > b->handle;
     });
     for (const auto& rule : rules) {
+        if (rule->op != op) continue;  // another direction's or rank's rule
         const std::string source =
             "rule #" + std::to_string(rule->handle) + " (priority " + std::to_string(rule->priority) + ")";
         bool holds = false;
@@ -236,8 +251,8 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
 
 Plan KernelSelector::select_strategy(const std::string& op, Kernel kernel, const std::optional<Variant>& variant,
                                      const ConvShapes& shapes, const DeviceProfile& device) const {
-    require_known_op(op);
     shapes.validate();
+    require_op_of(op, shapes);
     to_string(kernel);  // throws for a value outside the enum
     if (variant && implementation_of(*variant).kernel() != kernel) {
         throw Error("strict override: variant " + variant->id + " runs under " +
@@ -249,6 +264,24 @@ Plan KernelSelector::select_strategy(const std::string& op, Kernel kernel, const
     Plan plan = c.plan;
     plan.reason = "strict override";
     return plan;
+}
+
+const std::vector<std::string>& selector_ops() {
+    static const std::vector<std::string> ops = [] {
+        std::vector<std::string> list;
+        for (const char* rank : {"conv2d", "conv3d"}) {
+            for (const ConvDirection d : all_conv_directions()) {
+                list.push_back(std::string(rank) + (d == ConvDirection::FORWARD ? "" : "_" + to_string(d)));
+            }
+        }
+        return list;
+    }();
+    return ops;
+}
+
+std::string selector_op(const ConvShapes& shapes) {
+    const std::string rank = shapes.spatial_rank == 3 ? "conv3d" : "conv2d";
+    return shapes.direction == ConvDirection::FORWARD ? rank : rank + "_" + to_string(shapes.direction);
 }
 
 DeviceProfile KernelSelector::resolve_profile(const DeviceProfile& device) {

@@ -2,6 +2,10 @@
 // strategies' suites compare against something known to be right.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "tests/support/ConvCase.hpp"
+
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Error.hpp"
 
@@ -59,6 +63,61 @@ TEST(ReferenceConv, SampledMatchesFullAndChecksIndices) {
     EXPECT_THROW(reference_conv(s, x, {1, 2}, b), Error);
 }
 
+TEST(ReferenceConv, HandComputedGradients) {
+    // x = [1 2 3; 4 5 6; 7 8 9], w = [1 0; 0 -1], dy = [1 2; 3 4] (2x2 output):
+    // dx[h][w] = sum dy[p][q] w[h-p][w-q]: dy placed once as is, once negated
+    // one step down and right.
+    const ConvShapes s = one_channel(3, 3, 2, 2);
+    EXPECT_EQ(reference_conv_backward_data(s, {1, 2, 3, 4}, {1, 0, 0, -1}),
+              (std::vector<double>{1, 2, 0, 3, 3, -2, 0, -3, -4}));
+    // dw[r][t] = sum dy[p][q] x[p+r][q+t]; db = sum dy = 10.
+    ConvShapes b = s;
+    b.bias = true;
+    const WeightGradients g = reference_conv_backward_weights(b, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4});
+    EXPECT_EQ(g.dw, (std::vector<double>{1 + 4 + 12 + 20, 2 + 6 + 15 + 24, 4 + 10 + 21 + 32, 5 + 12 + 24 + 36}));
+    EXPECT_EQ(g.db, (std::vector<double>{10}));
+    // Stride 2 and padding 1 on a 1x1 filter: dx takes dy where a tap read x, 0 elsewhere.
+    ConvShapes strided = one_channel(3, 3, 1, 1);
+    strided.set_padding(1), strided.stride_h = strided.stride_w = 2;
+    EXPECT_EQ(reference_conv_backward_data(strided, {1, 2, 3, 4, 5, 6, 7, 8, 9}, {2}),
+              (std::vector<double>{0, 0, 0, 0, 10, 0, 0, 0, 0}));
+    EXPECT_THROW(reference_conv_backward_data(s, {1, 2, 3}, {1, 0, 0, -1}), Error);
+    EXPECT_THROW(reference_conv_backward_weights(s, {1, 2}, {1, 2, 3, 4}), Error);
+}
+
+// The three directions are one bilinear form read three ways:
+// <conv(x, w), dy> = <x, dgrad(dy, w)> = <w, wgrad(x, dy)>, and db = sum dy,
+// on random shapes with every parameter (stride, dilation, groups, uneven padding).
+TEST(ReferenceConv, GradientsAreTheForwardSumsAdjoint) {
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 60; ++i) {
+        ConvShapes s = test::random_small_shape(rng);
+        s.bias = false;
+        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 10 * i + 1);
+        const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 10 * i + 2);
+        const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), 10 * i + 3);
+        const auto dot = [](const auto& a, const auto& b) {
+            double sum = 0;
+            for (std::size_t j = 0; j < a.size(); ++j) sum += static_cast<double>(a[j]) * static_cast<double>(b[j]);
+            return sum;
+        };
+        const double forward = dot(reference_conv(s, x, w, {}), dy);
+        const double data = dot(reference_conv_backward_data(s, dy, w), x);
+        const auto g = reference_conv_backward_weights(s, x, dy);
+        const double weights = dot(g.dw, w);
+        const double scale = 1e-9 * (1 + std::abs(forward));
+        EXPECT_NEAR(data, forward, scale) << s.str();
+        EXPECT_NEAR(weights, forward, scale) << s.str();
+        EXPECT_TRUE(g.db.empty());
+        s.bias = true;
+        double total = 0;
+        for (const float v : dy) total += v;
+        double bias_total = 0;
+        for (const double v : reference_conv_backward_weights(s, x, dy).db) bias_total += v;
+        EXPECT_NEAR(bias_total, total, 1e-9 * (1 + std::abs(total))) << s.str();
+    }
+}
+
 TEST(ReferenceConv, ToleranceScalesWithReductionLength) {
     ConvShapes a = one_channel(8, 8, 3, 3);
     ConvShapes b = a;
@@ -66,6 +125,12 @@ TEST(ReferenceConv, ToleranceScalesWithReductionLength) {
     EXPECT_DOUBLE_EQ(conv_tolerance(a), 9 * kConvTolerancePerTerm);
     EXPECT_DOUBLE_EQ(conv_tolerance(b), 64 * 9 * kConvTolerancePerTerm);
     EXPECT_DOUBLE_EQ(conv_tolerance(b, 10.0), 10 * conv_tolerance(b));
+    // Backward data reduces over K/groups·R·S, backward weights over N·P·Q.
+    ConvShapes c = b;
+    c.K = 12, c.N = 2, c.set_padding(1);
+    EXPECT_DOUBLE_EQ(conv_tolerance(c.in_direction(ConvDirection::BACKWARD_DATA)), 12 * 9 * kConvTolerancePerTerm);
+    EXPECT_DOUBLE_EQ(conv_tolerance(c.in_direction(ConvDirection::BACKWARD_WEIGHTS)),
+                     2 * 8 * 8 * kConvTolerancePerTerm);
 }
 
 }  // namespace

@@ -508,7 +508,12 @@ TEST_F(SelectorTest, ThrowingPredicateIsSkippedAndLoggedOnce) {
 TEST_F(SelectorTest, UnknownOpsAndEmptyPredicatesAreErrors) {
     KernelSelector sel;
     const auto always = [](const ConvShapes&, const DeviceProfile&) { return true; };
-    EXPECT_THROW(sel.register_rule("conv3d", always, Kernel::CONV2D_NAIVE), Error);
+    EXPECT_THROW(sel.register_rule("conv4d", always, Kernel::CONV2D_NAIVE), Error);
+    EXPECT_THROW(sel.register_rule("conv2d_backward", always, Kernel::CONV2D_NAIVE), Error);
+    // One op per rank and direction (the descriptor's), each taking rules of its own.
+    for (const char* op : {"conv2d_backward_data", "conv2d_backward_weights", "conv3d"}) {
+        EXPECT_TRUE(sel.remove_rule(sel.register_rule(op, always, Kernel::CONV2D_NAIVE))) << op;
+    }
     EXPECT_THROW(sel.register_rule("conv2d", ConvPredicate{}, Kernel::CONV2D_NAIVE), Error);
     EXPECT_THROW(sel.select("matmul", shape(1, 1, 4, 4, 1, 3, 3), load_profile("default")), Error);
     // An invalid shape is the caller's error, said as such.

@@ -14,6 +14,8 @@ class DirectRowsImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "direct-rows"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("direct-rows")};
         return list;

@@ -13,6 +13,8 @@ class Gemm1x1Implementation final : public ConvImplementation {
 public:
     std::string name() const override { return "gemm-1x1"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("gemm-1x1")};
         return list;

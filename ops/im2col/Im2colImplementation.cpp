@@ -15,6 +15,8 @@ class Im2colImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "im2col"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("im2col-clblast"), Variant("im2col-gemm")};
         return list;

@@ -15,6 +15,8 @@ class ImplicitGemmImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "implicit-gemm"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("implicit-gemm")};
         return list;

@@ -1,7 +1,9 @@
 #pragma once
-// Internal: how CONV2D_NAIVE runs one layer (kernels_cl/conv2d_naive.cl):
-// the build options and the launch sizes both come from here.
+// Internal: how CONV2D_NAIVE runs one layer in one direction
+// (kernels_cl/conv2d_naive.cl): the build options and the launch sizes both
+// come from here.
 #include <string>
+#include <vector>
 
 #include "netcl/ConvShapes.hpp"
 #include "netcl/OpenCL.hpp"
@@ -10,15 +12,24 @@
 namespace netcl {
 
 struct NaiveConfig {
-    // Output channels per work-item: 4, or 1 where a group has fewer than 4
-    // (depthwise), which would otherwise compute idle lanes. Two builds in all.
+    ConvDirection direction = ConvDirection::FORWARD;
+    // Channels per work-item: output channels forward, input channels
+    // backward data (4, or 1 where a group has fewer than 4, e.g. depthwise,
+    // which would otherwise compute idle lanes). Backward weights has one
+    // element of dw a work-item and ignores it.
     int channel_block = 4;
-    // Neighbouring output columns per work-item (fixed in the kernel: QB).
+    // Neighbouring columns per work-item (fixed in the kernel: QB).
     static constexpr int kColumnBlock = 4;
 
-    std::string build_options() const { return "-DKB=" + std::to_string(channel_block); }
+    std::string build_options() const;
+    // The direction's kernel (forward, backward data, backward weights).
+    const char* kernel_name() const;
     cl::NDRange global(const ConvShapes& shapes) const;
-    cl::NDRange local() const { return cl::NDRange(8, 4, 1); }
+    cl::NDRange local() const;
+    // Backward weights with a bias: the bias gradient's kernel, one work-item per channel.
+    static constexpr const char* kBiasGradientKernel = "conv2d_naive_bias_gradient";
+    cl::NDRange bias_global(const ConvShapes& shapes) const;
+    cl::NDRange bias_local() const { return cl::NDRange(1); }
     std::string str() const;
     // kernels_cl/conv2d_naive.cl with these options.
     ProgramSpec program() const;

@@ -1,4 +1,5 @@
-// CONV2D_NAIVE's descriptor: one variant, takes every valid convolution.
+// CONV2D_NAIVE's descriptor: one variant, takes every valid 2-D float32
+// convolution in every direction.
 #include "ops/ConvImplementation.hpp"
 #include "ops/naive/NaiveConfig.hpp"
 #include "ops/naive/NaiveConv.hpp"
@@ -11,6 +12,9 @@ class NaiveImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "naive"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
+    ProblemKinds problem_kinds() const override {
+        return {all_conv_directions(), {2}, {DataType::FLOAT32}};
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("naive")};
         return list;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "netcl/Context.hpp"
+#include "netcl/ConvDirection.hpp"
 #include "netcl/ConvShapes.hpp"
 #include "netcl/Kernel.hpp"
 #include "netcl/OpenCL.hpp"
@@ -109,22 +110,61 @@ public:
     Tensor forward(const Tensor& x);
     Tensor operator()(const Tensor& x) { return forward(x); }
 
-    // The shape the layer computes for an input of `input_shape` (validated).
-    ConvShapes shapes_for(const Tensor::Shape& input_shape) const;
-    // What forward would run for `input_shape`: planned (and prepared) now, kept.
-    const Plan& plan_for(const Tensor::Shape& input_shape);
-    // Scratch bytes forward needs for `input_shape` (0: none).
-    std::size_t workspace_bytes(const Tensor::Shape& input_shape);
+    // The gradients, as PyTorch's convolution_backward and oneDNN's
+    // convolution_backward_data / _weights compute them. Each direction is
+    // planned by the selector under its own op ("conv2d_backward_data",
+    // "conv2d_backward_weights"; selector_op()), with its own rules, tuned
+    // records and reasons, and runs like forward: after `wait`, returning
+    // netcl's last event, with no host synchronisation inside, in the
+    // caller's workspace when one is given (workspace_bytes(shape, direction)).
+    //
+    // dx = dL/dx (N x C x H x W, the forward input's shape) from dy = dL/dy
+    // (N x K x P x Q) and the weights of set_weights. dx must not overlap dy.
+    cl::Event backward_data(const Tensor& dy, Tensor& dx, const std::vector<cl::Event>& wait = {},
+                            const Tensor* workspace = nullptr);
+    // dw = dL/dw (out_channels x in_channels/groups x R x S) from the forward
+    // input x and dy, and db = dL/db (out_channels: the sum of dy over N, P
+    // and Q) when the layer has a bias (`db` is then required, else it must be
+    // null). Each is written as beta * old + gradient: beta = 0 (the default)
+    // overwrites without reading the old values, beta = 1 accumulates across
+    // micro-batches as PyTorch's .grad does. Needs no set_weights. dw and db
+    // must not overlap x, dy or each other.
+    cl::Event backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db = nullptr,
+                               const std::vector<cl::Event>& wait = {}, const Tensor* workspace = nullptr,
+                               float beta = 0.0f);
 
-    // Throws netcl::Error before the first forward.
+    // The shape the layer computes for an input of `input_shape` (validated),
+    // as a problem in `direction`.
+    ConvShapes shapes_for(const Tensor::Shape& input_shape,
+                          ConvDirection direction = ConvDirection::FORWARD) const;
+    // What a run in `direction` would run for `input_shape` (the forward
+    // input's shape in every direction): planned (and prepared) now, kept.
+    const Plan& plan_for(const Tensor::Shape& input_shape, ConvDirection direction = ConvDirection::FORWARD);
+    // Scratch bytes that run needs (0: none).
+    std::size_t workspace_bytes(const Tensor::Shape& input_shape, ConvDirection direction = ConvDirection::FORWARD);
+
+    // The plan of the last run, in whichever direction. Throws netcl::Error before the first.
     const Plan& last_plan() const;
-    // The events of the last forward's commands (time them with device_span_ms).
+    // The events of the last run's commands (time them with device_span_ms).
     const std::vector<cl::Event>& last_events() const { return last_events_; }
     std::size_t last_workspace_bytes() const;
     const Conv2dOptions& options() const { return options_; }
 
 private:
     struct Prepared;
+    // The tensors a run reads and writes, for the checks every direction shares.
+    struct RunTensors {
+        const char* op;  // "Conv2d::forward", for errors
+        std::vector<const Tensor*> reads;
+        std::vector<const Tensor*> writes;
+    };
+    // Checks the workspace and the weights' copies, orders the run after the
+    // shape's last one, re-takes changed weights (directions that use them)
+    // and enqueues through `enqueue`; errors name the layer and the variant.
+    template <typename Enqueue>
+    cl::Event run(const ConvShapes& shapes, const RunTensors& tensors, const std::vector<cl::Event>& wait,
+                  const Tensor* workspace, Enqueue&& enqueue);
+    void require_same_context(const char* op, const Tensor& tensor, const char* what) const;
     Prepared& prepare(const ConvShapes& shapes, Variant* planned = nullptr);  // `planned`: the plan's variant, once made
     // prepare(), and the layer's own workspace when it needs one, falling back
     // to another plan when an implementation cannot allocate.

@@ -1,12 +1,26 @@
 #pragma once
-// One 2-D convolution problem: the shapes a selector predicate receives.
+// One convolution problem: the shapes a selector predicate receives, with
+// the direction, spatial rank and data type that make it a problem (as
+// oneDNN's convolution descriptor carries prop_kind, ndims and data types).
 #include <cstdint>
 #include <string>
+
+#include "netcl/ConvDirection.hpp"
+#include "netcl/DataType.hpp"
 
 namespace netcl {
 
 // NCHW input, K x C/groups x R x S weights, N x K x P x Q output. Padding
 // may differ on every side (ONNX's pads = [top, left, bottom, right]).
+// The shapes are the forward layer's in every direction: backward data
+// computes dx (N x C x H x W) from dy (N x K x P x Q), backward weights dw
+// (K x C/groups x R x S) from x and dy.
+//
+// Rank 3 (NCDHW, Lan et al.) adds a depth to the input (D), the filter (T)
+// and the output (O()), with its own stride, padding and dilation; a rank-2
+// problem keeps those at 1, 0 and 1 (validate() says so otherwise), and the
+// element counts below include them, so a 2-D problem is a 3-D one of depth 1
+// without a second copy of the 2-D arithmetic.
 struct ConvShapes {
     std::int64_t N = 1, C = 1, H = 1, W = 1;  // input
     std::int64_t K = 1, R = 1, S = 1;         // output channels, filter height, width
@@ -15,6 +29,12 @@ struct ConvShapes {
     std::int64_t dilation_h = 1, dilation_w = 1;
     std::int64_t groups = 1;
     bool bias = false;
+
+    ConvDirection direction = ConvDirection::FORWARD;
+    DataType dtype = DataType::FLOAT32;  // of x, w, y and their gradients; arithmetic is always float32
+    int spatial_rank = 2;                // 2: NCHW; 3: NCDHW
+    std::int64_t D = 1, T = 1;           // rank 3: input depth, filter depth
+    std::int64_t stride_d = 1, pad_front = 0, pad_back = 0, dilation_d = 1;
 
     void set_padding(std::int64_t all) { set_padding(all, all); }
     void set_padding(std::int64_t height, std::int64_t width) { set_padding(height, width, height, width); }
@@ -25,17 +45,29 @@ struct ConvShapes {
 
     std::int64_t P() const;  // output height
     std::int64_t Q() const;  // output width
-    std::int64_t input_numel() const { return N * C * H * W; }
-    std::int64_t output_numel() const { return N * K * P() * Q(); }
-    std::int64_t weight_numel() const { return K * (C / groups) * R * S; }
-    // 2·N·K·(C/groups)·R·S·P·Q: the direct-convolution count the papers use.
+    std::int64_t O() const;  // output depth (1 at rank 2)
+    std::int64_t input_numel() const { return N * C * D * H * W; }
+    std::int64_t output_numel() const { return N * K * O() * P() * Q(); }
+    std::int64_t weight_numel() const { return K * (C / groups) * T * R * S; }
+    // 2·N·K·(C/groups)·T·R·S·O·P·Q: the direct-convolution count the papers
+    // use; the same in every direction (each is one such sum, reordered).
     double direct_flops() const;
+    // The problem in another direction (same shapes).
+    ConvShapes in_direction(ConvDirection d) const {
+        ConvShapes s = *this;
+        s.direction = d;
+        return s;
+    }
 
     // Throws netcl::Error naming the first field that makes no convolution.
     void validate() const;
     // "N=1 C=64 H=224 W=224 K=64 R=3 S=3 stride=1 pad=1 dil=1 groups=1";
-    // uneven padding as "pad=top,left,bottom,right".
+    // uneven padding as "pad=top,left,bottom,right". What is not the 2-D
+    // float32 forward default follows: " depth=D,T,stride,front,back,dil",
+    // " dtype=float16", " dir=backward_data" (tuned records are keyed by this
+    // text, so forward's keys are unchanged).
     std::string str() const;
+    std::string problem_suffix() const;  // the part of str() after "groups=G" (empty for 2-D float32 forward)
     bool operator==(const ConvShapes&) const = default;
 };
 

@@ -16,6 +16,8 @@ class WinogradImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "winograd-fused"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = [] {
             std::vector<Variant> ids;

@@ -14,6 +14,8 @@ class WinogradGemmImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "winograd-gemm"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
+    // Forward only, for now: its gradients are the training issue\'s next steps.
+    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
     const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }
     std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradTile t = *winograd_gemm_tile(v);

@@ -46,7 +46,9 @@ public:
     static KernelSelector& global();
 
     // A rule: when `predicate` holds, run `kernel` (with `variant` if given,
-    // else the best variant that can take the shape). `op` must be "conv2d".
+    // else the best variant that can take the shape). `op` is one of
+    // selector_ops(); the rule is asked only about problems of that op (a
+    // direction and rank: "conv2d", "conv2d_backward_data", ...).
     // A predicate that throws is logged (once per rule) and skipped.
     RuleHandle register_rule(const std::string& op, ConvPredicate predicate, Kernel kernel, int priority = 0,
                              std::optional<Variant> variant = std::nullopt);
@@ -55,8 +57,9 @@ public:
     std::size_t rule_count() const;
 
     // `profile` is the device's (Context::profile()); tuned values it does not
-    // set are taken from the stored profile for that device. Throws
-    // netcl::Error for an unknown op, an invalid shape, or a bad NETCL_CONV_STRATEGY.
+    // set are taken from the stored profile for that device. `op` must be
+    // selector_op(shapes). Throws netcl::Error for an unknown op, one that is
+    // not the problem's, an invalid shape, or a bad NETCL_CONV_STRATEGY.
     Plan select(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
     Decision explain(const std::string& op, const ConvShapes& shapes, const DeviceProfile& profile) const;
     // A strict override: `kernel` with `variant` (or, without one, the variant
@@ -76,7 +79,15 @@ private:
     std::unique_ptr<State> state_;
 };
 
-// The global default strategy, for every selector and thread. Unless set or
+// The op names the selector plans under, one per spatial rank and direction:
+// "conv2d", "conv2d_backward_data", "conv2d_backward_weights", "conv3d", ...
+const std::vector<std::string>& selector_ops();
+// The op of a problem (its rank and direction; the data type is a field the
+// predicates see, not an op of its own).
+std::string selector_op(const ConvShapes& shapes);
+
+// The global default strategy, for every selector and thread (every op: a
+// strategy that cannot take a direction falls back, logged once per shape). Unless set or
 // cleared in code first, NETCL_CONV_STRATEGY (a Kernel name) sets it when first
 // needed; a value that names no strategy makes default_conv_strategy() and so
 // every select() throw netcl::Error listing the valid names (logged once), until

@@ -1,5 +1,5 @@
 // Every kernel and variant of netcl on tiny shapes, meant to run under
-// oclgrind (tests/oclgrind/check.sh): the naive kernel, im2col + CLBlast,
+// oclgrind (tests/oclgrind/check.sh): the naive kernel (its gradients too), im2col + CLBlast,
 // Winograd F(2x2) and F(4x4) fused and low-local-memory with constant and
 // global weights, its weight transform (run by set_weights) and its ragged /
 // zero-padding paths, and the bias kernel. Each case is also checked against
@@ -64,6 +64,28 @@ TEST(Oclgrind, NaiveFourChannelBlocksWithARaggedTail) {
     auto s = shape(2, 4, 4, 5, 10, 3, 1, false);
     s.groups = 2;  // K/groups = 5: one full block and one of 1 per group
     expect_clean(s, Kernel::CONV2D_NAIVE, std::nullopt);
+}
+
+// The naive gradients (conv2d_naive.cl built with DIRECTION 1 and 2, the
+// bias gradient with it): stride 2 in one axis, dilation in the other,
+// groups, uneven pads, channel blocks with a ragged tail (C/groups = 5: one
+// block of 4 and one of 1); backward weights also with beta = 1, so the
+// blend reads what it adds to.
+TEST(Oclgrind, NaiveGradients) {
+    auto s = shape(2, 10, 6, 7, 4, 3, 0, true);
+    s.set_padding(1, 0, 2, 1);
+    s.stride_h = 2;
+    s.dilation_w = 2;
+    s.groups = 2;
+    for (const ConvDirection direction : {ConvDirection::BACKWARD_DATA, ConvDirection::BACKWARD_WEIGHTS}) {
+        expect_clean(s.in_direction(direction), Kernel::CONV2D_NAIVE, std::nullopt);
+    }
+    test::ConvCaseOptions accumulate;
+    accumulate.strategy = Kernel::CONV2D_NAIVE;
+    accumulate.beta = 1.0f;
+    const auto g = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const auto result = test::run_conv_case(g, accumulate);
+    EXPECT_TRUE(result.passed()) << test::describe(g, result);
 }
 
 // im2col + netcl's GEMM engine with both column copies (a row a work-item,

@@ -95,7 +95,14 @@ def test_explain_by_shapes():
     assert str(decision).endswith(str(decision.plan) + "\n")
     assert decision.plan == sel.select(shapes) or str(decision.plan) == str(sel.select(shapes))
     with pytest.raises(nc.Error, match="unknown op"):
-        sel.explain(shapes, op="conv3d")
+        sel.explain(shapes, op="conv4d")
+    # Each direction is its own op; asking under another is an error naming the right one.
+    with pytest.raises(nc.Error, match="expected 'conv2d'"):
+        sel.explain(shapes, op="conv2d_backward_data")
+    shapes.direction = "backward_data"
+    backward = sel.explain(shapes, op="conv2d_backward_data")
+    assert backward.plan.variant == "naive"
+    assert "takes forward; this problem is backward_data" in str(backward)
 
 
 def test_predicates_from_several_threads(rng):

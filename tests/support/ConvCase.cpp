@@ -6,27 +6,101 @@
 #include <sstream>
 
 #include "netcl/Conv2d.hpp"
+#include "netcl/Error.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Tensor.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl::test {
 
-ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options) {
-    s.validate();
-    const auto context = options.context ? options.context : shared_context();
-    // Distinct streams for x, w and b so no two tensors share values.
-    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
-    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
-    const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
+namespace {
 
+Conv2dOptions layer_options(const ConvShapes& s, const ConvCaseOptions& options) {
     Conv2dOptions conv_options = Conv2dOptions::for_shapes(s);
     conv_options.strategy = options.strategy;
     conv_options.variant = options.variant;
     conv_options.workspace_limit_bytes = options.workspace_limit_bytes;
     conv_options.max_error_factor = options.max_error_factor;
     conv_options.selector = options.selector;
-    Conv2d conv(context, conv_options);
+    return conv_options;
+}
+
+// Folds one computed tensor's comparison into the result (the worst of all).
+void fold(ConvCaseResult& result, const std::vector<float>& actual, const std::vector<double>& expected) {
+    const Comparison c = compare(actual, expected);
+    const std::size_t base = result.compared;  // db's indices follow dw's
+    if (c.non_finite != 0 && result.non_finite == 0) {
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+            if (!std::isfinite(actual[i])) {
+                result.worst_index = base + i;
+                break;
+            }
+        }
+    } else if (result.non_finite == 0 && c.max_abs_error > result.max_abs_error) {
+        result.worst_index = base + c.worst_index;
+    }
+    result.max_abs_error = std::max(result.max_abs_error, c.max_abs_error);
+    result.non_finite += c.non_finite;
+    result.compared += actual.size();
+}
+
+// The gradients: dx, or dw (and db), each poisoned with NaN first, or under
+// beta != 0 filled with random values the reference then blends in.
+ConvCaseResult run_gradient_case(const ConvShapes& s, const ConvCaseOptions& options) {
+    NETCL_REQUIRE(options.samples == 0, "run_conv_case: sampled outputs are for forward; the gradients are compared whole");
+    const auto context = options.context ? options.context : shared_context();
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
+    const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 2);
+    Conv2d conv(context, layer_options(s, options));
+    const Tensor dy_tensor = Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()});
+    ConvCaseResult result;
+    result.tolerance = conv_tolerance(s, options.tolerance_factor);
+    if (s.direction == ConvDirection::BACKWARD_DATA) {
+        conv.set_weights(w, s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 3)
+                                   : std::vector<float>{});
+        Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+        dx.fill(std::numeric_limits<float>::quiet_NaN());
+        conv.backward_data(dy_tensor, dx);
+        fold(result, dx.to_host(), reference_conv_backward_data(s, dy, w));
+    } else {
+        const Tensor x_tensor = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
+        const WeightGradients expected = reference_conv_backward_weights(s, x, dy);
+        const auto prior = [&](std::size_t count, std::uint64_t stream) {
+            return options.beta == 0 ? std::vector<float>(count, std::numeric_limits<float>::quiet_NaN())
+                                     : random_uniform(count, options.seed * 3 + stream);
+        };
+        const auto dw_before = prior(expected.dw.size(), 4);
+        const auto db_before = prior(expected.db.size(), 5);
+        Tensor dw = Tensor::from_host(context, dw_before, {s.K, s.C / s.groups, s.R, s.S});
+        Tensor db = s.bias ? Tensor::from_host(context, db_before, {s.K}) : Tensor{};
+        conv.backward_weights(x_tensor, dy_tensor, dw, s.bias ? &db : nullptr, {}, nullptr, options.beta);
+        const auto blended = [&](std::vector<double> gradient, const std::vector<float>& before) {
+            if (options.beta != 0) {
+                for (std::size_t i = 0; i < gradient.size(); ++i) gradient[i] += double{options.beta} * before[i];
+            }
+            return gradient;
+        };
+        fold(result, dw.to_host(), blended(expected.dw, dw_before));
+        if (s.bias) fold(result, db.to_host(), blended(expected.db, db_before));
+    }
+    result.plan = conv.last_plan();
+    result.workspace_bytes = conv.last_workspace_bytes();
+    return result;
+}
+
+}  // namespace
+
+ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options) {
+    s.validate();
+    if (s.direction != ConvDirection::FORWARD) return run_gradient_case(s, options);
+    const auto context = options.context ? options.context : shared_context();
+    // Distinct streams for x, w and b so no two tensors share values.
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
+    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
+    const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
+
+    Conv2d conv(context, layer_options(s, options));
     conv.set_weights(w, b);
 
     const Tensor input = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
@@ -86,6 +160,14 @@ ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::opt
 }
 
 std::string describe(const ConvShapes& s, const ConvCaseResult& r) {
+    if (s.direction != ConvDirection::FORWARD) {
+        std::ostringstream text;
+        text << s.str() << " bias=" << (s.bias ? 1 : 0) << " [" << r.plan.str() << "]: max error " << r.max_abs_error
+             << " (tolerance " << r.tolerance << "), " << r.non_finite << " non-finite of " << r.compared
+             << " compared, worst element " << r.worst_index
+             << (s.direction == ConvDirection::BACKWARD_DATA ? " of dx" : " of dw (or db, past dw)");
+        return text.str();
+    }
     const std::size_t Q = static_cast<std::size_t>(s.Q()), P = static_cast<std::size_t>(s.P());
     const std::size_t K = static_cast<std::size_t>(s.K);
     std::ostringstream text;

@@ -2,7 +2,9 @@
 // Runs one convolution through netcl::Conv2d the way every strategy's suite
 // checks it: random inputs, weights and bias in [-1, 1] from a seed, output
 // poisoned with NaN before the run, compared element by element against the
-// fp64 reference (ops/ReferenceConv) with conv_tolerance().
+// fp64 reference (tests/support/ReferenceConv) with conv_tolerance(). The
+// shapes' direction says which: forward (y), backward data (dx from a random
+// dy) or backward weights (dw and db from random x and dy).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,15 +35,21 @@ struct ConvCaseOptions {
     KernelSelector* selector = nullptr;
     // The context to run on; nullptr means the test process's shared one.
     std::shared_ptr<Context> context;
-    // 0: compare every output; else only this many sampled outputs (large layers).
+    // 0: compare every output; else only this many sampled outputs (large
+    // layers; forward only).
     std::size_t samples = 0;
+    // Backward weights: dw = beta * dw + gradient. 0 poisons dw and db with
+    // NaN first; otherwise they start from random values the reference blends.
+    float beta = 0.0f;
 };
 
 struct ConvCaseResult {
     double max_abs_error = 0;
     double tolerance = 0;
     std::size_t non_finite = 0;  // NaN/Inf outputs (an unwritten element keeps its NaN poison)
-    std::size_t worst_index = 0;  // flat N x K x P x Q index of the first non-finite output, else the largest error
+    // Flat index of the first non-finite output, else the largest error: into
+    // N x K x P x Q forward, dx backward data, dw then db backward weights.
+    std::size_t worst_index = 0;
     std::size_t compared = 0;     // outputs compared
     Plan plan;                    // what Conv2d ran
     std::size_t workspace_bytes = 0;

@@ -51,7 +51,75 @@ double output_at(const ConvShapes& s, const float* x, const float* w, const floa
     return sum;
 }
 
+// Every (output, input, weight) index triple of the forward sum, in one
+// place, so the three directions are the same sum reordered.
+template <typename Visit>
+void for_each_term(const ConvShapes& s, Visit&& visit) {
+    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
+    for (std::int64_t n = 0; n < s.N; ++n) {
+        for (std::int64_t k = 0; k < s.K; ++k) {
+            const std::int64_t g = k / Kg;
+            for (std::int64_t p = 0; p < P; ++p) {
+                for (std::int64_t q = 0; q < Q; ++q) {
+                    const std::size_t y_index = static_cast<std::size_t>(((n * s.K + k) * P + p) * Q + q);
+                    for (std::int64_t c = 0; c < Cg; ++c) {
+                        for (std::int64_t r = 0; r < s.R; ++r) {
+                            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
+                            if (h < 0 || h >= s.H) continue;
+                            for (std::int64_t t = 0; t < s.S; ++t) {
+                                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
+                                if (col < 0 || col >= s.W) continue;
+                                const auto x_index =
+                                    static_cast<std::size_t>(((n * s.C + g * Cg + c) * s.H + h) * s.W + col);
+                                const auto w_index = static_cast<std::size_t>(((k * Cg + c) * s.R + r) * s.S + t);
+                                visit(y_index, x_index, w_index);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+void check_length(const char* what, const std::vector<float>& v, std::int64_t expected, const ConvShapes& s) {
+    if (v.size() != static_cast<std::size_t>(expected)) {
+        throw Error(std::string("reference gradient: ") + what + " has " + std::to_string(v.size()) + " floats; " +
+                    s.str() + " expects " + std::to_string(expected));
+    }
+}
+
 }  // namespace
+
+std::vector<double> reference_conv_backward_data(const ConvShapes& s, const std::vector<float>& dy,
+                                                 const std::vector<float>& w) {
+    s.validate();
+    check_length("dy", dy, s.output_numel(), s);
+    check_length("weights", w, s.weight_numel(), s);
+    std::vector<double> dx(static_cast<std::size_t>(s.input_numel()), 0.0);
+    for_each_term(s, [&](std::size_t y, std::size_t x, std::size_t wi) {
+        dx[x] += static_cast<double>(dy[y]) * static_cast<double>(w[wi]);
+    });
+    return dx;
+}
+
+WeightGradients reference_conv_backward_weights(const ConvShapes& s, const std::vector<float>& x,
+                                                const std::vector<float>& dy) {
+    s.validate();
+    check_length("x", x, s.input_numel(), s);
+    check_length("dy", dy, s.output_numel(), s);
+    WeightGradients g;
+    g.dw.assign(static_cast<std::size_t>(s.weight_numel()), 0.0);
+    for_each_term(s, [&](std::size_t y, std::size_t xi, std::size_t w) {
+        g.dw[w] += static_cast<double>(dy[y]) * static_cast<double>(x[xi]);
+    });
+    if (s.bias) {
+        g.db.assign(static_cast<std::size_t>(s.K), 0.0);
+        const std::size_t PQ = static_cast<std::size_t>(s.P() * s.Q());
+        for (std::size_t i = 0; i < dy.size(); ++i) g.db[i / PQ % static_cast<std::size_t>(s.K)] += dy[i];
+    }
+    return g;
+}
 
 std::vector<double> reference_conv(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
                                    const std::vector<float>& bias) {
@@ -110,7 +178,14 @@ std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float l
 double tolerance_factor(const Variant& variant) { return implementation_of(variant).error_factor(variant); }
 
 double conv_tolerance(const ConvShapes& s, double factor) {
-    const double terms = static_cast<double>(s.C / s.groups) * s.R * s.S + (s.bias ? 1.0 : 0.0);
+    double terms = 0;
+    switch (s.direction) {
+        case ConvDirection::FORWARD:
+            terms = static_cast<double>(s.C / s.groups) * s.T * s.R * s.S + (s.bias ? 1.0 : 0.0);
+            break;
+        case ConvDirection::BACKWARD_DATA: terms = static_cast<double>(s.K / s.groups) * s.T * s.R * s.S; break;
+        case ConvDirection::BACKWARD_WEIGHTS: terms = static_cast<double>(s.N) * s.O() * s.P() * s.Q(); break;
+    }
     return factor * kConvTolerancePerTerm * terms;
 }
 

@@ -18,6 +18,19 @@ namespace netcl {
 std::vector<double> reference_conv(const ConvShapes& shapes, const std::vector<float>& x,
                                    const std::vector<float>& weights, const std::vector<float>& bias);
 
+// The gradients, from the same sums (one reference for every direction):
+// dx (N x C x H x W) from dy (N x K x P x Q) and the weights; dw (K x
+// C/groups x R x S) and db (K; empty without a bias) from x and dy. The
+// shapes' direction is not read: these are the forward layer's shapes.
+std::vector<double> reference_conv_backward_data(const ConvShapes& shapes, const std::vector<float>& dy,
+                                                 const std::vector<float>& weights);
+struct WeightGradients {
+    std::vector<double> dw;
+    std::vector<double> db;
+};
+WeightGradients reference_conv_backward_weights(const ConvShapes& shapes, const std::vector<float>& x,
+                                                const std::vector<float>& dy);
+
 // One output element (flat NCHW index into N x K x P x Q).
 double reference_conv_at(const ConvShapes& shapes, const std::vector<float>& x, const std::vector<float>& weights,
                          const std::vector<float>& bias, std::size_t output_index);
@@ -44,6 +57,11 @@ std::vector<std::size_t> sample_output_indices(const ConvShapes& shapes, std::si
 // missing bias produces. Transform-based algorithms (Winograd) amplify the
 // rounding by their matrices' norms; they pass a `factor` > 1 (F(2x2) about
 // 4, F(4x4) larger) chosen from Lavin & Gray's Table 4.
+//
+// The reduction length n depends on the direction: C/groups·R·S (+ bias)
+// forward, K/groups·R·S backward data (each dx element gathers at most that
+// many dy·w products), N·P·Q backward weights (dw and db sum over every
+// output position of every image).
 inline constexpr double kConvTolerancePerTerm = 1e-6;
 double conv_tolerance(const ConvShapes& shapes, double factor = 1.0);
 

@@ -30,16 +30,22 @@ ManifestSummary write_program_manifest(const std::string& directory, const Devic
     ManifestSummary summary;
     for (const NamedLayer& layer : layers) {
         ++summary.layers;
-        for (const ConvImplementation* impl : conv_implementations()) {
-            for (const Variant& variant : impl->variants()) {
-                if (why_not(variant, layer.shapes, profile)) continue;
-                ++summary.variants;
-                for (ProgramSpec& spec : impl->programs(variant, layer.shapes, profile)) {
-                    const std::string key = std::to_string(ProgramCache::hash(spec.source)) + "|" + spec.options;
-                    Entry& entry = programs[key];
-                    if (entry.spec.source.empty()) entry.spec = std::move(spec);
-                    entry.variants.insert(variant.id);
-                    entry.layers.insert(layer.name);
+        // Every direction: the gradients' builds face the same budgets as forward's.
+        for (const ConvDirection direction : all_conv_directions()) {
+            const ConvShapes shapes = layer.shapes.in_direction(direction);
+            const std::string name =
+                direction == ConvDirection::FORWARD ? layer.name : layer.name + " " + to_string(direction);
+            for (const ConvImplementation* impl : conv_implementations()) {
+                for (const Variant& variant : impl->variants()) {
+                    if (why_not(variant, shapes, profile)) continue;
+                    ++summary.variants;
+                    for (ProgramSpec& spec : impl->programs(variant, shapes, profile)) {
+                        const std::string key = std::to_string(ProgramCache::hash(spec.source)) + "|" + spec.options;
+                        Entry& entry = programs[key];
+                        if (entry.spec.source.empty()) entry.spec = std::move(spec);
+                        entry.variants.insert(variant.id);
+                        entry.layers.insert(name);
+                    }
                 }
             }
         }

@@ -13,7 +13,7 @@ namespace netcl::info {
 struct ManifestSummary {
     std::size_t programs = 0;  // distinct (source, options) pairs written
     std::size_t layers = 0;
-    std::size_t variants = 0;  // (layer, variant) pairs the profile lets run
+    std::size_t variants = 0;  // (layer, direction, variant) triples the profile lets run
 };
 
 // For every layer and every variant of every implementation that can take it

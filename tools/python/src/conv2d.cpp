@@ -7,6 +7,7 @@
 
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
@@ -120,6 +121,46 @@ void bind_conv2d(nb::module_& m) {
                 return *y;
             },
             "x"_a, "y"_a.none() = nb::none(), "wait_for"_a = nb::none())
+        .def(
+            "backward_data",
+            [](PyConv2d& self, const Tensor& dy, std::optional<Tensor> dx, nb::handle input_shape,
+               nb::handle wait_for) {
+                std::optional<Tensor::Shape> shape;
+                if (!input_shape.is_none()) shape = shape_from_python(input_shape, "Conv2d.backward_data input_shape");
+                std::vector<cl::Event> wait = events_from_python(wait_for);
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                if (!dx) {
+                    // dy alone does not say the input's size (a stride drops rows): the caller does.
+                    NETCL_REQUIRE(shape.has_value(), "Conv2d.backward_data: give dx or input_shape (the forward "
+                                                     "input's N x C x H x W); dy alone does not determine it");
+                    NETCL_REQUIRE(dy.defined(), "Conv2d.backward_data: the dy tensor is undefined");
+                    (void)self.conv->shapes_for(*shape, ConvDirection::BACKWARD_DATA);  // validates the shape
+                    dx = Tensor::empty(dy.context(), *shape);
+                } else if (shape && *shape != dx->shape()) {
+                    throw Error("Conv2d.backward_data: input_shape " + shape_text(*shape) + " differs from dx's " +
+                                shape_text(dx->shape()) + "; expected one or the other");
+                }
+                self.conv->backward_data(dy, *dx, wait);
+                return *dx;
+            },
+            "dy"_a, "dx"_a.none() = nb::none(), "input_shape"_a = nb::none(), "wait_for"_a = nb::none())
+        .def(
+            "backward_weights",
+            [](PyConv2d& self, const Tensor& x, const Tensor& dy, std::optional<Tensor> dw, std::optional<Tensor> db,
+               float beta, nb::handle wait_for) {
+                std::vector<cl::Event> wait = events_from_python(wait_for);
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                const Conv2dOptions& o = self.conv->options();
+                NETCL_REQUIRE(x.defined(), "Conv2d.backward_weights: the x tensor is undefined");
+                if (!dw) dw = Tensor::empty(x.context(), {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
+                if (!db && o.bias) db = Tensor::empty(x.context(), {o.out_channels});
+                self.conv->backward_weights(x, dy, *dw, db ? &*db : nullptr, wait, nullptr, beta);
+                return std::make_pair(*dw, db);
+            },
+            "x"_a, "dy"_a, "dw"_a.none() = nb::none(), "db"_a.none() = nb::none(), "beta"_a = 0.0f,
+            "wait_for"_a = nb::none())
         .def_prop_ro("last_event",
                      [](PyConv2d& self) -> std::optional<cl::Event> {
                          std::lock_guard lock(self.mutex);
@@ -135,13 +176,14 @@ void bind_conv2d(nb::module_& m) {
                      })
         .def(
             "plan_for",
-            [](PyConv2d& self, nb::handle input_shape) {
+            [](PyConv2d& self, nb::handle input_shape, const std::string& direction) {
                 const Tensor::Shape s = shape_from_python(input_shape, "Conv2d.plan_for input_shape");
+                const ConvDirection d = conv_direction_from_string(direction);
                 nb::gil_scoped_release release;
                 std::lock_guard lock(self.mutex);
-                return self.conv->plan_for(s);
+                return self.conv->plan_for(s, d);
             },
-            "input_shape"_a)
+            "input_shape"_a, "direction"_a = "forward")
         .def(
             "shapes_for",
             [](PyConv2d& self, nb::handle input_shape) {
@@ -150,13 +192,14 @@ void bind_conv2d(nb::module_& m) {
             "input_shape"_a)
         .def(
             "workspace_bytes",
-            [](PyConv2d& self, nb::handle input_shape) {
+            [](PyConv2d& self, nb::handle input_shape, const std::string& direction) {
                 const Tensor::Shape s = shape_from_python(input_shape, "Conv2d.workspace_bytes input_shape");
+                const ConvDirection d = conv_direction_from_string(direction);
                 nb::gil_scoped_release release;
                 std::lock_guard lock(self.mutex);
-                return self.conv->workspace_bytes(s);
+                return self.conv->workspace_bytes(s, d);
             },
-            "input_shape"_a);
+            "input_shape"_a, "direction"_a = "forward");
 }
 
 }  // namespace netcl::python

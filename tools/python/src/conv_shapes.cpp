@@ -2,6 +2,8 @@
 // about, and what the selector decided for it.
 #include "bindings.hpp"
 
+#include "netcl/KernelSelector.hpp"
+
 #include <nanobind/operators.h>
 #include <nanobind/stl/string.h>
 
@@ -61,6 +63,12 @@ void bind_conv_shapes(nb::module_& m) {
         .def_rw("dilation_w", &ConvShapes::dilation_w)
         .def_rw("groups", &ConvShapes::groups)
         .def_rw("bias", &ConvShapes::bias)
+        .def_prop_rw(
+            "direction", [](const ConvShapes& s) { return to_string(s.direction); },
+            [](ConvShapes& s, const std::string& name) { s.direction = conv_direction_from_string(name); },
+            "'forward', 'backward_data' or 'backward_weights': which gradient a predicate is asked about.")
+        .def_prop_ro("op", [](const ConvShapes& s) { return selector_op(s); },
+                     "The selector op this problem is planned under ('conv2d', 'conv2d_backward_data', ...).")
         .def_prop_ro("P", &ConvShapes::P, "Output height.")
         .def_prop_ro("Q", &ConvShapes::Q, "Output width.")
         .def("input_numel", &ConvShapes::input_numel)

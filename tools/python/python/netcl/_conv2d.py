@@ -70,6 +70,12 @@ def _padding(padding: object, auto_pad: Optional[str], stride: Tuple[int, int]) 
     return (0, 0, 0, 0), auto_pad
 
 
+def _require_tensor(value: object, what: str) -> None:
+    if not isinstance(value, _netcl.Tensor):
+        raise TypeError(f"Conv2d: {what} must be a netcl.Tensor; got {type(value).__name__}"
+                        " (make one with netcl.Tensor.from_host(array))")
+
+
 class Conv2d:
     """A 2-D convolution layer on an OpenCL device, with ``torch.nn.Conv2d``'s arguments.
 
@@ -131,9 +137,37 @@ class Conv2d:
 
     __call__ = forward
 
+    def backward_data(self, dy: _netcl.Tensor, input_shape: Optional[Sequence[int]] = None, *,
+                      dx: Optional[_netcl.Tensor] = None,
+                      wait_for: Optional[Sequence[object]] = None) -> _netcl.Tensor:
+        """Enqueues dx = dL/dx from dy = dL/dy (``torch.nn.grad.conv2d_input``) with the layer's
+        weights and returns dx without waiting. ``input_shape`` is the forward input's
+        (N, C, H, W), which dy alone does not determine under a stride; or give ``dx`` to write
+        in place. Planned under the selector op 'conv2d_backward_data'."""
+        _require_tensor(dy, "dy")
+        if dx is not None:
+            _require_tensor(dx, "dx")
+        return self._impl.backward_data(dy, dx, input_shape, wait_for)
+
+    def backward_weights(self, x: _netcl.Tensor, dy: _netcl.Tensor, *, dw: Optional[_netcl.Tensor] = None,
+                         db: Optional[_netcl.Tensor] = None, beta: float = 0.0,
+                         wait_for: Optional[Sequence[object]] = None
+                         ) -> Tuple[_netcl.Tensor, Optional[_netcl.Tensor]]:
+        """Enqueues (dw, db): dL/dw of ``weight_shape`` from the forward input x and dy
+        (``torch.nn.grad.conv2d_weight``), and dL/db = dy summed over N, H, W (None without a
+        bias). Each is written as beta * old + gradient: beta=0 overwrites (new tensors when
+        ``dw``/``db`` are not given), beta=1 accumulates as PyTorch's ``.grad`` does.
+        Planned under the selector op 'conv2d_backward_weights'."""
+        _require_tensor(x, "x")
+        _require_tensor(dy, "dy")
+        for name, t in (("dw", dw), ("db", db)):
+            if t is not None:
+                _require_tensor(t, name)
+        return self._impl.backward_weights(x, dy, dw, db, float(beta), wait_for)
+
     @property
     def last_plan(self) -> Optional[_netcl.Plan]:
-        """What the last forward ran (kernel, variant, implementation, config, reason); None before one."""
+        """What the last run (forward or backward) ran (kernel, variant, implementation, config, reason); None before one."""
         return self._impl.last_plan
 
     @property
@@ -141,9 +175,10 @@ class Conv2d:
         """The event of the last forward's last command; None before one."""
         return self._impl.last_event
 
-    def plan_for(self, input_shape: Sequence[int]) -> _netcl.Plan:
-        """What forward would run for an input of ``input_shape`` (planned and prepared now)."""
-        return self._impl.plan_for(input_shape)
+    def plan_for(self, input_shape: Sequence[int], direction: str = "forward") -> _netcl.Plan:
+        """What a run in ``direction`` ('forward', 'backward_data', 'backward_weights') would run
+        for a forward input of ``input_shape`` (planned and prepared now)."""
+        return self._impl.plan_for(input_shape, direction)
 
     def shapes_for(self, input_shape: Sequence[int]) -> _netcl.ConvShapes:
         """The problem this layer computes for an input of ``input_shape`` (validated)."""
@@ -153,9 +188,9 @@ class Conv2d:
         s = self.shapes_for(input_shape)
         return (s.N, s.K, s.P, s.Q)
 
-    def workspace_bytes(self, input_shape: Sequence[int]) -> int:
-        """Scratch memory forward needs for ``input_shape`` (0: none)."""
-        return self._impl.workspace_bytes(input_shape)
+    def workspace_bytes(self, input_shape: Sequence[int], direction: str = "forward") -> int:
+        """Scratch memory a run in ``direction`` needs for ``input_shape`` (0: none)."""
+        return self._impl.workspace_bytes(input_shape, direction)
 
     def __repr__(self) -> str:
         text = f"netcl.Conv2d({self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"

@@ -67,14 +67,15 @@ class KernelSelector:
 
     def explain(self, shapes_or_input: Union[_netcl.ConvShapes, _netcl.Tensor, Sequence[int], object],
                 conv: Optional[object] = None, *, profile: Optional[_netcl.DeviceProfile] = None,
-                op: str = "conv2d") -> _netcl.Decision:
+                op: Optional[str] = None) -> _netcl.Decision:
         """The whole decision for one problem: ``str(decision)`` lists every candidate with
         its reason, ``decision.plan`` is what would run.
 
         Give a netcl.ConvShapes, or an input (a Tensor, an array or a shape) with the
         ``conv`` (netcl.Conv2d) that would compute it. ``profile`` defaults to the conv's
-        device, else the default context's. A layer's strict ``strategy=`` override is
-        not a selector decision and does not show here.
+        device, else the default context's. ``op`` defaults to the problem's own
+        (``shapes.op``: 'conv2d', 'conv2d_backward_data', ...); naming another is an error.
+        A layer's strict ``strategy=`` override is not a selector decision and does not show here.
         """
         if isinstance(shapes_or_input, _netcl.ConvShapes):
             shapes = shapes_or_input
@@ -86,7 +87,7 @@ class KernelSelector:
         if profile is None:
             context = getattr(conv, "context", None) or _netcl.default_context()
             profile = context.profile
-        return _netcl._explain(op, shapes, profile)
+        return _netcl._explain(shapes.op if op is None else op, shapes, profile)
 
     def select(self, *args: object, **kwargs: object) -> _netcl.Plan:
         """explain(...).plan."""

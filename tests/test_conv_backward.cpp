@@ -1,0 +1,302 @@
+// The gradients through Conv2d: backward data (dx) and backward weights (dw,
+// db) against the fp64 reference on the edge table and random shapes, beta
+// (accumulation), determinism, the selector's per-direction ops, the
+// framework path (views at offsets, events, no host synchronisation) and the
+// bad-input contract (a netcl::Error, nothing written).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "netcl/Conv2d.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "ops/Implementations.hpp"
+#include "tests/support/ClInterposer.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+constexpr ConvDirection kGradients[] = {ConvDirection::BACKWARD_DATA, ConvDirection::BACKWARD_WEIGHTS};
+
+template <typename F>
+void expect_error(F&& f, std::initializer_list<std::string> fragments) {
+    try {
+        f();
+        ADD_FAILURE() << "expected a netcl::Error mentioning '" << *fragments.begin() << "'";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        for (const auto& fragment : fragments) {
+            EXPECT_NE(what.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << what;
+        }
+    }
+}
+
+ConvShapes layer_shapes() {
+    ConvShapes s;
+    s.N = 2, s.C = 5, s.H = 9, s.W = 11, s.K = 6, s.R = 3, s.S = 3, s.stride_h = 2, s.bias = true;
+    s.set_padding(1, 0, 2, 1);
+    return s;
+}
+
+bool all_nan(const std::vector<float>& values) {
+    for (const float v : values) {
+        if (!std::isnan(v)) return false;
+    }
+    return true;
+}
+
+TEST(ConvBackward, NaiveEdgeShapesMatchReference) {
+    std::uint64_t seed = 3000;
+    for (const ConvDirection direction : kGradients) {
+        for (const ConvShapes& edge : edge_case_shapes()) {
+            const ConvShapes s = edge.in_direction(direction);
+            const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, Variant("naive"), seed++);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            EXPECT_EQ(r.plan.variant, Variant("naive")) << s.str();
+            EXPECT_EQ(r.workspace_bytes, 0u) << s.str();
+        }
+    }
+}
+
+TEST(ConvBackward, NaiveRandomShapesMatchReference) {
+    std::mt19937_64 rng(20261125);
+    for (int i = 0; i < 120; ++i) {
+        const ConvShapes s = random_small_shape(rng).in_direction(kGradients[i % 2]);
+        const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, Variant("naive"), 4000 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+}
+
+TEST(ConvBackward, WeightGradientsBlendWithBeta) {
+    // beta 1 accumulates (micro-batches), 0.5 scales what was there; the
+    // reference blends the same random prior values in.
+    const ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    for (const float beta : {1.0f, 0.5f, -2.0f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::CONV2D_NAIVE;
+        options.beta = beta;
+        options.seed = 77;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+    }
+}
+
+TEST(ConvBackward, WeightGradientIsTheSameBitForBitOnEveryRun) {
+    const ConvShapes s = layer_shapes();
+    const auto context = shared_context();
+    Conv2d conv(context, Conv2dOptions::for_shapes(s));
+    const Tensor x = Tensor::from_host(context, random_uniform(s.input_numel(), 1), {s.N, s.C, s.H, s.W});
+    const Tensor dy = Tensor::from_host(context, random_uniform(s.output_numel(), 2), {s.N, s.K, s.P(), s.Q()});
+    std::vector<float> first_dw, first_db;
+    for (int run = 0; run < 3; ++run) {
+        Tensor dw = Tensor::empty(context, {s.K, s.C, s.R, s.S});
+        Tensor db = Tensor::empty(context, {s.K});
+        conv.backward_weights(x, dy, dw, &db);
+        const auto dw_host = dw.to_host(), db_host = db.to_host();
+        if (run == 0) {
+            first_dw = dw_host, first_db = db_host;
+            continue;
+        }
+        EXPECT_EQ(std::memcmp(dw_host.data(), first_dw.data(), dw_host.size() * sizeof(float)), 0) << "run " << run;
+        EXPECT_EQ(std::memcmp(db_host.data(), first_db.data(), db_host.size() * sizeof(float)), 0) << "run " << run;
+    }
+}
+
+TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
+    const ConvShapes s = layer_shapes();
+    const auto context = shared_context();
+    KernelSelector selector;
+    const DeviceProfile profile = KernelSelector::resolve_profile(context->profile());
+    EXPECT_EQ(selector_op(s), "conv2d");
+    EXPECT_EQ(selector_op(s.in_direction(ConvDirection::BACKWARD_DATA)), "conv2d_backward_data");
+    EXPECT_EQ(selector_op(s.in_direction(ConvDirection::BACKWARD_WEIGHTS)), "conv2d_backward_weights");
+
+    // A backward problem asked about under the forward op, and the reverse, is an error naming the right op.
+    expect_error([&] { (void)selector.select("conv2d", s.in_direction(ConvDirection::BACKWARD_DATA), profile); },
+                 {"'conv2d' does not match", "expected 'conv2d_backward_data'"});
+    expect_error([&] { (void)selector.select("conv2d_backward_weights", s, profile); }, {"expected 'conv2d'"});
+    expect_error([&] { (void)selector.select("conv2d_backward", s, profile); },
+                 {"unknown op 'conv2d_backward'", "conv2d_backward_data"});
+
+    // Every candidate that does not take the direction says so; the plan says why it was taken.
+    for (const ConvDirection direction : kGradients) {
+        const ConvShapes g = s.in_direction(direction);
+        const Decision d = selector.explain(selector_op(g), g, profile);
+        EXPECT_EQ(d.plan.variant, Variant("naive")) << d.str();
+        EXPECT_FALSE(d.plan.reason.empty());
+        for (const Variant& v : variants_of(Kernel::IM2COL)) {
+            const auto reason = why_not(v, g, profile);
+            ASSERT_TRUE(reason.has_value()) << v.id;
+            EXPECT_NE(reason->find("takes forward; this problem is " + to_string(direction)), std::string::npos)
+                << *reason;
+        }
+    }
+
+    // A rule registered for backward data is asked only about backward data.
+    int asked = 0;
+    const auto handle = selector.register_rule(
+        "conv2d_backward_data",
+        [&](const ConvShapes& shapes, const DeviceProfile&) {
+            ++asked;
+            EXPECT_EQ(shapes.direction, ConvDirection::BACKWARD_DATA);
+            return true;
+        },
+        Kernel::CONV2D_NAIVE, 5);
+    (void)selector.select("conv2d", s, profile);
+    (void)selector.select("conv2d_backward_weights", s.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile);
+    EXPECT_EQ(asked, 0);
+    const Plan ruled = selector.select("conv2d_backward_data", s.in_direction(ConvDirection::BACKWARD_DATA), profile);
+    EXPECT_EQ(asked, 1);
+    EXPECT_NE(ruled.reason.find("rule #" + std::to_string(handle)), std::string::npos) << ruled.reason;
+
+    // A strict strategy that cannot take the direction says why, through Conv2d.
+    Conv2dOptions strict = Conv2dOptions::for_shapes(s);
+    strict.strategy = Kernel::CONV2D_WINOGRAD;
+    Conv2d conv(context, strict);
+    expect_error([&] { (void)conv.plan_for({s.N, s.C, s.H, s.W}, ConvDirection::BACKWARD_WEIGHTS); },
+                 {"strict override", "takes forward; this problem is backward_weights"});
+    // Plans per direction, kept side by side; last_plan follows the last run.
+    Conv2d layer(context, Conv2dOptions::for_shapes(s));
+    EXPECT_EQ(layer.plan_for({s.N, s.C, s.H, s.W}, ConvDirection::BACKWARD_DATA).variant, Variant("naive"));
+    EXPECT_EQ(layer.workspace_bytes({s.N, s.C, s.H, s.W}, ConvDirection::BACKWARD_WEIGHTS), 0u);
+}
+
+TEST(ConvBackward, DefaultStrategyThatCannotTakeADirectionFallsBack) {
+    const ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_DATA);
+    set_default_conv_strategy(Kernel::IM2COL);
+    const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
+    const Decision d = KernelSelector().explain(selector_op(s), s, profile);
+    clear_default_conv_strategy();
+    ASSERT_GE(d.candidates.size(), 2u) << d.str();
+    EXPECT_EQ(d.candidates.front().source, "default strategy");
+    EXPECT_FALSE(d.candidates.front().accepted);
+    EXPECT_NE(d.candidates.front().reason.find("takes forward"), std::string::npos) << d.str();
+    EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE) << d.str();
+}
+
+// The framework path: every operand a view into one buffer of the caller's,
+// NaN between them; the gradients wait on the caller's event, return theirs,
+// block nothing, and write only dx, dw and db.
+TEST(ConvBackward, FrameworkViewsEventsAndNoHostSynchronisation) {
+    const ConvShapes s = layer_shapes();
+    const auto context = shared_context();
+    const std::size_t nx = s.input_numel(), ny = s.output_numel(), nw = s.weight_numel(), nb = s.K;
+    // Layout (floats): gap x gap dy gap w gap dx gap dw gap db gap, each gap 3.
+    std::size_t at = 3;
+    const auto place = [&](std::size_t count) {
+        const std::size_t offset = at;
+        at += count + 3;
+        return offset;
+    };
+    const std::size_t ox = place(nx), ody = place(ny), ow = place(nw), odx = place(nx), odw = place(nw), odb = place(nb);
+    std::vector<float> host(at, std::numeric_limits<float>::quiet_NaN());
+    const auto x = random_uniform(nx, 11), dy = random_uniform(ny, 12), w = random_uniform(nw, 13);
+    std::copy(x.begin(), x.end(), host.begin() + ox);
+    std::copy(dy.begin(), dy.end(), host.begin() + ody);
+    std::copy(w.begin(), w.end(), host.begin() + ow);
+    Tensor buffer = Tensor::from_host(context, host, {static_cast<std::int64_t>(at)});
+    const auto view = [&](std::size_t offset, Tensor::Shape shape) {
+        return Tensor::view(context, buffer.buffer()(), offset * sizeof(float), std::move(shape));
+    };
+    const Tensor xv = view(ox, {s.N, s.C, s.H, s.W}), dyv = view(ody, {s.N, s.K, s.P(), s.Q()});
+    const Tensor wv = view(ow, {s.K, s.C, s.R, s.S});
+    Tensor dxv = view(odx, {s.N, s.C, s.H, s.W}), dwv = view(odw, {s.K, s.C, s.R, s.S}), dbv = view(odb, {s.K});
+
+    Conv2d conv(context, Conv2dOptions::for_shapes(s));
+    const Tensor b = Tensor::from_host(context, random_uniform(nb, 14), {s.K});
+    conv.set_weights(wv, &b);
+    // Plan and build first: the first run of a shape may compile.
+    (void)conv.plan_for(xv.shape(), ConvDirection::BACKWARD_DATA);
+    (void)conv.plan_for(xv.shape(), ConvDirection::BACKWARD_WEIGHTS);
+    cl::UserEvent ready(context->cl_context());
+    const BlockingCalls before = blocking_calls();
+    const cl::Event data_done = conv.backward_data(dyv, dxv, {ready});
+    const cl::Event weights_done = conv.backward_weights(xv, dyv, dwv, &dbv, {ready});
+    EXPECT_EQ(blocking_calls().total(), before.total()) << "a gradient blocked the host";
+    EXPECT_EQ(conv.last_plan().variant, Variant("naive"));
+    cl_int status = CL_COMPLETE;
+    data_done.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+    EXPECT_NE(status, CL_COMPLETE) << "backward data ran before the caller's event";
+    ready.setStatus(CL_COMPLETE);
+    weights_done.wait();
+    data_done.wait();
+
+    const auto all = buffer.to_host();
+    const auto slice = [&](std::size_t offset, std::size_t count) {
+        return std::vector<float>(all.begin() + offset, all.begin() + offset + count);
+    };
+    const auto compare_to = [&](const std::vector<float>& actual, const std::vector<double>& expected, double tol,
+                                const char* what) {
+        const Comparison c = compare(actual, expected);
+        EXPECT_EQ(c.non_finite, 0u) << what;
+        EXPECT_LE(c.max_abs_error, tol) << what;
+    };
+    compare_to(slice(odx, nx), reference_conv_backward_data(s, dy, w),
+               conv_tolerance(s.in_direction(ConvDirection::BACKWARD_DATA)), "dx");
+    const WeightGradients g = reference_conv_backward_weights(s, x, dy);
+    const double tol = conv_tolerance(s.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    compare_to(slice(odw, nw), g.dw, tol, "dw");
+    compare_to(slice(odb, nb), g.db, tol, "db");
+    // Inputs unchanged; every gap still NaN.
+    EXPECT_EQ(slice(ox, nx), x);
+    EXPECT_EQ(slice(ody, ny), dy);
+    for (const std::size_t end : {ox, ody, ow, odx, odw, odb}) {
+        EXPECT_TRUE(all_nan(slice(end - 3, 3))) << "gap before offset " << end << " was written";
+    }
+    EXPECT_TRUE(all_nan(slice(at - 3, 3)));
+}
+
+TEST(ConvBackward, BadInputIsAnErrorAndWritesNothing) {
+    const ConvShapes s = layer_shapes();
+    const auto context = shared_context();
+    Conv2d conv(context, Conv2dOptions::for_shapes(s));
+    const Tensor x = Tensor::from_host(context, random_uniform(s.input_numel(), 1), {s.N, s.C, s.H, s.W});
+    const Tensor dy = Tensor::from_host(context, random_uniform(s.output_numel(), 2), {s.N, s.K, s.P(), s.Q()});
+    const Tensor wrong_dy = Tensor::empty(context, {s.N, s.K, s.P(), s.Q() + 1});
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+    Tensor dw = Tensor::empty(context, {s.K, s.C, s.R, s.S});
+    Tensor db = Tensor::empty(context, {s.K});
+    for (Tensor* t : {&dx, &dw, &db}) t->fill(nan);
+
+    expect_error([&] { conv.backward_data(dy, dx); }, {"before set_weights"});
+    conv.set_weights(random_uniform(s.weight_numel(), 3), random_uniform(s.K, 4));
+    expect_error([&] { conv.backward_data(wrong_dy, dx); },
+                 {"dy tensor is", shape_string({s.N, s.K, s.P(), s.Q()}), "forward output's shape"});
+    Tensor small_dx = Tensor::empty(context, {s.N, s.C + 1, s.H, s.W});
+    expect_error([&] { conv.backward_data(dy, small_dx); }, {"channels", "in_channels = 5"});
+    // dx and dy in one buffer, overlapping.
+    const Tensor shared = Tensor::empty(context, {s.input_numel() + s.output_numel()});
+    const Tensor dy_in_shared = Tensor::view(context, shared.buffer()(), 0, {s.N, s.K, s.P(), s.Q()});
+    Tensor dx_over_dy = Tensor::view(context, shared.buffer()(), 4 * sizeof(float), {s.N, s.C, s.H, s.W});
+    expect_error([&] { conv.backward_data(dy_in_shared, dx_over_dy); }, {"overlaps the input"});
+
+    expect_error([&] { conv.backward_weights(x, wrong_dy, dw, &db); }, {"dy tensor is"});
+    Tensor wrong_dw = Tensor::empty(context, {s.K, s.C, s.R, s.S + 1});
+    expect_error([&] { conv.backward_weights(x, dy, wrong_dw, &db); },
+                 {"dw tensor is", "out_channels x in_channels/groups x R x S"});
+    expect_error([&] { conv.backward_weights(x, dy, dw, nullptr); }, {"has a bias", "db tensor"});
+    Tensor wrong_db = Tensor::empty(context, {s.K + 1});
+    expect_error([&] { conv.backward_weights(x, dy, dw, &wrong_db); }, {"db tensor is", "out_channels = 6"});
+    expect_error([&] { conv.backward_weights(x, dy, dw, &db, {}, nullptr, nan); }, {"beta", "finite"});
+    Tensor dw_over_db = Tensor::view(context, dw.buffer()(), 0, {s.K});
+    expect_error([&] { conv.backward_weights(x, dy, dw, &dw_over_db); }, {"two output tensors overlap"});
+    expect_error([&] { (void)Tensor::view(context, dw.buffer()(), dw.bytes() - 4, {s.K}); }, {"past"});
+
+    Conv2dOptions no_bias = Conv2dOptions::for_shapes(s);
+    no_bias.bias = false;
+    Conv2d unbiased(context, no_bias);
+    expect_error([&] { unbiased.backward_weights(x, dy, dw, &db); }, {"bias = false"});
+
+    for (Tensor* t : {&dx, &dw, &db}) EXPECT_TRUE(all_nan(t->to_host())) << "an output was written on error";
+}
+
+}  // namespace
+}  // namespace netcl::test
