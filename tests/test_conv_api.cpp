@@ -31,20 +31,6 @@ Conv2dOptions layer(std::int64_t C, std::int64_t K, std::int64_t R = 3) {
     return o;
 }
 
-// Runs `f`, expects a netcl::Error whose message contains every fragment.
-template <typename F>
-void expect_error(F&& f, std::initializer_list<std::string> fragments) {
-    try {
-        f();
-        ADD_FAILURE() << "expected a netcl::Error mentioning '" << *fragments.begin() << "'";
-    } catch (const Error& e) {
-        const std::string message = e.what();
-        for (const auto& fragment : fragments) {
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
-        }
-    }
-}
-
 std::vector<float> ones(std::size_t n) { return std::vector<float>(n, 1.0f); }
 
 TEST(ConvApi, RejectsInputsOfTheWrongRankOrChannels) {

@@ -25,19 +25,6 @@ namespace {
 
 constexpr ConvDirection kGradients[] = {ConvDirection::BACKWARD_DATA, ConvDirection::BACKWARD_WEIGHTS};
 
-template <typename F>
-void expect_error(F&& f, std::initializer_list<std::string> fragments) {
-    try {
-        f();
-        ADD_FAILURE() << "expected a netcl::Error mentioning '" << *fragments.begin() << "'";
-    } catch (const Error& e) {
-        const std::string what = e.what();
-        for (const auto& fragment : fragments) {
-            EXPECT_NE(what.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << what;
-        }
-    }
-}
-
 ConvShapes layer_shapes() {
     ConvShapes s;
     s.N = 2, s.C = 5, s.H = 9, s.W = 11, s.K = 6, s.R = 3, s.S = 3, s.stride_h = 2, s.bias = true;

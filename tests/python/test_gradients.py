@@ -45,16 +45,15 @@ def test_gradients_match_their_definition(rng, spec):
 
     dx = layer.backward_data(nc.Tensor.from_host(dy), x_shape).to_host()
     assert layer.last_plan.variant == "naive"
-    expected_dx = np.einsum("i...,...->i", _unit_responses(x_shape, lambda e: conv2d_reference(e, w, **params)),
-                            dy).reshape(x_shape)
+    expected_dx = np.tensordot(_unit_responses(x_shape, lambda e: conv2d_reference(e, w, **params)), dy,
+                               axes=dy.ndim).reshape(x_shape)
     k_per_group = layer.out_channels // params["groups"]
     assert dx.shape == x_shape
     assert np.max(np.abs(dx - expected_dx)) <= PER_TERM * k_per_group * np.prod(layer.kernel_size)
 
     dw, db = layer.backward_weights(nc.Tensor.from_host(x), nc.Tensor.from_host(dy))
-    expected_dw = np.einsum("j...,...->j", _unit_responses(layer.weight_shape,
-                                                           lambda e: conv2d_reference(x, e, **params)),
-                            dy).reshape(layer.weight_shape)
+    expected_dw = np.tensordot(_unit_responses(layer.weight_shape, lambda e: conv2d_reference(x, e, **params)), dy,
+                               axes=dy.ndim).reshape(layer.weight_shape)
     terms = y_shape[0] * y_shape[2] * y_shape[3]
     assert np.max(np.abs(dw.to_host() - expected_dw)) <= PER_TERM * terms
     if layer.bias:

@@ -30,4 +30,5 @@ def test_readme_python_section_runs_as_written(tmp_path):
     assert lines[1].startswith("CONV2D_"), lines[1]  # last_plan: what ran and why
     assert "CONV2D_WINOGRAD" in lines, out.stdout
     assert "CONV2D_NAIVE" in lines, out.stdout
+    assert "(1, 16, 32, 32) (32, 16, 3, 3) (32,) naive" in lines, out.stdout  # the gradients' shapes and plan
     assert lines[-1] == "True", out.stdout  # the PyOpenCL buffer's result equals the Tensor path's

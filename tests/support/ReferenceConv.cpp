@@ -26,59 +26,51 @@ void check_lengths(const ConvShapes& s, const std::vector<float>& x, const std::
     }
 }
 
-// One output element; lengths already checked.
-double output_at(const ConvShapes& s, const float* x, const float* w, const float* bias, std::size_t index) {
+// The (input, weight) index pairs of one output element's sum (flat N x K x
+// P x Q index), in the order a direct loop takes them: the one place the
+// convolution's indexing is written, read by every direction.
+template <typename Visit>
+void for_each_term_of(const ConvShapes& s, std::size_t index, Visit&& visit) {
     const std::int64_t P = s.P(), Q = s.Q();
     const std::int64_t q = static_cast<std::int64_t>(index % Q);
     const std::int64_t p = static_cast<std::int64_t>(index / Q % P);
     const std::int64_t k = static_cast<std::int64_t>(index / (Q * P) % s.K);
     const std::int64_t n = static_cast<std::int64_t>(index / (Q * P * s.K));
     const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, g = k / Kg;
-    double sum = s.bias ? static_cast<double>(bias[k]) : 0.0;
     for (std::int64_t c = 0; c < Cg; ++c) {
-        const float* xc = x + ((n * s.C + g * Cg + c) * s.H) * s.W;
-        const float* wc = w + ((k * Cg + c) * s.R) * s.S;
+        const std::int64_t x_channel = ((n * s.C + g * Cg + c) * s.H) * s.W;
+        const std::int64_t w_channel = ((k * Cg + c) * s.R) * s.S;
         for (std::int64_t r = 0; r < s.R; ++r) {
             const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
             if (h < 0 || h >= s.H) continue;
             for (std::int64_t t = 0; t < s.S; ++t) {
                 const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
                 if (col < 0 || col >= s.W) continue;
-                sum += static_cast<double>(xc[h * s.W + col]) * static_cast<double>(wc[r * s.S + t]);
+                visit(static_cast<std::size_t>(x_channel + h * s.W + col),
+                      static_cast<std::size_t>(w_channel + r * s.S + t));
             }
         }
     }
+}
+
+// One output element; lengths already checked.
+double output_at(const ConvShapes& s, const float* x, const float* w, const float* bias, std::size_t index) {
+    const std::int64_t k = static_cast<std::int64_t>(index / static_cast<std::size_t>(s.Q() * s.P()) %
+                                                     static_cast<std::size_t>(s.K));
+    double sum = s.bias ? static_cast<double>(bias[k]) : 0.0;
+    for_each_term_of(s, index, [&](std::size_t xi, std::size_t wi) {
+        sum += static_cast<double>(x[xi]) * static_cast<double>(w[wi]);
+    });
     return sum;
 }
 
-// Every (output, input, weight) index triple of the forward sum, in one
-// place, so the three directions are the same sum reordered.
+// Every (output, input, weight) index triple of the forward sum, so the
+// gradients are the same sum reordered.
 template <typename Visit>
 void for_each_term(const ConvShapes& s, Visit&& visit) {
-    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
-    for (std::int64_t n = 0; n < s.N; ++n) {
-        for (std::int64_t k = 0; k < s.K; ++k) {
-            const std::int64_t g = k / Kg;
-            for (std::int64_t p = 0; p < P; ++p) {
-                for (std::int64_t q = 0; q < Q; ++q) {
-                    const std::size_t y_index = static_cast<std::size_t>(((n * s.K + k) * P + p) * Q + q);
-                    for (std::int64_t c = 0; c < Cg; ++c) {
-                        for (std::int64_t r = 0; r < s.R; ++r) {
-                            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
-                            if (h < 0 || h >= s.H) continue;
-                            for (std::int64_t t = 0; t < s.S; ++t) {
-                                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
-                                if (col < 0 || col >= s.W) continue;
-                                const auto x_index =
-                                    static_cast<std::size_t>(((n * s.C + g * Cg + c) * s.H + h) * s.W + col);
-                                const auto w_index = static_cast<std::size_t>(((k * Cg + c) * s.R + r) * s.S + t);
-                                visit(y_index, x_index, w_index);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    const auto outputs = static_cast<std::size_t>(s.output_numel());
+    for (std::size_t y = 0; y < outputs; ++y) {
+        for_each_term_of(s, y, [&](std::size_t xi, std::size_t wi) { visit(y, xi, wi); });
     }
 }
 
