@@ -33,11 +33,26 @@ struct ProblemKinds {
     std::vector<ConvDirection> directions;
     std::vector<int> spatial_ranks;
     std::vector<DataType> types;
+    // Backward data, where it is listed, runs as the forward convolution it
+    // equals at stride 1 (Lavin & Gray §4.2: dy convolved with the filters
+    // rotated 180° and C and K swapped, ops/as_forward/): every method below
+    // is then asked about that forward problem, and the strategy it creates
+    // is wrapped to rotate the filters at set_weights. False: the
+    // implementation's own kernels take each listed direction.
+    bool backward_data_as_forward = false;
 
-    // What every implementation took before the gradients: 2-D float32 forward.
+    // 2-D float32 forward only.
     static ProblemKinds forward_2d_float32() { return {{ConvDirection::FORWARD}, {2}, {DataType::FLOAT32}}; }
+    // 2-D float32 forward, and backward data through the forward kernels.
+    static ProblemKinds forward_and_backward_data_as_forward_2d_float32() {
+        return {{ConvDirection::FORWARD, ConvDirection::BACKWARD_DATA}, {2}, {DataType::FLOAT32}, true};
+    }
 };
 
+// What callers ask is public and not virtual; what an implementation says
+// for the problem it computes is the protected do_* (the standard library's
+// facets' pattern): the public side maps a backward-data problem that runs
+// as forward onto that forward problem, so no implementation repeats it.
 class ConvImplementation {
 public:
     virtual ~ConvImplementation() = default;
@@ -54,31 +69,29 @@ public:
     // Why `variant` cannot run `shapes` on a device with `profile`; nothing
     // when it can. Called only with one of variants(), valid shapes and a
     // problem its problem_kinds() take.
-    virtual std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes,
-                                               const DeviceProfile& profile) const = 0;
+    std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes,
+                                       const DeviceProfile& profile) const;
     // The configuration for this layer, as a line for plans and logs.
-    virtual std::string config(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
+    std::string config(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const;
     // Device scratch memory one run in the problem's direction needs (0: none).
-    virtual std::size_t workspace_bytes(const Variant& variant, const ConvShapes& shapes,
-                                        const DeviceProfile& profile) const = 0;
+    std::size_t workspace_bytes(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const;
     // Device memory kept besides the weights for as long as the layer lives
-    // (Winograd's transformed weights U).
-    virtual std::size_t persistent_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const { return 0; }
+    // (Winograd's transformed weights U; the rotated filters of backward data).
+    std::size_t persistent_bytes(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const;
     // How much more rounding error than a direct fp32 sum the variant makes,
     // at most (1 for a direct sum; Winograd's transforms amplify it).
     virtual double error_factor(const Variant&) const { return 1.0; }
 
     // The OpenCL programs the strategy for this layer builds (netcl's own
     // kernels; a library it calls, CLBlast, builds its own and is not listed).
-    virtual std::vector<ProgramSpec> programs(const Variant& variant, const ConvShapes& shapes,
-                                              const DeviceProfile& profile) const = 0;
+    std::vector<ProgramSpec> programs(const Variant& variant, const ConvShapes& shapes,
+                                      const DeviceProfile& profile) const;
 
     // The profile prefixes (ops/gemm/GemmTile.hpp) of the GEMM-engine tiles
     // this layer's kernels are built with; empty where it has none. What
     // netcl-tune --gemm-tiles searches for each layer.
-    virtual std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const {
-        return {};
-    }
+    std::vector<std::string> tile_prefixes(const Variant& variant, const ConvShapes& shapes,
+                                           const DeviceProfile& profile) const;
 
     // Profile "tuned" keys the implementation reads (e.g. its workspace cap),
     // so a profile naming a key nobody reads is warned about.
@@ -86,8 +99,8 @@ public:
 
     // The strategy for `shapes`; why_not() must have said nothing for
     // (variant, shapes, profile).
-    virtual std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& variant,
-                                                 const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
+    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& variant,
+                                         const ConvShapes& shapes, const DeviceProfile& profile) const;
 
     bool offers(const Variant& variant) const;
     // "<name>_enabled" (dashes as underscores): a profile that sets it to 0
@@ -97,6 +110,31 @@ public:
     // workspace sizes it to (fewer images or tiles a pass); Conv2d sets it
     // for every implementation from Conv2dOptions::workspace_limit_bytes.
     std::string workspace_limit_key() const;
+
+protected:
+    // The same questions about the problem the implementation's kernels
+    // compute (a backward-data problem already mapped to its forward one).
+    virtual std::optional<std::string> do_why_not(const Variant& variant, const ConvShapes& shapes,
+                                                  const DeviceProfile& profile) const = 0;
+    virtual std::string do_config(const Variant& variant, const ConvShapes& shapes,
+                                  const DeviceProfile& profile) const = 0;
+    virtual std::size_t do_workspace_bytes(const Variant& variant, const ConvShapes& shapes,
+                                           const DeviceProfile& profile) const = 0;
+    virtual std::size_t do_persistent_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const {
+        return 0;
+    }
+    virtual std::vector<ProgramSpec> do_programs(const Variant& variant, const ConvShapes& shapes,
+                                                 const DeviceProfile& profile) const = 0;
+    virtual std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes&,
+                                                      const DeviceProfile&) const {
+        return {};
+    }
+    virtual std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& variant,
+                                                    const ConvShapes& shapes, const DeviceProfile& profile) const = 0;
+
+private:
+    // Whether this problem is asked as the forward problem it equals.
+    bool runs_as_forward(const ConvShapes& shapes) const;
 };
 
 }  // namespace netcl

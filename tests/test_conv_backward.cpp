@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 
@@ -58,6 +59,56 @@ TEST(ConvBackward, NaiveRandomShapesMatchReference) {
         const ConvShapes s = random_small_shape(rng).in_direction(kGradients[i % 2]);
         const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_NAIVE, Variant("naive"), 4000 + i);
         ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+}
+
+// Backward data through every forward implementation (ops/as_forward/): each
+// variant on every edge shape its why_not takes (stride 1, padding within
+// the filter's reach), the filters rotated once per set_weights.
+TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
+    const DeviceProfile& profile = shared_context()->profile();
+    std::map<std::string, int> ran;
+    std::uint64_t seed = 5000;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
+        for (const Kernel kernel : all_kernels()) {
+            for (const Variant& v : variants_of(kernel)) {
+                if (v.id == "naive" || why_not(v, s, profile)) continue;
+                const ConvCaseResult r = run_conv_case(s, kernel, v, seed++, tolerance_factor(v));
+                EXPECT_TRUE(r.passed()) << describe(s, r);
+                EXPECT_EQ(r.plan.variant, v);
+                EXPECT_NE(r.plan.config.find("as forward"), std::string::npos) << r.plan.config;
+                ++ran[v.id];
+            }
+        }
+    }
+    // The implementations each took some: Winograd's tiles (fused and separate), the GEMM engine, im2col.
+    for (const char* id : {"wino-f2-fused-global", "wino-f4-gemm", "wino-f4r5-gemm", "gemm-1x1", "implicit-gemm",
+                           "im2col-clblast"}) {
+        EXPECT_GE(ran[id], 1) << id << " ran no edge shape's backward data";
+    }
+}
+
+// Winograd's dgrad on a VGG-like layer, chosen by the selector as forward's
+// would be, through a set_weights that changes the filters (rotated again).
+TEST(ConvBackward, SelectorRunsWinogradBackwardDataOnAVggLayer) {
+    ConvShapes s = sampled_vgg_like_shape().in_direction(ConvDirection::BACKWARD_DATA);
+    s.bias = false;
+    const auto context = shared_context();
+    Conv2d conv(context, Conv2dOptions::for_shapes(s));
+    const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), 31);
+    const Tensor dy_tensor = Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()});
+    for (const std::uint64_t seed : {32u, 33u}) {
+        const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), seed);
+        conv.set_weights(w);
+        Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+        dx.fill(std::numeric_limits<float>::quiet_NaN());
+        conv.backward_data(dy_tensor, dx);
+        const Plan& plan = conv.last_plan();
+        EXPECT_EQ(plan.kernel, Kernel::CONV2D_WINOGRAD) << plan.str();
+        const Comparison c = compare(dx.to_host(), reference_conv_backward_data(s, dy, w));
+        EXPECT_EQ(c.non_finite, 0u);
+        EXPECT_LE(c.max_abs_error, conv_tolerance(s, plan.error_factor)) << plan.str();
     }
 }
 
@@ -112,7 +163,11 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
     expect_error([&] { (void)selector.select("conv2d_backward", s, profile); },
                  {"unknown op 'conv2d_backward'", "conv2d_backward_data"});
 
-    // Every candidate that does not take the direction says so; the plan says why it was taken.
+    // Every candidate that does not take the problem says why; the plan says why it was taken.
+    // (This layer has stride 2: backward data cannot run as a forward convolution.)
+    const std::map<ConvDirection, std::string> refusal = {
+        {ConvDirection::BACKWARD_DATA, "at stride 1 only; this layer has stride 2x1"},
+        {ConvDirection::BACKWARD_WEIGHTS, "takes forward, backward_data; this problem is backward_weights"}};
     for (const ConvDirection direction : kGradients) {
         const ConvShapes g = s.in_direction(direction);
         const Decision d = selector.explain(selector_op(g), g, profile);
@@ -121,8 +176,7 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         for (const Variant& v : variants_of(Kernel::IM2COL)) {
             const auto reason = why_not(v, g, profile);
             ASSERT_TRUE(reason.has_value()) << v.id;
-            EXPECT_NE(reason->find("takes forward; this problem is " + to_string(direction)), std::string::npos)
-                << *reason;
+            EXPECT_NE(reason->find(refusal.at(direction)), std::string::npos) << *reason;
         }
     }
 
@@ -148,7 +202,7 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
     strict.strategy = Kernel::CONV2D_WINOGRAD;
     Conv2d conv(context, strict);
     expect_error([&] { (void)conv.plan_for({s.N, s.C, s.H, s.W}, ConvDirection::BACKWARD_WEIGHTS); },
-                 {"strict override", "takes forward; this problem is backward_weights"});
+                 {"strict override", "takes forward, backward_data; this problem is backward_weights"});
     // Plans per direction, kept side by side; last_plan follows the last run.
     Conv2d layer(context, Conv2dOptions::for_shapes(s));
     EXPECT_EQ(layer.plan_for({s.N, s.C, s.H, s.W}, ConvDirection::BACKWARD_DATA).variant, Variant("naive"));
@@ -164,7 +218,7 @@ TEST(ConvBackward, DefaultStrategyThatCannotTakeADirectionFallsBack) {
     ASSERT_GE(d.candidates.size(), 2u) << d.str();
     EXPECT_EQ(d.candidates.front().source, "default strategy");
     EXPECT_FALSE(d.candidates.front().accepted);
-    EXPECT_NE(d.candidates.front().reason.find("takes forward"), std::string::npos) << d.str();
+    EXPECT_NE(d.candidates.front().reason.find("at stride 1 only"), std::string::npos) << d.str();
     EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE) << d.str();
 }
 

@@ -14,13 +14,15 @@ class DirectRowsImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "direct-rows"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("direct-rows")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (s.groups != 1) return "direct-rows takes groups = 1; this layer has " + std::to_string(s.groups);
         if (s.dilation_h != 1 || s.dilation_w != 1) {
             return "direct-rows takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
@@ -35,19 +37,19 @@ public:
         }
         return std::nullopt;
     }
-    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return direct_rows_config(s, profile).str();
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return direct_rows_config(s, profile).workspace_bytes();
     }
-    std::size_t persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return direct_rows_config(s, profile).packed_floats(s) * sizeof(float);
     }
-    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {direct_rows_config(s, profile).program()};
     }
-    std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {direct_rows_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override {
@@ -55,7 +57,7 @@ public:
         keys.push_back("direct_rows_workspace_limit_bytes");
         return keys;
     }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<DirectRowsConv>(std::move(context), shapes, direct_rows_config(shapes, profile));
     }

@@ -13,13 +13,15 @@ class Gemm1x1Implementation final : public ConvImplementation {
 public:
     std::string name() const override { return "gemm-1x1"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("gemm-1x1")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
         if (s.R != 1 || s.S != 1) {
             return "the 1x1 GEMM takes 1x1 filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
         }
@@ -30,18 +32,18 @@ public:
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
         return std::nullopt;  // dilation does not matter to a 1x1 filter
     }
-    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return gemm1x1_config(s, profile).str();
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
-    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).program()};
     }
-    std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override { return gemm_tile_keys("gemm"); }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<Gemm1x1Conv>(std::move(context), shapes, gemm1x1_config(shapes, profile));
     }

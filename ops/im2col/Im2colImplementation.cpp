@@ -15,35 +15,37 @@ class Im2colImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "im2col"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("im2col-clblast"), Variant("im2col-gemm")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         // netcl's GEMM engine is CPU-shaped; a profile turns it off where it is not (nvidia-gpu).
         if (v.id == "im2col-gemm" && profile.tuned_or("im2col_gemm_enabled", 1) == 0) {
             return std::string("im2col-gemm is off on this device (its profile sets im2col_gemm_enabled = 0)");
         }
-        const std::size_t need = workspace_bytes(v, s, profile), limit = im2col_workspace_limit(profile);
+        const std::size_t need = do_workspace_bytes(v, s, profile), limit = im2col_workspace_limit(profile);
         if (need > limit) {
             return "im2col needs a workspace of " + std::to_string(need) + " bytes; the limit is " +
                    std::to_string(limit) + " bytes";
         }
         return std::nullopt;
     }
-    std::string config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).str();
         const Im2colLayout layout = im2col_layout(s, profile);
         if (layout.direct) return "1x1: the input is the column matrix, no workspace";
         return std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
                std::to_string(layout.workspace_bytes) + " bytes" + (layout.by_rows ? ", columns a row a work-item" : "");
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return im2col_layout(s, profile).workspace_bytes;
     }
-    std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") {
             const Im2colGemmConfig c = im2col_gemm_config(s, profile);
             std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
@@ -52,7 +54,7 @@ public:
         }
         return im2col_programs(im2col_layout(s, profile), s.bias);
     }
-    std::vector<std::string> tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner
         return {im2col_gemm_config(s, profile).tile.prefix};
     }
@@ -61,7 +63,7 @@ public:
         for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);
         return keys;
     }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") {
             return std::make_unique<Im2colGemmConv>(std::move(context), shapes, im2col_gemm_config(shapes, profile));

@@ -15,13 +15,15 @@ class ImplicitGemmImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "implicit-gemm"; }
     Kernel kernel() const override { return Kernel::IM2COL; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("implicit-gemm")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
         if ((s.dilation_h != 1 && s.R > 1) || (s.dilation_w != 1 && s.S > 1)) {
             return "the implicit GEMM takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
                    std::to_string(s.dilation_w);
@@ -29,18 +31,18 @@ public:
         if (s.R > 11 || s.S > 11) return std::string("the implicit GEMM unrolls its taps: filters up to 11x11");
         return std::nullopt;
     }
-    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return implicit_gemm_config(s, profile).str();
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
-    std::size_t persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return implicit_gemm_config(s, profile).packed_floats_per_group(s) * static_cast<std::size_t>(s.groups) *
                sizeof(float);
     }
-    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {implicit_gemm_config(s, profile).program()};
     }
-    std::vector<std::string> tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {implicit_gemm_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override {
@@ -51,7 +53,7 @@ public:
         keys.push_back("implicit_gemm_fixed_min_flops");
         return keys;
     }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<ImplicitGemmConv>(std::move(context), shapes, implicit_gemm_config(shapes, profile));
     }

@@ -19,17 +19,17 @@ public:
         static const std::vector<Variant> list = {Variant("naive")};
         return list;
     }
-    std::optional<std::string> why_not(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
         return std::nullopt;  // every stride, padding, dilation, group count and bias
     }
-    std::string config(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
         return naive_config(s).str();
     }
-    std::size_t workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
-    std::vector<ProgramSpec> programs(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
         return {naive_config(s).program()};
     }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile&) const override {
         return std::make_unique<NaiveConv>(std::move(context), shapes);
     }

@@ -16,8 +16,10 @@ class WinogradImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "winograd-fused"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = [] {
             std::vector<Variant> ids;
@@ -27,7 +29,7 @@ public:
         return list;
     }
 
-    std::optional<std::string> why_not(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::optional<std::string> do_why_not(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradVariant v = parse(id);
         if (s.R != v.r || s.S != v.r) {
             return "F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," + std::to_string(v.r) + "x" +
@@ -71,16 +73,16 @@ public:
         return std::nullopt;
     }
 
-    std::string config(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).str(s);
     }
-    std::size_t workspace_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).workspace_bytes(s);
     }
-    std::vector<ProgramSpec> programs(const Variant& id, const ConvShapes&, const DeviceProfile& profile) const override {
+    std::vector<ProgramSpec> do_programs(const Variant& id, const ConvShapes&, const DeviceProfile& profile) const override {
         return {winograd_config(parse(id), profile).program()};
     }
-    std::size_t persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).weight_bytes(s);
     }
     std::vector<std::string> profile_keys() const override { return winograd_profile_keys(); }
@@ -93,7 +95,7 @@ public:
         return m == 2 ? 4.0 : m == 4 ? 16.0 : 64.0;
     }
 
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& id, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& id, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<WinogradConv>(std::move(context), winograd_config(parse(id), profile), shapes);
     }

@@ -14,10 +14,12 @@ class WinogradGemmImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "winograd-gemm"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
-    // Forward only, for now: its gradients are the training issue\'s next steps.
-    ProblemKinds problem_kinds() const override { return ProblemKinds::forward_2d_float32(); }
+    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    ProblemKinds problem_kinds() const override {
+        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+    }
     const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }
-    std::optional<std::string> why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradTile t = *winograd_gemm_tile(v);
         if (s.R != t.r || s.S != t.r) {
             const std::string rr = std::to_string(t.r) + "x" + std::to_string(t.r);
@@ -36,13 +38,13 @@ public:
         if (c.weight_bytes(s) / sizeof(float) >= 2147483647u) return std::string("U would have 2^31 elements or more");
         return std::nullopt;
     }
-    std::string config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::string do_config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).str();
     }
-    std::size_t workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).workspace_bytes(s);
     }
-    std::size_t persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_gemm_config(*winograd_gemm_tile(v), s, profile).weight_bytes(s);
     }
     // Tolerance multipliers; measured max error over a direct sum's
@@ -61,15 +63,15 @@ public:
         if (t.r == 5) return t.m == 4 ? 16.0 : t.m == 5 ? 128.0 : 8.0;
         return t.m == 2 ? 4.0 : t.m == 4 ? 16.0 : 64.0;
     }
-    std::vector<ProgramSpec> programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
         return {c.transforms_program(), c.gemm_program()};
     }
-    std::vector<std::string> tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {winograd_gemm_config(*winograd_gemm_tile(v), s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override { return winograd_gemm_profile_keys(); }
-    std::unique_ptr<ConvStrategy> create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<WinogradGemmConv>(std::move(context), shapes,
                                                   winograd_gemm_config(*winograd_gemm_tile(v), shapes, profile));

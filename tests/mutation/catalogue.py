@@ -66,6 +66,16 @@ MUTATIONS = [
          replace="__global const float* dyk = dy + (size_t)k * PQ;",
          bug="db sums the first image's dy N times"),
 
+    # --- Backward data as forward: ops/as_forward/, kernels_cl/rotate_filters.cl
+    dict(id="rotate-filters-columns-unflipped", area="gradients", file="kernels_cl/rotate_filters.cl",
+         find="* R + (R - 1 - r)) * S + (S - 1 - s)] = w[w_offset + i];",
+         replace="* R + (R - 1 - r)) * S + s] = w[w_offset + i];",
+         bug="dgrad through a forward kernel convolves with filters flipped vertically only (right for symmetric filters alone)"),
+    dict(id="as-forward-pad-sides", area="gradients", file="ops/as_forward/BackwardDataAsForward.cpp",
+         find="f.set_padding(reach_h - s.pad_top, reach_w - s.pad_left, reach_h - s.pad_bottom, reach_w - s.pad_right);",
+         replace="f.set_padding(reach_h - s.pad_bottom, reach_w - s.pad_right, reach_h - s.pad_top, reach_w - s.pad_left);",
+         bug="dgrad through a forward kernel shifts dx by a row and column wherever the padding is uneven"),
+
     # --- IM2COL: kernels_cl/im2col.cl, kernels_cl/bias_add.cl ---------------
     dict(id="im2col-pad-left", area="padding", file="kernels_cl/im2col.cl",
          find="const int w = q * stride_w - pad_left + s * dil_w;",

@@ -88,6 +88,18 @@ TEST(Oclgrind, NaiveGradients) {
     EXPECT_TRUE(result.passed()) << test::describe(g, result);
 }
 
+// Backward data through the forward kernels (ops/as_forward/): the filter
+// rotation (kernels_cl/rotate_filters.cl, groups 2 so C and K swap within
+// each group, uneven pads) before the implicit GEMM and Winograd F(2x2).
+TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
+    auto s = shape(2, 4, 5, 6, 6, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    s.set_padding(2, 0, 1, 1);
+    s.groups = 2;
+    expect_clean(s, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto w = shape(1, 3, 6, 5, 4, 3, 1, true).in_direction(ConvDirection::BACKWARD_DATA);
+    expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant("wino-f2-gemm"), tolerance_factor(Variant("wino-f2-gemm")));
+}
+
 // im2col + netcl's GEMM engine with both column copies (a row a work-item,
 // im2col_rows, and an element a work-item): stride 2 with asymmetric pads
 // (the row copy's zeroed ends), groups, bias, two images in one pass.
