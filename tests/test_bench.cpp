@@ -327,6 +327,59 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
     EXPECT_GE(ran, 6u);
 }
 
+// --direction train: every layer forward, backward data and backward
+// weights, each checked against its own fp64 reference (dx; dw then db);
+// CLBlast's Convgemm, forward only, says so; oneDNN runs its backward
+// primitives beside the gradients.
+TEST(Bench, TrainRunsAndChecksEveryDirection) {
+    const auto json_path = scratch("train.json");
+    const Outcome run = run_bench("--shape 2,6,9,8,10,3,3,1,1 --shape 1,4,9,9,6,3,3,2,1,1,2 --bias --direction train "
+                                  "--strategies selector,naive,wino-f2-gemm,implicit-gemm,clblast,onednn-nchw "
+                                  "--repeat 2 --json '" + json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    const auto& layers = report.at("layers");
+    ASSERT_EQ(layers.size(), 6u);
+    const char* directions[] = {"forward", "backward_data", "backward_weights"};
+    const char* suffixes[] = {"", "/bwd_data", "/bwd_weights"};
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const auto& layer = layers[i];
+        const std::string name = layer.at("name");
+        EXPECT_EQ(layer.at("shapes").at("direction"), directions[i % 3]) << name;
+        EXPECT_EQ(name, std::string(i < 3 ? "shape1" : "shape2") + suffixes[i % 3]);
+        for (const auto& r : layer.at("results")) {
+            if (r.at("ran").get<bool>()) {
+                EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << name << " " << r.dump();
+            }
+        }
+        const json& selector = result_of(layer, "selector");
+        ASSERT_TRUE(selector.at("ran").get<bool>()) << name << " " << selector.dump();
+        const json& naive = result_of(layer, "naive");
+        EXPECT_TRUE(naive.at("ran").get<bool>()) << name << " " << naive.dump();
+        if (i % 3 != 0) {
+            const json& clblast = result_of(layer, "clblast");
+            EXPECT_FALSE(clblast.at("ran").get<bool>());
+            EXPECT_NE(clblast.at("skipped").get<std::string>().find("forward only"), std::string::npos) << name;
+        }
+    }
+    // Backward data of the stride-1 layer runs through the forward kernels; the strided one's cannot.
+    EXPECT_TRUE(result_of(layers[1], "wino-f2-gemm").at("ran").get<bool>());
+    EXPECT_TRUE(result_of(layers[1], "implicit-gemm").at("ran").get<bool>());
+    EXPECT_NE(result_of(layers[4], "implicit-gemm").at("skipped").get<std::string>().find("stride 1 only"),
+              std::string::npos);
+    if (onednn_can_run(report)) {
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const json& r = result_of(layers[i], "onednn-nchw");
+            expect_onednn_result(r, layers[i].at("name").get<std::string>());
+            const char* primitive[] = {"convolution_forward", "convolution_backward_data",
+                                       "convolution_backward_weights"};
+            EXPECT_NE(r.at("plan").get<std::string>().find(primitive[i % 3]), std::string::npos) << r.dump();
+        }
+    }
+    EXPECT_NE(run.output.find("(direction train)"), std::string::npos) << run.output;
+}
+
 // oneDNN as the peer on what the convolution can be: dilation, groups, bias, a
 // strided 1x1 -- each layout checked against the same fp64 reference, the
 // totals against the faster layout, OMP_WAIT_POLICY recorded (passive unless

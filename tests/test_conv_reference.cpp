@@ -118,6 +118,30 @@ TEST(ReferenceConv, GradientsAreTheForwardSumsAdjoint) {
     }
 }
 
+// The one-element gradients (netcl-bench's sampled check) equal the whole ones.
+TEST(ReferenceConv, GradientElementsMatchTheWholeGradients) {
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 40; ++i) {
+        const ConvShapes s = test::random_small_shape(rng);
+        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 5 * i + 1);
+        const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 5 * i + 2);
+        const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), 5 * i + 3);
+        const auto dx = reference_conv_backward_data(s, dy, w);
+        for (std::size_t j = 0; j < dx.size(); ++j) {
+            ASSERT_NEAR(reference_conv_backward_data_at(s, dy, w, j), dx[j], 1e-12) << s.str() << " dx " << j;
+        }
+        const auto g = reference_conv_backward_weights(s, x, dy);
+        for (std::size_t j = 0; j < g.dw.size(); ++j) {
+            ASSERT_NEAR(reference_conv_backward_weights_at(s, x, dy, j), g.dw[j], 1e-12) << s.str() << " dw " << j;
+        }
+        for (std::size_t j = 0; j < g.db.size(); ++j) {
+            ASSERT_NEAR(reference_conv_backward_weights_at(s, x, dy, g.dw.size() + j), g.db[j], 1e-12) << s.str();
+        }
+        EXPECT_THROW(reference_conv_backward_data_at(s, dy, w, dx.size()), Error);
+        EXPECT_THROW(reference_conv_backward_weights_at(s, x, dy, g.dw.size() + g.db.size()), Error);
+    }
+}
+
 TEST(ReferenceConv, ToleranceScalesWithReductionLength) {
     ConvShapes a = one_channel(8, 8, 3, 3);
     ConvShapes b = a;

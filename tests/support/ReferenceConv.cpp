@@ -113,6 +113,72 @@ WeightGradients reference_conv_backward_weights(const ConvShapes& s, const std::
     return g;
 }
 
+double reference_conv_backward_data_at(const ConvShapes& s, const std::vector<float>& dy,
+                                       const std::vector<float>& w, std::size_t index) {
+    check_length("dy", dy, s.output_numel(), s);
+    check_length("weights", w, s.weight_numel(), s);
+    if (index >= static_cast<std::size_t>(s.input_numel())) {
+        throw Error("reference_conv_backward_data_at: index " + std::to_string(index) + " is outside dx of " + s.str());
+    }
+    const auto i = static_cast<std::int64_t>(index);
+    const std::int64_t col = i % s.W, h = i / s.W % s.H, c = i / (s.W * s.H) % s.C, n = i / (s.W * s.H * s.C);
+    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups, g = c / Cg;
+    // The forward sum's terms that read x[n][c][h][col]: h = p*stride - pad + r*dil, the same for col.
+    double sum = 0;
+    for (std::int64_t kk = 0; kk < Kg; ++kk) {
+        const std::int64_t k = g * Kg + kk;
+        for (std::int64_t r = 0; r < s.R; ++r) {
+            const std::int64_t hp = h + s.pad_top - r * s.dilation_h;
+            if (hp < 0 || hp % s.stride_h != 0 || hp / s.stride_h >= P) continue;
+            for (std::int64_t t = 0; t < s.S; ++t) {
+                const std::int64_t wq = col + s.pad_left - t * s.dilation_w;
+                if (wq < 0 || wq % s.stride_w != 0 || wq / s.stride_w >= Q) continue;
+                const auto y = static_cast<std::size_t>(((n * s.K + k) * P + hp / s.stride_h) * Q + wq / s.stride_w);
+                const auto wi = static_cast<std::size_t>(((k * Cg + (c - g * Cg)) * s.R + r) * s.S + t);
+                sum += static_cast<double>(dy[y]) * static_cast<double>(w[wi]);
+            }
+        }
+    }
+    return sum;
+}
+
+double reference_conv_backward_weights_at(const ConvShapes& s, const std::vector<float>& x,
+                                          const std::vector<float>& dy, std::size_t index) {
+    check_length("x", x, s.input_numel(), s);
+    check_length("dy", dy, s.output_numel(), s);
+    const auto weights = static_cast<std::size_t>(s.weight_numel());
+    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
+    if (index >= weights) {  // db
+        const auto k = static_cast<std::int64_t>(index - weights);
+        if (!s.bias || k >= s.K) {
+            throw Error("reference_conv_backward_weights_at: index " + std::to_string(index) + " is outside dw" +
+                        (s.bias ? " and db" : "") + " of " + s.str());
+        }
+        double sum = 0;
+        for (std::int64_t n = 0; n < s.N; ++n) {
+            for (std::int64_t j = 0; j < P * Q; ++j) sum += dy[static_cast<std::size_t>((n * s.K + k) * P * Q + j)];
+        }
+        return sum;
+    }
+    const auto i = static_cast<std::int64_t>(index);
+    const std::int64_t t = i % s.S, r = i / s.S % s.R, c = i / (s.S * s.R) % Cg, k = i / (s.S * s.R * Cg);
+    const std::int64_t g = k / Kg;
+    double sum = 0;
+    for (std::int64_t n = 0; n < s.N; ++n) {
+        for (std::int64_t p = 0; p < P; ++p) {
+            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
+            if (h < 0 || h >= s.H) continue;
+            for (std::int64_t q = 0; q < Q; ++q) {
+                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
+                if (col < 0 || col >= s.W) continue;
+                sum += static_cast<double>(dy[static_cast<std::size_t>(((n * s.K + k) * P + p) * Q + q)]) *
+                       static_cast<double>(x[static_cast<std::size_t>(((n * s.C + g * Cg + c) * s.H + h) * s.W + col)]);
+            }
+        }
+    }
+    return sum;
+}
+
 std::vector<double> reference_conv(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
                                    const std::vector<float>& bias) {
     check_lengths(s, x, w, bias);

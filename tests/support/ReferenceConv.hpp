@@ -31,6 +31,15 @@ struct WeightGradients {
 WeightGradients reference_conv_backward_weights(const ConvShapes& shapes, const std::vector<float>& x,
                                                 const std::vector<float>& dy);
 
+// One element of a gradient, for layers whose whole gradient would take
+// minutes on the host: dx[index] (flat N x C x H x W), gathered from the dy
+// elements it fed; and of dw followed by db (index < weight_numel: dw, else
+// db[index - weight_numel]).
+double reference_conv_backward_data_at(const ConvShapes& shapes, const std::vector<float>& dy,
+                                       const std::vector<float>& weights, std::size_t index);
+double reference_conv_backward_weights_at(const ConvShapes& shapes, const std::vector<float>& x,
+                                          const std::vector<float>& dy, std::size_t index);
+
 // One output element (flat NCHW index into N x K x P x Q).
 double reference_conv_at(const ConvShapes& shapes, const std::vector<float>& x, const std::vector<float>& weights,
                          const std::vector<float>& bias, std::size_t output_index);

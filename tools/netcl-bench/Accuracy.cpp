@@ -97,7 +97,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         shapes.N = 1;
         progress.update(done, std::string(paper.layer) + " reference");
         const LayerData data(context, shapes, /*seed=*/0xacc0 + done);
-        const ReferenceCheck reference(shapes, data.x, data.weights, data.bias, policy);
+        const ReferenceCheck reference(shapes, data.x, data.weights, data.bias, data.dy, policy);
 
         double errors[kAlgorithms];
         std::string plans[kAlgorithms];

@@ -71,7 +71,7 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
         shapes.N = 32;
         shapes.bias = false;
         const LayerData data(context, shapes, /*seed=*/0x5c5);
-        const ReferenceCheck reference(shapes, data.x, data.weights, data.bias, full);
+        const ReferenceCheck reference(shapes, data.x, data.weights, data.bias, data.dy, full);
         const double scale = reference.max_abs_reference();
         nlohmann::json row = {{"layer", paper.net}, {"shapes", shapes.str()}, {"reference", reference.describe()},
                               {"max_abs_reference", scale},

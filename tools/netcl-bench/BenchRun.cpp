@@ -16,7 +16,7 @@ void bench_layers(const std::shared_ptr<Context>& context, const std::vector<Ben
         const std::string label = layer.name + " N=" + std::to_string(layer.shapes.N);
         progress.update(i, label + " data + fp64 reference");
         const LayerData data(context, layer.shapes, /*seed=*/1000 + i);
-        const ReferenceCheck reference(layer.shapes, data.x, data.weights, data.bias, policy);
+        const ReferenceCheck reference(layer.shapes, data.x, data.weights, data.bias, data.dy, policy);
 
         LayerResult result;
         result.name = layer.name;

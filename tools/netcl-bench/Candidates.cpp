@@ -59,7 +59,11 @@ std::optional<std::string> candidate_why_not(const Candidate& candidate, const C
                                              const DeviceProfile& profile) {
     switch (candidate.kind) {
         case Candidate::Kind::Selector: return std::nullopt;
-        case Candidate::Kind::Clblast: return clblast_convgemm_why_not(shapes);
+        case Candidate::Kind::Clblast:
+            if (shapes.direction != ConvDirection::FORWARD) {
+                return "CLBlast's Convgemm computes forward only; this problem is " + to_string(shapes.direction);
+            }
+            return clblast_convgemm_why_not(shapes);
         case Candidate::Kind::OneDnn: return onednn_why_not(shapes, profile);
         case Candidate::Kind::Strategy: return why_not(candidate.variant, shapes, profile);
     }

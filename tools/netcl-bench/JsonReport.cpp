@@ -50,7 +50,8 @@ json shapes_json(const ConvShapes& s) {
             {"W", s.W},           {"K", s.K},           {"R", s.R},
             {"S", s.S},           {"P", s.P()},         {"Q", s.Q()},
             {"stride", s.stride_h}, {"pad", s.pad_top},   {"dilation", s.dilation_h},
-            {"groups", s.groups}, {"bias", s.bias},     {"str", s.str()}};
+            {"groups", s.groups}, {"bias", s.bias},     {"str", s.str()},
+            {"direction", to_string(s.direction)}};
 }
 
 json gflops_of(const LayerResult& layer, const TimingSummary& t) {

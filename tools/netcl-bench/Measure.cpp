@@ -60,10 +60,12 @@ void run_once(PreparedCandidate& c, bool timed) {
     }
 }
 
-// An OpenCL candidate writing into a device tensor y.
-Runner opencl_runner(Context& context, std::shared_ptr<Tensor> y, std::function<std::vector<cl::Event>()> enqueue) {
-    return {[&context, y] {
-                y->fill(std::numeric_limits<float>::quiet_NaN());
+// An OpenCL candidate writing into device tensors (y; dx; dw and db), its
+// output read back as one sequence in that order.
+using Outputs = std::vector<std::shared_ptr<Tensor>>;
+Runner opencl_runner(Context& context, Outputs outputs, std::function<std::vector<cl::Event>()> enqueue) {
+    return {[&context, outputs] {
+                for (const auto& t : outputs) t->fill(std::numeric_limits<float>::quiet_NaN());
                 context.finish();
             },
             [&context, enqueue] {
@@ -71,7 +73,48 @@ Runner opencl_runner(Context& context, std::shared_ptr<Tensor> y, std::function<
                 context.finish();  // wall time runs to completion, like oneDNN's stream wait
                 return events;
             },
-            [y] { return y->to_host(); }, [&context] { return program_ms(context); }};
+            [outputs] {
+                std::vector<float> all;
+                for (const auto& t : outputs) {
+                    const auto values = t->to_host();
+                    all.insert(all.end(), values.begin(), values.end());
+                }
+                return all;
+            },
+            [&context] { return program_ms(context); }};
+}
+
+std::shared_ptr<Tensor> device_tensor(const LayerData& layer, Tensor::Shape shape) {
+    return std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), std::move(shape)));
+}
+
+// A Conv2d candidate (the selector's plan or a forced variant) in the layer's direction.
+Runner conv2d_runner(Context& context, std::shared_ptr<Conv2d> conv, const LayerData& layer) {
+    const ConvShapes& s = layer.shapes;
+    switch (s.direction) {
+        case ConvDirection::BACKWARD_DATA: {
+            auto dx = device_tensor(layer, {s.N, s.C, s.H, s.W});
+            return opencl_runner(context, {dx}, [conv, &layer, dx] {
+                conv->backward_data(layer.dy_device, *dx);
+                return conv->last_events();
+            });
+        }
+        case ConvDirection::BACKWARD_WEIGHTS: {
+            auto dw = device_tensor(layer, {s.K, s.C / s.groups, s.R, s.S});
+            auto db = s.bias ? device_tensor(layer, {s.K}) : nullptr;
+            return opencl_runner(context, db ? Outputs{dw, db} : Outputs{dw}, [conv, &layer, dw, db] {
+                conv->backward_weights(layer.x_device, layer.dy_device, *dw, db.get());
+                return conv->last_events();
+            });
+        }
+        default: {
+            auto y = device_tensor(layer, output_shape(s));
+            return opencl_runner(context, {y}, [conv, &layer, y] {
+                conv->forward(layer.x_device, *y);
+                return conv->last_events();
+            });
+        }
+    }
 }
 
 }  // namespace
@@ -81,8 +124,11 @@ LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& 
       x(random_uniform(static_cast<std::size_t>(s.input_numel()), seed)),
       weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1)),
       bias(s.bias ? random_uniform(static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
+      dy(s.direction == ConvDirection::FORWARD ? std::vector<float>{}
+                                                : random_uniform(static_cast<std::size_t>(s.output_numel()), seed + 3)),
       x_device(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W})),
-      weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})) {}
+      weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})),
+      dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()})) {}
 
 std::string order_text(const RunSettings& settings) {
     return settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
@@ -112,13 +158,14 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
     try {
         if (candidate.kind == Candidate::Kind::OneDnn) {
             const auto make_start = std::chrono::steady_clock::now();
-            auto conv = std::make_shared<OneDnnConv>(s, candidate.layout, layer.x, layer.weights, layer.bias);
+            auto conv =
+                std::make_shared<OneDnnConv>(s, candidate.layout, layer.x, layer.weights, layer.bias, layer.dy);
             const double make_ms = wall_ms_since(make_start);
             m.impl = conv->impl();
-            const char* layouts =
-                candidate.layout == OneDnnLayout::Nchw ? "src/dst nchw, weights any" : "src/dst/weights any";
-            m.plan = std::string("oneDNN convolution_direct, forward_inference, ") + layouts + ": " + conv->impl() +
-                     " (" + conv->formats() + ")";
+            const char* layouts = candidate.layout == OneDnnLayout::Nchw ? "activations nchw, weights any"
+                                                                          : "activations and weights any";
+            m.plan = "oneDNN " + conv->primitive_name() + ", " + layouts + ": " + conv->impl() + " (" +
+                     conv->formats() + ")";
             m.choice = candidate.id;
             m.tolerance = conv_tolerance(s, 1.0);
             c.runner = {[conv] { conv->poison_output(); },
@@ -133,9 +180,9 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             m.plan = "clblast::Convgemm<float> (im2col + GEMM, kCrossCorrelation)";
             m.choice = "clblast";
             m.tolerance = conv_tolerance(s, 1.0);
-            auto y = std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), output_shape(s)));
+            auto y = device_tensor(layer, output_shape(s));
             Context& ctx = *context;
-            c.runner = opencl_runner(ctx, y, [&ctx, &layer, s, y] {
+            c.runner = opencl_runner(ctx, {y}, [&ctx, &layer, s, y] {
                 return std::vector<cl::Event>{enqueue_clblast_convgemm(ctx, s, layer.x_device, layer.weights_device, *y)};
             });
             // CLBlast builds (or loads from its own cache) inside its first call; netcl's program cache
@@ -150,12 +197,8 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
                 options.variant = candidate.variant;
             }
             auto conv = std::make_shared<Conv2d>(context, options);
-            conv->set_weights(layer.weights, layer.bias);
-            auto y = std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), output_shape(s)));
-            c.runner = opencl_runner(*context, y, [conv, &layer, y] {
-                conv->forward(layer.x_device, *y);
-                return conv->last_events();
-            });
+            if (s.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(layer.weights, layer.bias);
+            c.runner = conv2d_runner(*context, conv, layer);
             first_run(c.runner, reference, m);
             const Plan& plan = conv->last_plan();
             m.plan = plan.str();

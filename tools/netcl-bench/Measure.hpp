@@ -15,12 +15,12 @@
 namespace netcl::bench {
 
 // One layer's data, made once and shared by every candidate: random input,
-// weights and (when the layer has one) bias in [-1, 1], on the host and on
-// the device.
+// weights, (when the layer has one) bias and, for a gradient, the output's
+// gradient dy, in [-1, 1], on the host and on the device.
 struct LayerData {
     ConvShapes shapes;
-    std::vector<float> x, weights, bias;
-    Tensor x_device, weights_device;
+    std::vector<float> x, weights, bias, dy;
+    Tensor x_device, weights_device, dy_device;
 
     LayerData(const std::shared_ptr<Context>& context, const ConvShapes& shapes, std::uint64_t seed);
 };

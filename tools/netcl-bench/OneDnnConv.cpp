@@ -102,15 +102,16 @@ std::string onednn_cpu_isa() {
 }
 
 struct OneDnnConv::State {
-    dnnl::convolution_forward primitive;
-    memory src, weights, bias, dst;
-    memory::desc user_dst_desc;
+    dnnl::primitive primitive;
+    memory out;            // y, dx or dw, in the primitive's layout
+    memory out_bias;       // db (backward weights with a bias), plain
+    memory::desc user_out_desc;
     std::unordered_map<int, memory> args;
-    std::string impl, formats;
+    std::string impl, formats, name;
 };
 
 OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vector<float>& x,
-                       const std::vector<float>& weights, const std::vector<float>& bias)
+                       const std::vector<float>& weights, const std::vector<float>& bias, const std::vector<float>& dy)
     : state_(std::make_unique<State>()) {
     try {
         const memory::dim G = s.groups;
@@ -118,35 +119,85 @@ OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vect
         // Grouped weights are 5-D for oneDNN: G x K/G x C/G x R x S, the same bytes as K x C/G x R x S.
         const memory::dims w_dims = G == 1 ? memory::dims{s.K, s.C, s.R, s.S}
                                            : memory::dims{G, s.K / G, s.C / G, s.R, s.S};
+        const tag w_tag = G == 1 ? tag::oihw : tag::goihw;
         const tag io = layout == OneDnnLayout::Nchw ? tag::nchw : tag::any;
         const auto f32 = memory::data_type::f32;
         const memory::desc src_md(x_dims, f32, io), weights_md(w_dims, f32, tag::any), dst_md(y_dims, f32, io);
+        const memory::desc bias_md({s.K}, f32, tag::x);
         // oneDNN counts dilation from 0 (0 = dense), netcl from 1.
         const memory::dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1},
             padding_l{s.pad_top, s.pad_left}, padding_r{s.pad_bottom, s.pad_right};
-        const auto inference = dnnl::prop_kind::forward_inference;
         const auto direct = dnnl::algorithm::convolution_direct;
-        const dnnl::convolution_forward::desc desc =
-            s.bias ? dnnl::convolution_forward::desc(inference, direct, src_md, weights_md,
-                                                      memory::desc({s.K}, f32, tag::x), dst_md, strides, dilates,
-                                                      padding_l, padding_r)
-                   : dnnl::convolution_forward::desc(inference, direct, src_md, weights_md, dst_md, strides,
-                                                      dilates, padding_l, padding_r);
-        const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
+        const auto forward_desc = [&](dnnl::prop_kind kind) {
+            return s.bias ? dnnl::convolution_forward::desc(kind, direct, src_md, weights_md, bias_md, dst_md,
+                                                            strides, dilates, padding_l, padding_r)
+                          : dnnl::convolution_forward::desc(kind, direct, src_md, weights_md, dst_md, strides,
+                                                            dilates, padding_l, padding_r);
+        };
         State& st = *state_;
-        st.impl = pd.impl_info_str();
-        st.formats = "src " + format_name(pd.src_desc()) + ", weights " + format_name(pd.weights_desc()) +
-                     ", dst " + format_name(pd.dst_desc());
-        st.primitive = dnnl::convolution_forward(pd);
-
-        st.src = in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc());
-        st.weights = in_layout(user_memory(w_dims, G == 1 ? tag::oihw : tag::goihw, weights), pd.weights_desc());
-        st.dst = memory(pd.dst_desc(), cpu_engine());
-        st.user_dst_desc = memory::desc(y_dims, f32, tag::nchw);
-        st.args = {{DNNL_ARG_SRC, st.src}, {DNNL_ARG_WEIGHTS, st.weights}, {DNNL_ARG_DST, st.dst}};
-        if (s.bias) {
-            st.bias = user_memory({s.K}, tag::x, bias);
-            st.args.emplace(DNNL_ARG_BIAS, st.bias);
+        const auto describe = [&](const auto& pd, const memory::desc& a, const char* a_name, const memory::desc& w,
+                                  const char* w_name, const memory::desc& b, const char* b_name) {
+            st.impl = pd.impl_info_str();
+            st.formats = std::string(a_name) + " " + format_name(a) + ", " + w_name + " " + format_name(w) + ", " +
+                         b_name + " " + format_name(b);
+        };
+        switch (s.direction) {
+            case ConvDirection::FORWARD: {
+                const dnnl::convolution_forward::primitive_desc pd(
+                    forward_desc(dnnl::prop_kind::forward_inference), cpu_engine());
+                describe(pd, pd.src_desc(), "src", pd.weights_desc(), "weights", pd.dst_desc(), "dst");
+                st.name = "convolution_forward (forward_inference)";
+                st.primitive = dnnl::convolution_forward(pd);
+                st.out = memory(pd.dst_desc(), cpu_engine());
+                st.user_out_desc = memory::desc(y_dims, f32, tag::nchw);
+                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc())},
+                           {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
+                           {DNNL_ARG_DST, st.out}};
+                if (s.bias) st.args.emplace(DNNL_ARG_BIAS, user_memory({s.K}, tag::x, bias));
+                break;
+            }
+            case ConvDirection::BACKWARD_DATA: {
+                const dnnl::convolution_forward::primitive_desc hint(
+                    forward_desc(dnnl::prop_kind::forward_training), cpu_engine());
+                const dnnl::convolution_backward_data::desc desc(direct, src_md, weights_md, dst_md, strides, dilates,
+                                                                 padding_l, padding_r);
+                const dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), hint);
+                describe(pd, pd.diff_dst_desc(), "diff_dst", pd.weights_desc(), "weights", pd.diff_src_desc(),
+                         "diff_src");
+                st.name = "convolution_backward_data";
+                st.primitive = dnnl::convolution_backward_data(pd);
+                st.out = memory(pd.diff_src_desc(), cpu_engine());
+                st.user_out_desc = memory::desc(x_dims, f32, tag::nchw);
+                st.args = {{DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, tag::nchw, dy), pd.diff_dst_desc())},
+                           {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
+                           {DNNL_ARG_DIFF_SRC, st.out}};
+                break;
+            }
+            case ConvDirection::BACKWARD_WEIGHTS: {
+                const dnnl::convolution_forward::primitive_desc hint(
+                    forward_desc(dnnl::prop_kind::forward_training), cpu_engine());
+                const auto desc = s.bias ? dnnl::convolution_backward_weights::desc(direct, src_md, weights_md,
+                                                                                     bias_md, dst_md, strides, dilates,
+                                                                                     padding_l, padding_r)
+                                         : dnnl::convolution_backward_weights::desc(direct, src_md, weights_md,
+                                                                                     dst_md, strides, dilates,
+                                                                                     padding_l, padding_r);
+                const dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), hint);
+                describe(pd, pd.src_desc(), "src", pd.diff_dst_desc(), "diff_dst", pd.diff_weights_desc(),
+                         "diff_weights");
+                st.name = "convolution_backward_weights";
+                st.primitive = dnnl::convolution_backward_weights(pd);
+                st.out = memory(pd.diff_weights_desc(), cpu_engine());
+                st.user_out_desc = memory::desc(w_dims, f32, w_tag);
+                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc())},
+                           {DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, tag::nchw, dy), pd.diff_dst_desc())},
+                           {DNNL_ARG_DIFF_WEIGHTS, st.out}};
+                if (s.bias) {
+                    st.out_bias = memory(bias_md, cpu_engine());
+                    st.args.emplace(DNNL_ARG_DIFF_BIAS, st.out_bias);
+                }
+                break;
+            }
         }
     } catch (const dnnl::error& error) {
         throw Error(std::string("oneDNN (") + dnnl_status2str(error.status) + "): " + error.what() + " for " +
@@ -162,18 +213,27 @@ void OneDnnConv::run() {
 }
 
 void OneDnnConv::poison_output() {
-    float* data = static_cast<float*>(state_->dst.get_data_handle());
-    std::fill_n(data, state_->dst.get_desc().get_size() / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+    for (memory* m : {&state_->out, &state_->out_bias}) {
+        if (!*m) continue;
+        float* data = static_cast<float*>(m->get_data_handle());
+        std::fill_n(data, m->get_desc().get_size() / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+    }
 }
 
 std::vector<float> OneDnnConv::output_nchw() {
-    const memory::desc& desc = state_->user_dst_desc;
+    const memory::desc& desc = state_->user_out_desc;
     std::vector<float> result(desc.get_size() / sizeof(float));
     memory user(desc, cpu_engine(), result.data());
-    dnnl::reorder(state_->dst, user).execute(cpu_stream(), state_->dst, user);  // a plain copy for Nchw
+    dnnl::reorder(state_->out, user).execute(cpu_stream(), state_->out, user);  // a plain copy where they agree
     cpu_stream().wait();
+    if (state_->out_bias) {
+        const float* db = static_cast<const float*>(state_->out_bias.get_data_handle());
+        result.insert(result.end(), db, db + state_->out_bias.get_desc().get_size() / sizeof(float));
+    }
     return result;
 }
+
+std::string OneDnnConv::primitive_name() const { return state_->name; }
 
 const std::string& OneDnnConv::impl() const { return state_->impl; }
 const std::string& OneDnnConv::formats() const { return state_->formats; }
@@ -189,9 +249,10 @@ std::string onednn_version() { return {}; }
 std::string onednn_cpu_isa() { return {}; }
 
 OneDnnConv::OneDnnConv(const ConvShapes&, OneDnnLayout, const std::vector<float>&, const std::vector<float>&,
-                       const std::vector<float>&) {
+                       const std::vector<float>&, const std::vector<float>&) {
     throw Error("oneDNN not built in");
 }
+std::string OneDnnConv::primitive_name() const { return {}; }
 OneDnnConv::~OneDnnConv() = default;
 void OneDnnConv::run() {}
 void OneDnnConv::poison_output() {}

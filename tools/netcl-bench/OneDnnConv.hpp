@@ -9,10 +9,13 @@
 
 namespace netcl::bench {
 
-// oneDNN's forward convolution, the library a CPU user would otherwise pick,
-// as netcl-bench's native peer on CPU devices: fp32, forward_inference,
-// algorithm::convolution_direct, whichever implementation oneDNN picks for the
-// shape. oneDNN is optional at build time (NETCL_BENCH_ONEDNN); without it
+// oneDNN's convolution, the library a CPU user would otherwise pick, as
+// netcl-bench's native peer on CPU devices: fp32, algorithm::
+// convolution_direct, whichever implementation oneDNN picks for the shape, in
+// the shapes' direction: forward_inference, convolution_backward_data or
+// convolution_backward_weights (with the bias gradient where the layer has a
+// bias), each backward primitive hinted by its forward_training one as oneDNN
+// asks. oneDNN is optional at build time (NETCL_BENCH_ONEDNN); without it
 // everything here compiles, onednn_why_not says "oneDNN not built in" and
 // nothing else is called. No oneDNN header is included here: the rest of the
 // tool is built with CL_TARGET_OPENCL_VERSION=120 and never sees oneDNN's types.
@@ -44,9 +47,10 @@ std::optional<std::string> onednn_why_not(const ConvShapes& shapes, const Device
 // naming oneDNN's status when oneDNN refuses the shape.
 class OneDnnConv {
 public:
-    // x: N x C x H x W, weights: K x C/groups x R x S, bias: K values or none (NCHW, as the bench holds them).
+    // x: N x C x H x W, weights: K x C/groups x R x S, bias: K values or none,
+    // dy: N x K x P x Q (backward only; empty forward), NCHW as the bench holds them.
     OneDnnConv(const ConvShapes& shapes, OneDnnLayout layout, const std::vector<float>& x,
-               const std::vector<float>& weights, const std::vector<float>& bias);
+               const std::vector<float>& weights, const std::vector<float>& bias, const std::vector<float>& dy);
     ~OneDnnConv();
     OneDnnConv(const OneDnnConv&) = delete;
     OneDnnConv& operator=(const OneDnnConv&) = delete;
@@ -55,8 +59,12 @@ public:
     void run();
     // Fills the output (in its own layout, padding included) with NaN so an unwritten element shows.
     void poison_output();
-    // The output in NCHW (reordered back from the blocked layout: untimed), for the reference check.
+    // The result in netcl's layout (reordered back from the blocked one:
+    // untimed), for the reference check: y or dx in NCHW; dw (K x C/groups x
+    // R x S) followed by db.
     std::vector<float> output_nchw();
+    // "convolution_forward (forward_inference)", "convolution_backward_data", ...
+    std::string primitive_name() const;
 
     // primitive_desc::impl_info_str(): "jit:avx2", "gemm:jit", "jit_1x1:avx2", ...
     const std::string& impl() const;

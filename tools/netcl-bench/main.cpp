@@ -29,6 +29,7 @@
 #include "ShapeArgs.hpp"
 #include "UsageError.hpp"
 #include "netcl/Context.hpp"
+#include "netcl/ConvDirection.hpp"
 #include "netcl/Error.hpp"
 
 namespace {
@@ -48,6 +49,7 @@ struct Arguments {
     bool bias = false;
     bool peak = false;
     std::string device;
+    std::string direction = "fwd";
     std::size_t samples = ReferencePolicy{}.samples;
     double full_reference_macs = ReferencePolicy{}.full_limit_macs;
 };
@@ -68,7 +70,30 @@ std::vector<BenchLayer> chosen_layers(const Arguments& a) {
     if (a.bias) {
         for (auto& layer : layers) layer.shapes.bias = true;
     }
-    return with_batches(layers, a.batch.empty() ? std::vector<std::int64_t>{} : parse_batches(a.batch));
+    layers = with_batches(layers, a.batch.empty() ? std::vector<std::int64_t>{} : parse_batches(a.batch));
+    // --direction: each layer in that direction, or in all three one after another (train: a training
+    // step is their sum, and so the depth-weighted total). Gradients carry the direction in their name.
+    std::vector<netcl::ConvDirection> directions;
+    if (a.direction == "train") {
+        directions = netcl::all_conv_directions();
+    } else {
+        try {
+            directions = {netcl::conv_direction_from_string(a.direction)};
+        } catch (const netcl::Error&) {
+            throw UsageError("--direction: unknown direction '" + a.direction +
+                             "'; expected fwd, bwd_data, bwd_weights or train");
+        }
+    }
+    std::vector<BenchLayer> directed;
+    for (const BenchLayer& layer : layers) {
+        for (const netcl::ConvDirection d : directions) {
+            BenchLayer l = layer;
+            l.shapes.direction = d;
+            if (d != netcl::ConvDirection::FORWARD) l.name += d == netcl::ConvDirection::BACKWARD_DATA ? "/bwd_data" : "/bwd_weights";
+            directed.push_back(std::move(l));
+        }
+    }
+    return directed;
 }
 
 int run(const Arguments& a, int argc, char** argv) {
@@ -102,6 +127,7 @@ int run(const Arguments& a, int argc, char** argv) {
     }
     report.layer_set = a.net.empty() ? "--shape" : a.net;
     if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
+    if (a.direction != "fwd" && a.direction != "forward") report.layer_set += " (direction " + a.direction + ")";
     report.settings = RunSettings{a.warmup, a.repeat, /*interleave=*/!a.sequential};
     for (const auto& c : candidates) report.candidates.push_back(c.id);
 
@@ -146,6 +172,10 @@ int main(int argc, char** argv) {
     app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
     app.add_option("--shape", a.shapes, "a layer N,C,H,W,K,R,S[,stride,pad,dilation,groups] (repeatable)");
     app.add_option("--batch", a.batch, "batch sizes replacing N, e.g. 1,8,32");
+    app.add_option("--direction", a.direction,
+                   "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
+                   "the total is a training step); oneDNN runs its backward primitives beside the gradients")
+        ->capture_default_str();
     app.add_option("--strategies", a.strategies,
                    "comma list: all, selector, naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., "
                    "clblast, onednn-nchw, onednn-blocked (onednn: both; CPU devices), or "
