@@ -1,8 +1,9 @@
 // Direct convolution, NCHW, weights K x C/groups x R x S, every parameter,
 // in the direction the build option DIRECTION names: 0 forward (y from x and
 // w), 1 backward data (dx from dy and w), 2 backward weights (dw from x and
-// dy, and db from dy). One file, so the three directions share their index
-// arithmetic and their register tile; one build per direction.
+// dy; db by gradient_sums.cl's bias_gradient). One file, so the three
+// directions share their index arithmetic and their register tile; one build
+// per direction.
 //
 // Shapes arrive as kernel arguments, so one build serves every layer. Each
 // work-item keeps a KB x QB register tile: KB output channels of one group
@@ -178,11 +179,8 @@ __kernel void conv2d_naive_backward_data(__global const float* restrict dy, cons
 #endif  // DIRECTION == 1
 
 #if DIRECTION == 2
-// Written gradients are beta * old + new; beta = 0 never reads the old value
-// (a NaN there does not survive an overwrite, as in BLAS and cuDNN).
-inline float blend(const float beta, __global const float* old, const float value) {
-    return beta == 0.0f ? value : fma(beta, *old, value);
-}
+// Built after kernels_cl/gradient_sums.cl (gradient_blend, and the bias
+// gradient this direction runs beside its own kernel).
 
 // Backward weights: dw[k][c][r][s] = sum over n, p, q of dy[n][k][p][q] *
 // x[n][g*Cg + c][p * stride_h - pad_top + r * dil_h][q * stride_w - pad_left +
@@ -225,22 +223,7 @@ __kernel void conv2d_naive_backward_weights(__global const float* restrict x, co
         }
     }
     __global float* out = dw + ((size_t)(k * Cg + c) * R * S + tap);
-    *out = blend(beta, out, acc);
+    *out = gradient_blend(beta, out, acc);
 }
 
-// db[k] = sum over n, p, q of dy[n][k][p][q], one work-item per channel.
-__kernel void conv2d_naive_bias_gradient(__global const float* restrict dy, const ulong dy_offset,
-                                         __global float* restrict db, const ulong db_offset, const float beta,
-                                         const int N, const int K, const int PQ) {
-    dy += dy_offset;
-    db += db_offset;
-    const int k = (int)get_global_id(0);
-    if (k >= K) return;
-    float acc = 0.0f;
-    for (int n = 0; n < N; ++n) {
-        __global const float* dyk = dy + (size_t)(n * K + k) * PQ;
-        for (int i = 0; i < PQ; ++i) acc += dyk[i];
-    }
-    db[k] = blend(beta, db + k, acc);
-}
 #endif  // DIRECTION == 2

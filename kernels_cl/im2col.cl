@@ -63,3 +63,32 @@ __kernel void im2col_rows(__global const float* restrict x, const ulong x_offset
     }
     for (int q = q_hi; q < Q; ++q) out[q] = 0.0f;
 }
+
+// The patch matrix for the weight gradient (ops/weight_gradient/): the
+// transpose of the column matrix above, for each image b of a pass and group
+// g a (P·Q) x (C/groups·R·S) block, row (p, q) holding the patch that output
+// pixel read, so dW_g = dY_g (K/groups x P·Q, as NCHW holds it) x patches_g
+// is a row-major GEMM reducing over the pixels. Taps in the padding are 0.
+//
+// NDRange: dim0 = C/groups·R·S rounded up (contiguous writes), dim1 = P·Q,
+// dim2 = images of the pass x groups.
+__kernel void im2col_patches(__global const float* restrict x, const ulong x_offset, __global float* restrict patches,
+                             const ulong patches_offset, const int image0, const int C, const int H, const int W,
+                             const int P, const int Q, const int R, const int S, const int stride_h,
+                             const int stride_w, const int pad_top, const int pad_left, const int dil_h,
+                             const int dil_w, const int groups) {
+    const int Cg = C / groups;
+    const int j = (int)get_global_id(0);
+    const int pq = (int)get_global_id(1);
+    const int bg = (int)get_global_id(2);
+    if (j >= Cg * R * S || pq >= P * Q) return;  // dims rounded up to the work-group size
+    const int b = bg / groups, g = bg % groups;
+    const int s = j % S;
+    const int r = (j / S) % R;
+    const int c = g * Cg + j / (R * S);
+    const int h = (pq / Q) * stride_h - pad_top + r * dil_h;
+    const int w = (pq % Q) * stride_w - pad_left + s * dil_w;
+    float value = 0.0f;
+    if (h >= 0 && h < H && w >= 0 && w < W) value = x[x_offset + ((size_t)(image0 + b) * C + c) * H * W + h * W + w];
+    patches[patches_offset + ((size_t)bg * P * Q + pq) * Cg * R * S + j] = value;
+}

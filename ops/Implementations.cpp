@@ -12,6 +12,7 @@ const ConvImplementation& direct_rows_implementation();    // ops/direct_rows/
 const ConvImplementation& gemm1x1_implementation();        // ops/gemm/
 const ConvImplementation& implicit_gemm_implementation();  // ops/implicit_gemm/
 const ConvImplementation& im2col_implementation();         // ops/im2col/
+const ConvImplementation& weight_gradient_gemm_implementation();  // ops/weight_gradient/
 const ConvImplementation& winograd_implementation();       // ops/winograd/
 const ConvImplementation& winograd_gemm_implementation();  // ops/winograd_gemm/
 
@@ -24,6 +25,7 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
         &gemm1x1_implementation(),
         &implicit_gemm_implementation(),
         &im2col_implementation(),
+        &weight_gradient_gemm_implementation(),
         &winograd_implementation(),
         &winograd_gemm_implementation(),
     };

@@ -112,6 +112,64 @@ TEST(ConvBackward, SelectorRunsWinogradBackwardDataOnAVggLayer) {
     }
 }
 
+// The GEMM engine's weight gradient (ops/weight_gradient/) on every edge
+// shape and random shapes, and in passes of fewer images than N (a
+// workspace limit), where later passes add to what the first wrote.
+TEST(ConvBackward, GemmWeightGradientMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const DeviceProfile& profile = shared_context()->profile();
+    std::uint64_t seed = 6000;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        ASSERT_FALSE(why_not(variant, s, profile)) << s.str();
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile));
+    }
+    std::mt19937_64 rng(20261126);
+    for (int i = 0; i < 40; ++i) {
+        const ConvShapes s = random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 7000 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+    // N = 5 in passes of 2, 2 and 1 images, overwriting and accumulating.
+    ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    s.N = 5;
+    const std::size_t per_image =
+        static_cast<std::size_t>(s.P() * s.Q() * s.C * s.R * s.S + s.weight_numel()) * sizeof(float);
+    for (const float beta : {0.0f, 1.0f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.workspace_limit_bytes = 2 * per_image + 8;
+        options.beta = beta;
+        options.seed = 91;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+        EXPECT_NE(r.plan.config.find("2 image(s) per pass"), std::string::npos) << r.plan.config;
+        EXPECT_EQ(r.workspace_bytes, 2 * per_image);
+    }
+    // A limit below one image's needs is a reason, not a failure.
+    DeviceProfile tight = profile;
+    tight.tuned["wgrad_gemm_workspace_limit_bytes"] = 64;
+    const auto reason = why_not(variant, s, tight);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("wgrad_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
+}
+
+// The selector puts a large layer's weight gradient on the GEMM engine.
+TEST(ConvBackward, SelectorRunsTheGemmWeightGradientOnAVggLayer) {
+    const ConvShapes s = sampled_vgg_like_shape().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
+    const Plan plan = KernelSelector::global().select(selector_op(s), s, profile);
+    EXPECT_EQ(plan.variant, Variant("wgrad-gemm")) << plan.str();
+    ConvCaseOptions options;
+    options.seed = 92;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_EQ(r.plan.variant, Variant("wgrad-gemm"));
+}
+
 TEST(ConvBackward, WeightGradientsBlendWithBeta) {
     // beta 1 accumulates (micro-batches), 0.5 scales what was there; the
     // reference blends the same random prior values in.
@@ -127,23 +185,29 @@ TEST(ConvBackward, WeightGradientsBlendWithBeta) {
 }
 
 TEST(ConvBackward, WeightGradientIsTheSameBitForBitOnEveryRun) {
-    const ConvShapes s = layer_shapes();
-    const auto context = shared_context();
-    Conv2d conv(context, Conv2dOptions::for_shapes(s));
-    const Tensor x = Tensor::from_host(context, random_uniform(s.input_numel(), 1), {s.N, s.C, s.H, s.W});
-    const Tensor dy = Tensor::from_host(context, random_uniform(s.output_numel(), 2), {s.N, s.K, s.P(), s.Q()});
-    std::vector<float> first_dw, first_db;
-    for (int run = 0; run < 3; ++run) {
-        Tensor dw = Tensor::empty(context, {s.K, s.C, s.R, s.S});
-        Tensor db = Tensor::empty(context, {s.K});
-        conv.backward_weights(x, dy, dw, &db);
-        const auto dw_host = dw.to_host(), db_host = db.to_host();
-        if (run == 0) {
-            first_dw = dw_host, first_db = db_host;
-            continue;
+    for (const char* id : {"naive", "wgrad-gemm"}) {
+        SCOPED_TRACE(id);
+        const ConvShapes s = layer_shapes();
+        const auto context = shared_context();
+        Conv2dOptions options = Conv2dOptions::for_shapes(s);
+        options.strategy = implementation_of(Variant(id)).kernel();
+        options.variant = Variant(id);
+        Conv2d conv(context, options);
+        const Tensor x = Tensor::from_host(context, random_uniform(s.input_numel(), 1), {s.N, s.C, s.H, s.W});
+        const Tensor dy = Tensor::from_host(context, random_uniform(s.output_numel(), 2), {s.N, s.K, s.P(), s.Q()});
+        std::vector<float> first_dw, first_db;
+        for (int run = 0; run < 3; ++run) {
+            Tensor dw = Tensor::empty(context, {s.K, s.C, s.R, s.S});
+            Tensor db = Tensor::empty(context, {s.K});
+            conv.backward_weights(x, dy, dw, &db);
+            const auto dw_host = dw.to_host(), db_host = db.to_host();
+            if (run == 0) {
+                first_dw = dw_host, first_db = db_host;
+                continue;
+            }
+            EXPECT_EQ(std::memcmp(dw_host.data(), first_dw.data(), dw_host.size() * sizeof(float)), 0) << "run " << run;
+            EXPECT_EQ(std::memcmp(db_host.data(), first_db.data(), db_host.size() * sizeof(float)), 0) << "run " << run;
         }
-        EXPECT_EQ(std::memcmp(dw_host.data(), first_dw.data(), dw_host.size() * sizeof(float)), 0) << "run " << run;
-        EXPECT_EQ(std::memcmp(db_host.data(), first_db.data(), db_host.size() * sizeof(float)), 0) << "run " << run;
     }
 }
 
@@ -174,6 +238,7 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         EXPECT_EQ(d.plan.variant, Variant("naive")) << d.str();
         EXPECT_FALSE(d.plan.reason.empty());
         for (const Variant& v : variants_of(Kernel::IM2COL)) {
+            if (v.id == "wgrad-gemm") continue;  // takes backward weights only
             const auto reason = why_not(v, g, profile);
             ASSERT_TRUE(reason.has_value()) << v.id;
             EXPECT_NE(reason->find(refusal.at(direction)), std::string::npos) << *reason;

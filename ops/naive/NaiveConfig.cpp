@@ -1,5 +1,6 @@
 #include "ops/naive/NaiveConfig.hpp"
 
+#include "ops/internal/GradientSums.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -51,8 +52,6 @@ cl::NDRange NaiveConfig::local() const {
     return direction == ConvDirection::BACKWARD_WEIGHTS ? cl::NDRange(1, 1, 1) : cl::NDRange(8, 4, 1);
 }
 
-cl::NDRange NaiveConfig::bias_global(const ConvShapes& s) const { return cl::NDRange(size(s.K)); }
-
 ProgramSpec NaiveConfig::program() const {
     const auto local_size = [](const cl::NDRange& range) {
         std::array<std::size_t, 3> sizes{1, 1, 1};
@@ -60,9 +59,13 @@ ProgramSpec NaiveConfig::program() const {
         return sizes;
     };
     std::vector<KernelSpec> kernels{{kernel_name(), local_size(local())}};
-    if (direction == ConvDirection::BACKWARD_WEIGHTS) kernels.push_back({kBiasGradientKernel, {1, 1, 1}});
+    std::string source = embedded_source("conv2d_naive");
+    if (direction == ConvDirection::BACKWARD_WEIGHTS) {
+        kernels.push_back(internal::bias_gradient_kernel());
+        source = embedded_source("gradient_sums") + "\n" + source;
+    }
     const std::string label = direction == ConvDirection::FORWARD ? "conv2d_naive" : "conv2d_naive " + to_string(direction);
-    return {label, embedded_source("conv2d_naive"), build_options(), kernels};
+    return {label, source, build_options(), kernels};
 }
 
 std::string NaiveConfig::str() const {

@@ -26,12 +26,9 @@ struct NaiveConfig {
     const char* kernel_name() const;
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const;
-    // Backward weights with a bias: the bias gradient's kernel, one work-item per channel.
-    static constexpr const char* kBiasGradientKernel = "conv2d_naive_bias_gradient";
-    cl::NDRange bias_global(const ConvShapes& shapes) const;
-    cl::NDRange bias_local() const { return cl::NDRange(1); }
     std::string str() const;
-    // kernels_cl/conv2d_naive.cl with these options.
+    // kernels_cl/conv2d_naive.cl with these options (backward weights: after
+    // kernels_cl/gradient_sums.cl, whose bias_gradient it also runs).
     ProgramSpec program() const;
 };
 

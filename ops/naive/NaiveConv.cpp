@@ -1,5 +1,6 @@
 #include "ops/naive/NaiveConv.hpp"
 
+#include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -15,7 +16,7 @@ NaiveConv::NaiveConv(std::shared_ptr<Context> context, const ConvShapes& shapes)
     const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     kernel_ = internal::make_kernel(program, config_.kernel_name());
     if (shapes_.direction == ConvDirection::BACKWARD_WEIGHTS && shapes_.bias) {
-        bias_kernel_ = internal::make_kernel(program, NaiveConfig::kBiasGradientKernel);
+        bias_kernel_ = internal::make_kernel(program, internal::kBiasGradientKernel);
     }
 }
 
@@ -71,12 +72,7 @@ void NaiveConv::enqueue_backward_weights(const Tensor& x, const Tensor& dy, cons
                        i(s.W), i(s.K), i(s.P()), i(s.Q()), i(s.R), i(s.S), i(s.stride_h), i(s.stride_w),
                        i(s.pad_top), i(s.pad_left), i(s.dilation_h), i(s.dilation_w), i(s.groups));
     internal::launch(context_->queue(), kernel_, config_.kernel_name(), config_.global(s), config_.local(), chain);
-    if (s.bias) {
-        internal::set_args(bias_kernel_, NaiveConfig::kBiasGradientKernel, dy.buffer(), internal::offset_of(dy),
-                           db->buffer(), internal::offset_of(*db), beta, i(s.N), i(s.K), i(s.P() * s.Q()));
-        internal::launch(context_->queue(), bias_kernel_, NaiveConfig::kBiasGradientKernel, config_.bias_global(s),
-                         config_.bias_local(), chain);
-    }
+    if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_kernel_, s, dy, *db, beta, chain);
 }
 
 }  // namespace netcl

@@ -1,0 +1,37 @@
+// Sums that finish a weight gradient, shared by the implementations that
+// compute one (naive, wgrad-gemm). Every sum runs in one fixed order, so a
+// gradient is the same bit for bit on every run.
+//
+// A gradient is written as beta * old + new; beta = 0 never reads the old
+// value (a NaN there does not survive an overwrite, as in BLAS and cuDNN).
+inline float gradient_blend(const float beta, __global const float* old, const float value) {
+    return beta == 0.0f ? value : fma(beta, *old, value);
+}
+
+// db[k] = sum over n, p, q of dy[n][k][p][q], one work-item per channel.
+__kernel void bias_gradient(__global const float* restrict dy, const ulong dy_offset, __global float* restrict db,
+                            const ulong db_offset, const float beta, const int N, const int K, const int PQ) {
+    dy += dy_offset;
+    db += db_offset;
+    const int k = (int)get_global_id(0);
+    if (k >= K) return;
+    float acc = 0.0f;
+    for (int n = 0; n < N; ++n) {
+        __global const float* dyk = dy + (size_t)(n * K + k) * PQ;
+        for (int i = 0; i < PQ; ++i) acc += dyk[i];
+    }
+    db[k] = gradient_blend(beta, db + k, acc);
+}
+
+// dw[i] = beta * dw[i] + the sum over `parts` partial gradients of
+// part[b * count + i], b in order: a pass's images' GEMM results, added once
+// the pass is done. NDRange: dim0 = count elements.
+__kernel void sum_partials(__global const float* restrict part, const ulong part_offset, const int parts,
+                           const int count, __global float* restrict dw, const ulong dw_offset, const float beta) {
+    const int i = (int)get_global_id(0);
+    if (i >= count) return;
+    part += part_offset;
+    float acc = 0.0f;
+    for (int b = 0; b < parts; ++b) acc += part[(size_t)b * count + i];
+    dw[dw_offset + i] = gradient_blend(beta, dw + dw_offset + i, acc);
+}

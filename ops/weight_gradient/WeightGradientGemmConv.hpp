@@ -1,0 +1,30 @@
+#pragma once
+// Internal: wgrad-gemm's strategy (WeightGradientGemmConfig.hpp says how).
+#include <memory>
+
+#include "netcl/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/ConvStrategy.hpp"
+#include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
+
+namespace netcl {
+
+class WeightGradientGemmConv final : public ConvStrategy {
+public:
+    WeightGradientGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
+                           const WeightGradientGemmConfig& config);
+
+    void set_weights(const Tensor&, const Tensor*, internal::EventChain&) override {}  // reads no weights
+    void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) override;
+    void enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw, const Tensor* db, float beta,
+                                  const Workspace& workspace, internal::EventChain& chain) override;
+
+private:
+    std::shared_ptr<Context> context_;
+    ConvShapes shapes_;
+    WeightGradientGemmConfig config_;
+    cl::Kernel patches_, gemm_, sum_partials_, bias_gradient_;
+};
+
+}  // namespace netcl

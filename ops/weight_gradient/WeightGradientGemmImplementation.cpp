@@ -1,0 +1,65 @@
+// wgrad-gemm's descriptor: the weight gradient of every layer on the GEMM
+// engine, through a patch matrix a pass of images at a time.
+#include "ops/ConvImplementation.hpp"
+#include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
+#include "ops/weight_gradient/WeightGradientGemmConv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class WeightGradientGemmImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "wgrad-gemm"; }
+    Kernel kernel() const override { return Kernel::IM2COL; }  // GEMM-shaped, as IM2COL's variants are
+    const std::vector<Variant>& variants() const override {
+        static const std::vector<Variant> list = {Variant("wgrad-gemm")};
+        return list;
+    }
+    ProblemKinds problem_kinds() const override {
+        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32}};
+    }
+    std::vector<std::string> profile_keys() const override {
+        std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");
+        keys.push_back("wgrad_gemm_pass_bytes");
+        return keys;
+    }
+
+protected:
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s,
+                                          const DeviceProfile& profile) const override {
+        const WeightGradientGemmConfig c = weight_gradient_gemm_config(s, profile);
+        const std::size_t limit = weight_gradient_workspace_limit(profile);
+        if (c.per_image_bytes > limit) {
+            return "one image's patches and partial gradient need " + std::to_string(c.per_image_bytes) +
+                   " bytes; the workspace limit is " + std::to_string(limit) + " (" + workspace_limit_key() + ")";
+        }
+        return std::nullopt;
+    }
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return weight_gradient_gemm_config(s, profile).str();
+    }
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return weight_gradient_gemm_config(s, profile).workspace_bytes;
+    }
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s,
+                                         const DeviceProfile& profile) const override {
+        return weight_gradient_gemm_config(s, profile).programs();
+    }
+    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
+        return {"wgrad_gemm"};
+    }
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& s,
+                                            const DeviceProfile& profile) const override {
+        return std::make_unique<WeightGradientGemmConv>(std::move(context), s, weight_gradient_gemm_config(s, profile));
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& weight_gradient_gemm_implementation() {
+    static const WeightGradientGemmImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl
