@@ -65,30 +65,32 @@ __kernel void im2col_rows(__global const float* restrict x, const ulong x_offset
 }
 
 // The patch matrix for the weight gradient (ops/weight_gradient/): the
-// transpose of the column matrix above, for each image b of a pass and group
-// g a (P·Q) x (C/groups·R·S) block, row (p, q) holding the patch that output
-// pixel read, so dW_g = dY_g (K/groups x P·Q, as NCHW holds it) x patches_g
-// is a row-major GEMM reducing over the pixels. Taps in the padding are 0.
+// transpose of the column matrix above, for a chunk of `pixels` output
+// pixels of one image from pixel pq0 on, a (pixels) x (C/groups·R·S) block
+// per group g, row l holding the patch output pixel pq0 + l read. dW_g then
+// gains dY_g's columns pq0.. (K/groups x pixels, NCHW as it lies) x this
+// block: a row-major GEMM reducing over the chunk's pixels. Taps in the
+// padding are 0.
 //
-// NDRange: dim0 = C/groups·R·S rounded up (contiguous writes), dim1 = P·Q,
-// dim2 = images of the pass x groups.
+// NDRange: dim0 = C/groups·R·S rounded up (contiguous writes), dim1 =
+// pixels, dim2 = groups.
 __kernel void im2col_patches(__global const float* restrict x, const ulong x_offset, __global float* restrict patches,
-                             const ulong patches_offset, const int image0, const int C, const int H, const int W,
-                             const int P, const int Q, const int R, const int S, const int stride_h,
-                             const int stride_w, const int pad_top, const int pad_left, const int dil_h,
-                             const int dil_w, const int groups) {
+                             const ulong patches_offset, const int image, const int pq0, const int pixels,
+                             const int C, const int H, const int W, const int Q, const int R, const int S,
+                             const int stride_h, const int stride_w, const int pad_top, const int pad_left,
+                             const int dil_h, const int dil_w, const int groups) {
     const int Cg = C / groups;
     const int j = (int)get_global_id(0);
-    const int pq = (int)get_global_id(1);
-    const int bg = (int)get_global_id(2);
-    if (j >= Cg * R * S || pq >= P * Q) return;  // dims rounded up to the work-group size
-    const int b = bg / groups, g = bg % groups;
+    const int l = (int)get_global_id(1);
+    const int g = (int)get_global_id(2);
+    if (j >= Cg * R * S || l >= pixels) return;  // dims rounded up to the work-group size
     const int s = j % S;
     const int r = (j / S) % R;
     const int c = g * Cg + j / (R * S);
+    const int pq = pq0 + l;
     const int h = (pq / Q) * stride_h - pad_top + r * dil_h;
     const int w = (pq % Q) * stride_w - pad_left + s * dil_w;
     float value = 0.0f;
-    if (h >= 0 && h < H && w >= 0 && w < W) value = x[x_offset + ((size_t)(image0 + b) * C + c) * H * W + h * W + w];
-    patches[patches_offset + ((size_t)bg * P * Q + pq) * Cg * R * S + j] = value;
+    if (h >= 0 && h < H && w >= 0 && w < W) value = x[x_offset + ((size_t)image * C + c) * H * W + h * W + w];
+    patches[patches_offset + ((size_t)g * pixels + l) * Cg * R * S + j] = value;
 }

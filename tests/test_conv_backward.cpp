@@ -132,24 +132,31 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 7000 + i);
         ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
     }
-    // N = 5 in passes of 2, 2 and 1 images, overwriting and accumulating.
+    // N = 5 images of 50 output pixels in chunks of 13, 13, 13 and 11 pixels
+    // (a 2340-byte chunk target: 13 pixels of 45 patch floats), three
+    // partial gradients summed a pass (the workspace limit), overwriting and
+    // accumulating: 20 chunks in passes of 3, the last of 2.
     ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
     s.N = 5;
-    const std::size_t per_image =
-        static_cast<std::size_t>(s.P() * s.Q() * s.C * s.R * s.S + s.weight_numel()) * sizeof(float);
+    ASSERT_EQ(s.P() * s.Q(), 50);
+    const std::size_t chunk_bytes = 13 * 45 * sizeof(float), partial_bytes = 270 * sizeof(float);
+    const auto chunked = context_with_profile(
+        [&](DeviceProfile& p) { p.tuned["wgrad_gemm_chunk_bytes"] = static_cast<double>(chunk_bytes); });
     for (const float beta : {0.0f, 1.0f}) {
         ConvCaseOptions options;
         options.strategy = Kernel::IM2COL;
         options.variant = variant;
-        options.workspace_limit_bytes = 2 * per_image + 8;
+        options.context = chunked;
+        options.workspace_limit_bytes = chunk_bytes + 3 * partial_bytes;
         options.beta = beta;
         options.seed = 91;
         const ConvCaseResult r = run_conv_case(s, options);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
-        EXPECT_NE(r.plan.config.find("2 image(s) per pass"), std::string::npos) << r.plan.config;
-        EXPECT_EQ(r.workspace_bytes, 2 * per_image);
+        EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image, 3 summed a pass"), std::string::npos)
+            << r.plan.config;
+        EXPECT_EQ(r.workspace_bytes, chunk_bytes + 3 * partial_bytes);
     }
-    // A limit below one image's needs is a reason, not a failure.
+    // A limit below one chunk's needs is a reason, not a failure.
     DeviceProfile tight = profile;
     tight.tuned["wgrad_gemm_workspace_limit_bytes"] = 64;
     const auto reason = why_not(variant, s, tight);

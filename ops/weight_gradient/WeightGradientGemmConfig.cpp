@@ -25,26 +25,31 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = patch_length(s) < c.tile.nr();
     const std::int64_t PQ = s.P() * s.Q();
-    c.per_image_bytes = size(PQ * s.C * s.R * s.S + s.weight_numel()) * sizeof(float);
-    const auto target = static_cast<std::size_t>(
+    const auto patch_row_bytes = size(s.C * s.R * s.S) * sizeof(float);  // one pixel's patches, all groups
+    const auto chunk_target = static_cast<std::size_t>(
+        profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
+    // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly.
+    const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(chunk_target / patch_row_bytes), 1, PQ);
+    c.chunks_per_image = blocks(PQ, most);
+    c.chunk_pixels = blocks(PQ, c.chunks_per_image);
+    c.patches_bytes = size(c.chunk_pixels) * patch_row_bytes;
+    const auto partial_bytes = size(s.weight_numel()) * sizeof(float);
+    const auto pass_target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_pass_bytes", static_cast<double>(kWeightGradientPassBytes)));
-    const std::size_t budget = std::min(target, weight_gradient_workspace_limit(profile));
-    c.images_per_pass = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / std::max<std::size_t>(1, c.per_image_bytes)), 1, s.N);
-    c.workspace_bytes = c.per_image_bytes * size(c.images_per_pass);
+    const std::size_t budget = std::min(pass_target, weight_gradient_workspace_limit(profile));
+    const std::size_t room = budget > c.patches_bytes ? budget - c.patches_bytes : 0;
+    c.chunks_per_pass = std::clamp<std::int64_t>(static_cast<std::int64_t>(room / partial_bytes), 1, c.chunks(s));
+    c.workspace_bytes = c.patches_bytes + partial_bytes * size(c.chunks_per_pass);
     return c;
 }
 
-std::size_t WeightGradientGemmConfig::partials_offset_floats(const ConvShapes& s) const {
-    return size(images_per_pass * s.P() * s.Q() * s.C * s.R * s.S);
+cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::int64_t pixels) const {
+    return cl::NDRange(size(patch_length(s)), size(pixels), size(s.groups));
 }
 
-cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::int64_t images) const {
-    return cl::NDRange(size(patch_length(s)), size(s.P() * s.Q()), size(images * s.groups));
-}
-
-cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s, std::int64_t images) const {
+cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
     return cl::NDRange(size(blocks(patch_length(s), tile.nr())), size(blocks(s.K / s.groups, tile.mr)),
-                       size(images * s.groups));
+                       size(s.groups));
 }
 
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
@@ -55,8 +60,10 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
 }
 
 std::string WeightGradientGemmConfig::str() const {
-    return std::to_string(images_per_pass) + " image(s) per pass, workspace " + std::to_string(workspace_bytes) +
-           " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");
+    return std::to_string(chunks_per_image) + " chunk(s) of " + std::to_string(chunk_pixels) +
+           " pixels an image, " + std::to_string(chunks_per_pass) + " summed a pass, workspace " +
+           std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
+           (edge_n ? ", columns clamped" : "");
 }
 
 }  // namespace netcl

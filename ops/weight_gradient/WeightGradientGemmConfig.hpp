@@ -2,13 +2,20 @@
 // Internal: how wgrad-gemm computes one layer's weight gradient on netcl's
 // GEMM engine -- the configuration both its strategy and its descriptor read.
 //
-// Per image n and group g, dW_g += dY_{n,g} (K/groups x P·Q, NCHW as it lies)
-// x patches_{n,g} (P·Q x C/groups·R·S, kernels_cl/im2col.cl's im2col_patches):
-// a row-major GEMM whose reduction runs over the image's pixels. A pass
-// expands a few images' patches, one batched GEMM writes each image's
-// partial gradient, and gradient_sums.cl's sum_partials adds the pass's
-// partials into dW in image order: no atomics, the same dw bit for bit on
-// every run.
+// dW_g = sum over images n and pixel chunks of dY_{n,g}'s chunk columns
+// (K/groups x pixels, NCHW as it lies) x the chunk's patches (pixels x
+// C/groups·R·S, kernels_cl/im2col.cl's im2col_patches): a row-major GEMM per
+// chunk (batched over groups) reducing over its pixels into a partial
+// gradient of its own, and gradient_sums.cl's sum_partials adding a pass's
+// partials into dW in chunk order. No atomics: the same dw bit for bit on
+// every run. A chunk's patches are sized to stay in the caches between the
+// copy that writes them and the GEMM that reads them (a whole image's were
+// 115 MB on VGG's conv1.2 and ran at 11 GFLOPS, 2 MiB chunks at 21); one
+// patch buffer serves every chunk in turn. Tried: the patches written in the
+// GEMM's B panels (gemm.cl's B_PANEL, one GEMM a group), which streams B in
+// order: VGG-16 at N = 1 ran at 0.31x oneDNN's backward weights against
+// 0.41-0.46x row-major (Zen 3, depth-weighted, interleaved rounds; one run
+// panelled, two row-major), every layer slower.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,25 +31,27 @@ namespace netcl {
 
 struct WeightGradientGemmConfig {
     GemmTile tile;
-    bool edge_m = false;  // K/groups < MR
-    bool edge_n = false;  // C/groups·R·S < NR
-    std::size_t per_image_bytes = 0;  // one image's patches and partial gradient
-    std::int64_t images_per_pass = 1;
-    std::size_t workspace_bytes = 0;  // per_image_bytes x images_per_pass
+    bool edge_m = false;                // K/groups < MR
+    bool edge_n = false;                // C/groups·R·S < NR
+    std::int64_t chunk_pixels = 1;      // output pixels a chunk reduces over (the last of an image may be fewer)
+    std::int64_t chunks_per_image = 1;
+    std::int64_t chunks_per_pass = 1;   // partial gradients summed into dW at once
+    std::size_t patches_bytes = 0;      // one chunk's patches (all groups)
+    std::size_t workspace_bytes = 0;    // the patches, then chunks_per_pass partial gradients
 
-    // Where a pass's partial gradients start in the workspace, in floats.
-    std::size_t partials_offset_floats(const ConvShapes& shapes) const;
-    cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t images) const;
+    std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }
+    cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
     cl::NDRange patches_local() const { return cl::NDRange(16, 4, 1); }
-    cl::NDRange gemm_global(const ConvShapes& shapes, std::int64_t images) const;
+    cl::NDRange gemm_global(const ConvShapes& shapes) const;  // batched over groups
     cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
     // The patch expansion, the GEMM, the sums (partials and bias gradient).
     std::vector<ProgramSpec> programs() const;
     std::string str() const;
 };
 
-// One pass's target where the profile sets no wgrad_gemm_pass_bytes: 32 MiB,
-// IM2COL's; what a pass writes the GEMM reads back, so smaller stays in cache.
+// A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes, and a
+// pass's partial gradients where it sets no wgrad_gemm_pass_bytes.
+inline constexpr std::size_t kWeightGradientChunkBytes = std::size_t{2} << 20;
 inline constexpr std::size_t kWeightGradientPassBytes = std::size_t{32} << 20;
 
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& shapes, const DeviceProfile& profile);

@@ -43,26 +43,36 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups, length = s.C / s.groups * s.R * s.S;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
-    const std::size_t origin = workspace.offset_bytes / sizeof(float);
-    const std::size_t partials = origin + config_.partials_offset_floats(s);
+    const std::size_t patches = workspace.offset_bytes / sizeof(float);
+    const std::size_t partials = patches + config_.patches_bytes / sizeof(float);
+    const auto partial_floats = static_cast<std::size_t>(s.weight_numel());
     const cl::CommandQueue& queue = context_->queue();
-    for (std::int64_t n0 = 0; n0 < s.N; n0 += config_.images_per_pass) {
-        const std::int64_t images = std::min(config_.images_per_pass, s.N - n0);
-        internal::set_args(patches_, "im2col_patches", x.buffer(), internal::offset_of(x), workspace.buffer,
-                           u(origin), i(n0), i(s.C), i(s.H), i(s.W), i(s.P()), i(s.Q()), i(s.R), i(s.S),
-                           i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
-                           i(s.dilation_w), i(s.groups));
-        internal::launch(queue, patches_, "im2col_patches", config_.patches_global(s, images), config_.patches_local(),
-                         chain);
-        // Entry z = (image, group): A = dy's K/groups x P·Q block, B = its patches, C = its partial gradient.
-        internal::set_args(gemm_, "gemm", dy.buffer(), internal::offset_of(dy) + u(static_cast<std::size_t>(n0 * s.K * PQ)),
-                           i(kg * PQ), workspace.buffer, u(origin), i(PQ * length), workspace.buffer, u(partials),
-                           i(kg * length), dy.buffer(), internal::offset_of(dy), i(kg), i(length), i(PQ), i(PQ),
-                           i(length), i(length));
-        internal::launch(queue, gemm_, "gemm", config_.gemm_global(s, images), config_.gemm_local(), chain);
+    const std::int64_t chunks = config_.chunks(s);
+    for (std::int64_t first = 0; first < chunks; first += config_.chunks_per_pass) {
+        const std::int64_t in_pass = std::min(config_.chunks_per_pass, chunks - first);
+        for (std::int64_t c = 0; c < in_pass; ++c) {
+            const std::int64_t chunk = first + c, n = chunk / config_.chunks_per_image;
+            const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
+            const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
+            internal::set_args(patches_, "im2col_patches", x.buffer(), internal::offset_of(x), workspace.buffer,
+                               u(patches), i(n), i(pq0), i(pixels), i(s.C), i(s.H), i(s.W), i(s.Q()), i(s.R),
+                               i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
+                               i(s.dilation_w), i(s.groups));
+            internal::launch(queue, patches_, "im2col_patches", config_.patches_global(s, pixels),
+                             config_.patches_local(), chain);
+            // Entry g: A = dy's group-g rows, columns pq0.. (lda = P*Q); B = the chunk's group-g patches; C = its
+            // block of this chunk's partial gradient.
+            const std::size_t a = internal::offset_of(dy) + static_cast<std::size_t>(n * s.K * PQ + pq0);
+            internal::set_args(gemm_, "gemm", dy.buffer(), u(a), i(kg * PQ), workspace.buffer, u(patches),
+                               i(pixels * length), workspace.buffer,
+                               u(partials + static_cast<std::size_t>(c) * partial_floats), i(kg * length),
+                               dy.buffer(), internal::offset_of(dy), i(kg), i(length), i(pixels), i(PQ), i(length),
+                               i(length));
+            internal::launch(queue, gemm_, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
+        }
         // The first pass blends with what dw held (beta); later ones add to it.
-        internal::enqueue_sum_partials(queue, sum_partials_, workspace.buffer, partials, images, dw,
-                                       n0 == 0 ? beta : 1.0f, chain);
+        internal::enqueue_sum_partials(queue, sum_partials_, workspace.buffer, partials, in_pass, dw,
+                                       first == 0 ? beta : 1.0f, chain);
     }
     if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
 }

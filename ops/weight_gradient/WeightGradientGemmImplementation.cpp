@@ -1,5 +1,5 @@
 // wgrad-gemm's descriptor: the weight gradient of every layer on the GEMM
-// engine, through a patch matrix a pass of images at a time.
+// engine, through a patch matrix a chunk of pixels at a time.
 #include "ops/ConvImplementation.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConv.hpp"
@@ -22,6 +22,7 @@ public:
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");
         keys.push_back("wgrad_gemm_pass_bytes");
+        keys.push_back("wgrad_gemm_chunk_bytes");
         return keys;
     }
 
@@ -30,8 +31,8 @@ protected:
                                           const DeviceProfile& profile) const override {
         const WeightGradientGemmConfig c = weight_gradient_gemm_config(s, profile);
         const std::size_t limit = weight_gradient_workspace_limit(profile);
-        if (c.per_image_bytes > limit) {
-            return "one image's patches and partial gradient need " + std::to_string(c.per_image_bytes) +
+        if (c.workspace_bytes > limit) {
+            return "a chunk's patches and one partial gradient need " + std::to_string(c.workspace_bytes) +
                    " bytes; the workspace limit is " + std::to_string(limit) + " (" + workspace_limit_key() + ")";
         }
         return std::nullopt;
