@@ -103,6 +103,18 @@ std::optional<std::string> problem_kind_why_not(const ConvImplementation& impl, 
     return std::nullopt;
 }
 
+std::vector<Variant> variants_of(Kernel kernel, ConvDirection direction) {
+    std::vector<Variant> out;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        const auto directions = impl->problem_kinds().directions;
+        if (impl->kernel() != kernel || std::find(directions.begin(), directions.end(), direction) == directions.end()) {
+            continue;
+        }
+        out.insert(out.end(), impl->variants().begin(), impl->variants().end());
+    }
+    return out;
+}
+
 std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
     constexpr std::int64_t kLimit = 2147483647;  // INT_MAX: the kernels index with int
     if (s.input_numel() >= kLimit || s.output_numel() >= kLimit || s.weight_numel() >= kLimit) {
@@ -116,8 +128,8 @@ std::optional<std::string> int_indexing_why_not(const ConvShapes& s) {
 std::optional<std::string> why_not(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) {
     const ConvImplementation& impl = implementation_of(variant);
     shapes.validate();
-    if (auto reason = problem_kind_why_not(impl, shapes)) return reason;
     if (auto reason = int_indexing_why_not(shapes)) return reason;
+    if (auto reason = problem_kind_why_not(impl, shapes)) return reason;
     if (profile.tuned_or(impl.enabled_key(), 1) == 0) {
         return impl.name() + " is off on this device (its profile sets " + impl.enabled_key() + " = 0)";
     }

@@ -18,6 +18,8 @@ const std::vector<const ConvImplementation*>& conv_implementations();
 const ConvImplementation& implementation_of(const Variant& variant);
 // Every variant of every implementation that runs under `kernel`, in list order.
 std::vector<Variant> variants_of(Kernel kernel);
+// The same, of the implementations whose problem_kinds() take `direction`.
+std::vector<Variant> variants_of(Kernel kernel, ConvDirection direction);
 
 // Why `variant` cannot run `shapes` on `profile`: the layer is invalid, a
 // tensor is too large for 32-bit indexing, or the implementation says so.

@@ -472,7 +472,8 @@ TEST(Bench, PeakFlagGivesPercentOfPeak) {
 // direct within 2x of the paper's direct; F(4x4,5x5) within 10x of direct on
 // Vincent et al.'s layers, and F(5x5,5x5) under the paper's scaled F(9x9,5x5)
 // (the error they trained AlexNet and Inception v3 with), netcl's F(9x9,5x5)
-// too and within 10x of direct.
+// too and within 10x of direct; each tile's backward data within 2x of its
+// forward error.
 TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
     const auto json_path = scratch("accuracy.json");
     const Outcome run = run_bench("--accuracy --json '" + json_path.string() + "'");
@@ -499,6 +500,21 @@ TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
         EXPECT_LE(error("wino-f6-gemm"), 2 * paper.at("f4").get<double>()) << layer;
         EXPECT_LE(error("wino-f2"), error("naive")) << layer << ": F(2x2) errs less than the direct sum";
         EXPECT_LE(error("wino-f2-gemm"), error("naive")) << layer;
+        // The gradients: every tile's backward data within 2x of its own forward error on the layer (the
+        // training issue's bar), run by the tile itself; both weight gradients ran.
+        for (const char* column : {"naive", "wino-f2", "wino-f4", "wino-f6", "wino-f2-gemm", "wino-f4-gemm",
+                                   "wino-f6-gemm"}) {
+            const json& dx = row.at("backward_data").at(column);
+            ASSERT_TRUE(dx.at("max_abs_error").is_number()) << layer << " " << column << ": " << dx.dump();
+            EXPECT_GT(dx.at("max_abs_error").get<double>(), 0) << layer << " " << column;
+            EXPECT_LE(dx.at("over_forward").get<double>(), 2.0) << layer << " " << column << ": " << dx.dump();
+            EXPECT_EQ(dx.at("plan"), row.at(column).at("plan")) << layer << " " << column;
+        }
+        for (const char* column : {"naive", "wgrad-gemm"}) {
+            const json& dw = row.at("backward_weights").at(column);
+            ASSERT_TRUE(dw.at("max_abs_error").is_number()) << layer << " " << column << ": " << dw.dump();
+            EXPECT_EQ(dw.at("plan"), column) << layer;
+        }
     }
     const auto& vincent = report.at("vincent_rows");
     ASSERT_EQ(vincent.size(), 2u) << "AlexNet's and Inception's 5x5 layers";

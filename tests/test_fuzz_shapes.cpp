@@ -119,7 +119,7 @@ Draw draw_case(std::mt19937_64& rng, const DeviceProfile& profile, int& refused)
             // Any IM2COL variant: im2col + CLBlast, the 1x1 GEMM (on the draw
             // made 1x1, stride 1, unpadded), the implicit GEMM.
             d.kernel = Kernel::IM2COL;
-            const auto im2col_variants = variants_of(Kernel::IM2COL);
+            const auto im2col_variants = variants_of(Kernel::IM2COL, ConvDirection::FORWARD);
             d.variant = im2col_variants[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(im2col_variants.size()) - 1))];
             d.shapes = test::random_small_shape(rng);
             if (d.variant.id == "gemm-1x1") {

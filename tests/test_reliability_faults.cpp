@@ -1,11 +1,11 @@
-// OpenCL failing underneath netcl: every call site a layer reaches is failed
-// once, and each time the caller gets a netcl::Error that names the operation,
+// OpenCL failing underneath netcl: every call site a layer reaches, in every
+// direction each variant takes, is failed once, and each time the caller gets a netcl::Error that names the operation,
 // the OpenCL error and the layer; nothing leaks; the same Conv2d then gives
 // the fp64-verified answer; the caller's own buffers keep their contents.
 //
 // How: the interposer (tests/support/ClFaults.hpp) records each OpenCL call
 // with its caller's return address during one clean run of a variant (its
-// weights set, one forward into wrapped views, the output read back). Every
+// weights set, one forward or gradient into wrapped views, the result read back). Every
 // distinct (entry point, caller) is a call site; each one is then failed in a
 // run of its own on a fresh Context, with the error a driver gives there
 // (CL_MEM_OBJECT_ALLOCATION_FAILURE for buffers, CL_BUILD_PROGRAM_FAILURE for
@@ -64,8 +64,8 @@ ConvShapes layer_5x5() {  // the 5x5 Winograd tiles take only 5x5 filters
 }
 
 struct Data {
-    std::vector<float> x, w, b;
-    std::vector<double> expected;
+    std::vector<float> x, w, b, dy;
+    std::vector<double> expected;  // y forward, dx backward data, dw then db backward weights
 };
 
 Data data_for(const ConvShapes& s) {
@@ -73,62 +73,121 @@ Data data_for(const ConvShapes& s) {
     d.x = random_uniform(static_cast<std::size_t>(s.input_numel()), 11);
     d.w = random_uniform(static_cast<std::size_t>(s.weight_numel()), 12);
     d.b = random_uniform(static_cast<std::size_t>(s.K), 13);
-    d.expected = reference_conv(s, d.x, d.w, d.b);
+    d.dy = random_uniform(static_cast<std::size_t>(s.output_numel()), 14);
+    switch (s.direction) {
+        case ConvDirection::FORWARD: d.expected = reference_conv(s, d.x, d.w, d.b); break;
+        case ConvDirection::BACKWARD_DATA: d.expected = reference_conv_backward_data(s, d.dy, d.w); break;
+        case ConvDirection::BACKWARD_WEIGHTS: {
+            const WeightGradients g = reference_conv_backward_weights(s, d.x, d.dy);
+            d.expected = g.dw;
+            d.expected.insert(d.expected.end(), g.db.begin(), g.db.end());
+            break;
+        }
+    }
     return d;
 }
 
-// One layer on one Context, its input and output in buffers "the framework"
-// owns (Tensor::view over the test's own cl_mem).
+// One layer on one Context, every tensor of its direction in a buffer "the
+// framework" owns (Tensor::view over the test's own cl_mem): what it reads
+// (x forward and backward weights, dy backward) and what it writes (y; dx;
+// dw and db).
 struct Layer {
     std::shared_ptr<Context> context;
-    cl::Buffer x_buffer, y_buffer;
-    Tensor x, y;
+    ConvShapes shapes;
+    std::vector<cl::Buffer> buffers;
+    std::vector<Tensor> inputs, outputs;
     std::unique_ptr<Conv2d> conv;
 
-    Layer(const ConvShapes& s, const Variant& variant, const Data& d) : context(Context::create()) {
-        const std::size_t x_bytes = d.x.size() * sizeof(float);
-        const std::size_t y_bytes = static_cast<std::size_t>(s.output_numel()) * sizeof(float);
-        x_buffer = cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, x_bytes,
-                              const_cast<float*>(d.x.data()));
-        y_buffer = cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE, y_bytes);
-        x = Tensor::view(context, x_buffer(), 0, {s.N, s.C, s.H, s.W});
-        y = Tensor::view(context, y_buffer(), 0, {s.N, s.K, s.P(), s.Q()});
+    Layer(const ConvShapes& s, const Variant& variant, const Data& d) : context(Context::create()), shapes(s) {
+        const auto caller_buffer = [&](const std::vector<float>& values, Tensor::Shape shape, bool input) {
+            const std::size_t bytes = checked_numel(shape) * sizeof(float);
+            buffers.push_back(input ? cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                 bytes, const_cast<float*>(values.data()))
+                                    : cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE, bytes));
+            (input ? inputs : outputs).push_back(Tensor::view(context, buffers.back()(), 0, std::move(shape)));
+        };
+        const Tensor::Shape x_shape{s.N, s.C, s.H, s.W}, y_shape{s.N, s.K, s.P(), s.Q()};
+        switch (s.direction) {
+            case ConvDirection::FORWARD:
+                caller_buffer(d.x, x_shape, true);
+                caller_buffer({}, y_shape, false);
+                break;
+            case ConvDirection::BACKWARD_DATA:
+                caller_buffer(d.dy, y_shape, true);
+                caller_buffer({}, x_shape, false);
+                break;
+            case ConvDirection::BACKWARD_WEIGHTS:
+                caller_buffer(d.x, x_shape, true);
+                caller_buffer(d.dy, y_shape, true);
+                caller_buffer({}, {s.K, s.C / s.groups, s.R, s.S}, false);
+                caller_buffer({}, {s.K}, false);
+                break;
+        }
         Conv2dOptions o = Conv2dOptions::for_shapes(s);
         o.strategy = implementation_of(variant).kernel();
         o.variant = variant;
         conv = std::make_unique<Conv2d>(context, o);
     }
 
-    // What a framework does with a layer: weights in, a forward (the returned
-    // event waited on, as a framework's next op would), the output read back.
-    void weights_and_forward(const Data& d) {
-        conv->set_weights(d.w, d.b);
-        cl::Event done = conv->forward(x, y);
-        NETCL_CL_CHECK(done.wait(), "waiting for the forward's event");
+    // What a framework does with a layer: weights in (the directions that
+    // read them), a run (the returned event waited on, as a framework's next
+    // op would), the result read back.
+    void weights_and_run(const Data& d) {
+        cl::Event done;
+        switch (shapes.direction) {
+            case ConvDirection::FORWARD:
+                conv->set_weights(d.w, d.b);
+                done = conv->forward(inputs[0], outputs[0]);
+                break;
+            case ConvDirection::BACKWARD_DATA:
+                conv->set_weights(d.w, d.b);
+                done = conv->backward_data(inputs[0], outputs[0]);
+                break;
+            case ConvDirection::BACKWARD_WEIGHTS:
+                done = conv->backward_weights(inputs[0], inputs[1], outputs[0], &outputs[1]);
+                break;
+        }
+        NETCL_CL_CHECK(done.wait(), "waiting for the run's event");
     }
-    std::vector<float> output() { return y.to_host(); }
+    std::vector<float> output() {
+        std::vector<float> all;
+        for (const Tensor& t : outputs) {
+            const auto values = t.to_host();
+            all.insert(all.end(), values.begin(), values.end());
+        }
+        return all;
+    }
 };
 
-// A variant and the layer it runs in this test.
+// A variant, the direction it runs, and the layer it runs in this test.
 struct Case {
     Variant variant;
     ConvShapes shapes;
 };
 
-std::vector<Variant> every_variant() {
-    std::vector<Variant> all;
+struct FaultParam {
+    Variant variant;
+    ConvDirection direction = ConvDirection::FORWARD;
+};
+
+// Every variant in every direction its implementation takes.
+std::vector<FaultParam> every_variant_and_direction() {
+    std::vector<FaultParam> all;
     for (const ConvImplementation* impl : conv_implementations()) {
-        all.insert(all.end(), impl->variants().begin(), impl->variants().end());
+        for (const Variant& v : impl->variants()) {
+            for (const ConvDirection d : impl->problem_kinds().directions) all.push_back({v, d});
+        }
     }
     return all;
 }
 
-// The first of the two layers the variant takes on this device.
-std::optional<Case> case_for(const Variant& v, std::string& why) {
+// The first of the test layers the variant takes in the direction on this device.
+std::optional<Case> case_for(const FaultParam& p, std::string& why) {
     const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
-    for (const ConvShapes& s : {layer_3x3(), layer_1x1(), layer_5x5()}) {
-        const auto reason = why_not(v, s, profile);
-        if (!reason) return Case{v, s};
+    for (const ConvShapes& forward : {layer_3x3(), layer_1x1(), layer_5x5()}) {
+        const ConvShapes s = forward.in_direction(p.direction);
+        const auto reason = why_not(p.variant, s, profile);
+        if (!reason) return Case{p.variant, s};
         why += (why.empty() ? "" : "; ") + *reason;
     }
     return std::nullopt;
@@ -166,7 +225,7 @@ Recorded record_clean_run(const Case& c, const Data& d) {
     Recorded r;
     Layer layer(c.shapes, c.variant, d);
     test::start_recording();
-    layer.weights_and_forward(d);
+    layer.weights_and_run(d);
     r.conv_sites = only_ours(test::distinct(test::stop_recording()));
     test::start_recording();
     const auto out = layer.output();
@@ -207,7 +266,7 @@ void fail_once(const Case& c, const Data& d, const CallSite& site, bool in_conv,
         test::arm_fault(site, error);
         bool threw = false;
         try {
-            layer.weights_and_forward(d);
+            layer.weights_and_run(d);
             if (!in_conv) (void)layer.output();
         } catch (const Error& e) {
             threw = true;
@@ -224,8 +283,10 @@ void fail_once(const Case& c, const Data& d, const CallSite& site, bool in_conv,
             EXPECT_NE(what.find(" failed"), std::string::npos) << where << ": names no operation: " << what;
             if (in_conv) {
                 EXPECT_NE(what.find("layer "), std::string::npos) << where << ": names no layer: " << what;
-                if (what.find("Conv2d::forward") != std::string::npos) {
-                    EXPECT_NE(what.find("the output is undefined"), std::string::npos) << where << ": " << what;
+                for (const char* op : {"Conv2d::forward", "Conv2d::backward_data", "Conv2d::backward_weights"}) {
+                    if (what.find(op) != std::string::npos) {
+                        EXPECT_NE(what.find("the output is undefined"), std::string::npos) << where << ": " << what;
+                    }
                 }
             }
         }
@@ -245,10 +306,12 @@ void fail_once(const Case& c, const Data& d, const CallSite& site, bool in_conv,
             ++per_entry[test::name(site.call)];
         }
 
-        // The caller's input is untouched; the same Conv2d then works.
-        const auto x_after = layer.x.to_host();
-        EXPECT_EQ(x_after, d.x) << where << ": the caller's input buffer changed";
-        layer.weights_and_forward(d);
+        // The caller's inputs are untouched; the same Conv2d then works.
+        for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+            const bool is_x = c.shapes.direction != ConvDirection::BACKWARD_DATA && i == 0;
+            EXPECT_EQ(layer.inputs[i].to_host(), is_x ? d.x : d.dy) << where << ": the caller's input buffer changed";
+        }
+        layer.weights_and_run(d);
         const auto cmp = test::compare(layer.output(), d.expected);
         EXPECT_EQ(cmp.non_finite, 0u) << where;
         EXPECT_LE(cmp.max_abs_error, conv_tolerance(c.shapes, tolerance_factor(c.variant))) << where;
@@ -270,17 +333,18 @@ bool is_build_site(const CallSite& site) {
 
 }  // namespace
 
-void PrintTo(const Variant& v, std::ostream* os) { *os << v.id; }
-
 namespace {
 
-class FaultTest : public ::testing::TestWithParam<Variant> {};
+void PrintTo(const FaultParam& p, std::ostream* os) { *os << p.variant.id << " " << to_string(p.direction); }
+
+class FaultTest : public ::testing::TestWithParam<FaultParam> {};
 
 TEST_P(FaultTest, EveryCallSiteFailedOnce) {
     std::string why;
     const auto found = case_for(GetParam(), why);
-    // Every variant takes one of the test layers: a variant without one would go untested.
-    ASSERT_TRUE(found) << GetParam().id << " takes none of the test layers on this device: " << why;
+    // Every variant takes one of the test layers in each of its directions: one without would go untested.
+    ASSERT_TRUE(found) << GetParam().variant.id << " takes none of the test layers " << to_string(GetParam().direction)
+                       << " on this device: " << why;
     const Case& c = *found;
     const Data d = data_for(c.shapes);
     // A warm disk cache: programs come back as binaries.
@@ -320,16 +384,24 @@ TEST_P(FaultTest, EveryCallSiteFailedOnce) {
 
     std::string summary;
     for (const auto& [entry, n] : per_entry) summary += " " + entry + " x" + std::to_string(n);
-    std::printf("[ faults   ] %s: %zu call sites failed once each:%s\n", c.variant.id.c_str(),
+    std::printf("[ faults   ] %s %s: %zu call sites failed once each:%s\n", c.variant.id.c_str(),
+                to_string(c.shapes.direction).c_str(),
                 warm.conv_sites.size() + warm.output_sites.size() + source_sites.size(), summary.c_str());
     EXPECT_GE(per_entry["clEnqueueNDRangeKernel"], 1) << c.variant.id;
-    EXPECT_GE(per_entry["clCreateBuffer"], 1) << c.variant.id;
+    // Every run allocates (the weights' device copy, a workspace) but a weight
+    // gradient with no workspace, which reads no weights and allocates nothing.
+    const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
+    if (c.shapes.direction != ConvDirection::BACKWARD_WEIGHTS ||
+        implementation_of(c.variant).workspace_bytes(c.variant, c.shapes, profile) > 0) {
+        EXPECT_GE(per_entry["clCreateBuffer"], 1) << c.variant.id;
+    }
     EXPECT_GE(per_entry["clBuildProgram"], 1) << c.variant.id;
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, FaultTest, ::testing::ValuesIn(every_variant()),
-                         [](const ::testing::TestParamInfo<Variant>& info) {
-                             std::string name = info.param.id;
+INSTANTIATE_TEST_SUITE_P(Variants, FaultTest, ::testing::ValuesIn(every_variant_and_direction()),
+                         [](const ::testing::TestParamInfo<FaultParam>& info) {
+                             std::string name = info.param.variant.id;
+                             if (info.param.direction != ConvDirection::FORWARD) name += "_" + to_string(info.param.direction);
                              for (char& ch : name) {
                                  if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              }
@@ -356,7 +428,7 @@ TEST(Faults, AFailedCallerEventFailsThatForwardAndNotTheNext) {
         cl_int status = CL_SUCCESS;
         cl::UserEvent upstream(layer.context->cl_context(), &status);
         ASSERT_EQ(status, CL_SUCCESS);
-        cl::Event done = layer.conv->forward(layer.x, layer.y, {upstream});
+        cl::Event done = layer.conv->forward(layer.inputs[0], layer.outputs[0], {upstream});
         ASSERT_EQ(upstream.setStatus(-1), CL_SUCCESS);  // the caller's op failed
         const cl_int waited = done.wait();
         const cl_int final_status = internal_status(done);
@@ -365,7 +437,7 @@ TEST(Faults, AFailedCallerEventFailsThatForwardAndNotTheNext) {
             << final_status << ")";
         // The next forward, on the same layer and buffers: it must finish (a
         // command waiting for the failed one would never run on PoCL).
-        const cl::Event next = layer.conv->forward(layer.x, layer.y);
+        const cl::Event next = layer.conv->forward(layer.inputs[0], layer.outputs[0]);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         while (internal_status(next) > CL_COMPLETE && std::chrono::steady_clock::now() < deadline) {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -473,7 +545,7 @@ TEST(Faults, DriverAllocationFailureFallsBack) {
     Conv2d layer(probe.context, Conv2dOptions::for_shapes(s));
     layer.set_weights(d.w, d.b);
     test::arm_fault(*site, CL_MEM_OBJECT_ALLOCATION_FAILURE);
-    layer.forward(probe.x, probe.y);
+    layer.forward(probe.inputs[0], probe.outputs[0]);
     EXPECT_TRUE(test::fault_fired());
     test::disarm_fault();
     EXPECT_NE(layer.last_plan().variant.id, preferred);

@@ -4,6 +4,8 @@
 // and the netcl-tune executable of this build.
 #include <gtest/gtest.h>
 
+#include "ops/Implementations.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -36,7 +38,7 @@ TEST_F(SelectorTest, TunedRecordsAreReadBackAfterNetclTune) {
     const auto context = shared_context();
     const DeviceProfile& device = context->profile();
     const std::vector<std::string> specs = {"1,16,12,12,16,3,3,1,1", "2,8,9,9,8,1,1", "1,3,13,7,5,3,3,2,0"};
-    std::string command = kTune.string() + " --repeats 2 --warmup 1";
+    std::string command = kTune.string() + " --repeats 2 --warmup 1 --direction fwd";
     for (const auto& s : specs) command += " --shape " + s;
     const auto [status, output] = run(command);
     ASSERT_EQ(status, 0) << output;
@@ -68,6 +70,33 @@ TEST_F(SelectorTest, TunedRecordsAreReadBackAfterNetclTune) {
     ASSERT_TRUE(stored->tuned.count(threshold_key::winograd_tile)) << output;
     EXPECT_EQ(stored->tuned.at(threshold_key::winograd_tile), data.device.tuned.at(threshold_key::winograd_tile));
     EXPECT_EQ(stored->sources.back(), path.string());
+}
+
+// Every direction by default: a record per direction, each read back by the
+// selector under that direction's op, the gradients' winners among the
+// variants that take them.
+TEST_F(SelectorTest, NetclTuneTunesEveryDirection) {
+    ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built; build the netcl-tune target";
+    const DeviceProfile& device = shared_context()->profile();
+    const std::string spec = "2,12,10,11,16,3,3,1,1";
+    const auto [status, output] = run(kTune.string() + " --repeats 2 --records-only --shape " + spec);
+    ASSERT_EQ(status, 0) << output;
+    EXPECT_NE(output.find("[3/3"), std::string::npos) << output;
+    EXPECT_EQ(output.find("WRONG"), std::string::npos) << output;
+    EXPECT_EQ(output.find("FAILED"), std::string::npos) << output;
+    const ProfileData data = load_profile_data(user_profile_path(device).string());
+    ProfileStore::global().invalidate();
+    KernelSelector selector;
+    for (const ConvDirection d : all_conv_directions()) {
+        const ConvShapes s = parse_shape_spec(spec).in_direction(d);
+        ASSERT_TRUE(data.records.count(record_key(s))) << to_string(d) << "\n" << output;
+        const TunedRecord& record = data.records.at(record_key(s));
+        EXPECT_FALSE(why_not(record.variant, s, device)) << record.variant.id << " recorded for " << to_string(d);
+        const Plan plan = selector.select(selector_op(s), s, device);
+        EXPECT_EQ(plan.variant, record.variant) << to_string(d) << ": " << plan.str();
+        EXPECT_NE(plan.reason.find("tuned record"), std::string::npos) << plan.reason;
+    }
+    EXPECT_EQ(run(kTune.string() + " --direction sideways --shape " + spec).first, 1);
 }
 
 // --gemm-tiles with two candidates on a 1x1 and a 3x3 stride-2 layer: each

@@ -142,6 +142,91 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         ++done;
     }
     progress.finish();
+
+    // The gradients, same protocol and layers. Backward data runs each tile on
+    // dy with the rotated filters (ops/as_forward/): its error is held beside
+    // the same tile's forward error on the layer (the bar: within 2x).
+    // Backward weights has no Winograd tile yet: the direct sum and the GEMM
+    // engine's (wgrad-gemm), whose reduction runs over N x P x Q.
+    out << "\nThe gradients, same layers and protocol (dy uniform in [-1,1]): backward data (dx) per tile, with its\n"
+           "ratio to the same tile's forward error above (bar: at most 2x); backward weights (dw) direct and on the\n"
+           "GEMM engine.\n";
+    char gradient_header[320];
+    std::snprintf(gradient_header, sizeof gradient_header,
+                  "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s\n", "layer", "dx direct",
+                  "F(2x2)", "x fwd", "sliced", "x fwd", "F(4x4)", "x fwd", "sliced", "x fwd", "F(6x6)", "x fwd",
+                  "sliced", "x fwd", "dw direct", "dw gemm");
+    out << gradient_header;
+    Progress gradient_progress(std::size(kTable4));
+    done = 0;
+    for (const PaperRow& paper : kTable4) {
+        nlohmann::json& row = rows[done];
+        ConvShapes shapes;
+        for (const auto& layer : vgg) {
+            const auto& s = layer.shapes;
+            if (s.C == paper.C && s.H == paper.HW && s.W == paper.HW && s.K == paper.K) shapes = layer.shapes;
+        }
+        shapes.N = 1;
+        const auto error_of = [&](const char* column, const ConvShapes& problem, const LayerData& data,
+                                  const ReferenceCheck& reference) {
+            gradient_progress.update(done, std::string(paper.layer) + " " + to_string(problem.direction) + " " + column);
+            const auto candidate = first_runnable(column, problem, context->profile());
+            if (!candidate) {
+                exit_code = 1;
+                return std::pair<double, std::string>{NAN, "no variant can take this layer here"};
+            }
+            const Measurement m = measure(context, *candidate, data, reference, RunSettings{0, 1});
+            if (!m.ran) exit_code = 1;
+            return m.ran ? std::pair<double, std::string>{m.max_error, m.choice}
+                         : std::pair<double, std::string>{NAN, m.skipped};
+        };
+        const ConvShapes dgrad = shapes.in_direction(ConvDirection::BACKWARD_DATA);
+        const LayerData dgrad_data(context, dgrad, /*seed=*/0xdacc0 + done);
+        const ReferenceCheck dgrad_reference(dgrad, dgrad_data.x, dgrad_data.weights, dgrad_data.bias, dgrad_data.dy,
+                                             policy);
+        double dx[kAlgorithms];
+        nlohmann::json dx_json = nlohmann::json::object();
+        for (int a = 0; a < kAlgorithms; ++a) {
+            const auto [error, plan] = error_of(algorithms[a], dgrad, dgrad_data, dgrad_reference);
+            dx[a] = error;
+            const auto forward = row[algorithms[a]]["max_abs_error"];
+            const double ratio = forward.is_number() ? error / forward.get<double>() : NAN;
+            dx_json[algorithms[a]] = {{"max_abs_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json(nullptr)},
+                                      {"over_forward", std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr)},
+                                      {"plan", plan}};
+        }
+        const ConvShapes wgrad = shapes.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const LayerData wgrad_data(context, wgrad, /*seed=*/0xdacc8 + done);
+        const ReferenceCheck wgrad_reference(wgrad, wgrad_data.x, wgrad_data.weights, wgrad_data.bias, wgrad_data.dy,
+                                             policy);
+        nlohmann::json dw_json = nlohmann::json::object();
+        double dw[2];
+        const char* const weight_columns[] = {"naive", "wgrad-gemm"};
+        for (int a = 0; a < 2; ++a) {
+            const auto [error, plan] = error_of(weight_columns[a], wgrad, wgrad_data, wgrad_reference);
+            dw[a] = error;
+            dw_json[weight_columns[a]] = {{"max_abs_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json(nullptr)},
+                                          {"plan", plan}, {"reference", wgrad_reference.describe()}};
+        }
+        const auto over = [&](int a) {
+            const auto forward = row[algorithms[a]]["max_abs_error"];
+            char text[16];
+            std::snprintf(text, sizeof text, "%.2f", forward.is_number() ? dx[a] / forward.get<double>() : NAN);
+            return std::string(text);
+        };
+        char line[400];
+        std::snprintf(line, sizeof line, "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s\n",
+                      paper.layer, sci(dx[0]).c_str(), sci(dx[1]).c_str(), over(1).c_str(), sci(dx[4]).c_str(),
+                      over(4).c_str(), sci(dx[2]).c_str(), over(2).c_str(), sci(dx[5]).c_str(), over(5).c_str(),
+                      sci(dx[3]).c_str(), over(3).c_str(), sci(dx[6]).c_str(), over(6).c_str(), sci(dw[0]).c_str(),
+                      sci(dw[1]).c_str());
+        gradient_progress.finish();
+        out << line << std::flush;
+        row["backward_data"] = dx_json;
+        row["backward_weights"] = dw_json;
+        ++done;
+    }
+    gradient_progress.finish();
     out << "\nvariants run:\n";
     for (const auto& row : rows) {
         out << "  " << row["layer"].get<std::string>() << ": direct " << row["naive"]["plan"].get<std::string>()

@@ -54,12 +54,23 @@ std::vector<std::pair<Kernel, Variant>> all_candidates(const std::vector<Kernel>
 
 namespace {
 
-// One layer's data and its fp64 reference, made once for every candidate timed on it.
+// One layer's data and its fp64 reference in the layer's direction (y; dx;
+// dw then db), made once for every candidate timed on it.
 struct LayerCase {
     ConvShapes shapes;
     std::vector<float> w_host, b_host;
-    Tensor x, y;
+    Tensor x, dy;                 // what the direction reads besides the weights
+    std::vector<Tensor> outputs;  // y; dx; dw and db
     Reference ref;
+
+    std::vector<float> output() const {
+        std::vector<float> all;
+        for (const Tensor& t : outputs) {
+            const auto values = t.to_host();
+            all.insert(all.end(), values.begin(), values.end());
+        }
+        return all;
+    }
 };
 
 LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s, const TuneOptions& options) {
@@ -69,15 +80,63 @@ LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s
     const auto x_host = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed);
     c.w_host = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed + 1);
     c.b_host = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed + 2) : std::vector<float>{};
-    if (s.direct_flops() <= options.full_reference_flops) {
-        c.ref.values = reference_conv(s, x_host, c.w_host, c.b_host);
-    } else {
-        c.ref.indices = sample_output_indices(s, options.samples, options.seed + 3);
-        c.ref.values = reference_conv_sampled(s, x_host, c.w_host, c.b_host, c.ref.indices);
+    const auto dy_host = s.direction == ConvDirection::FORWARD
+                             ? std::vector<float>{}
+                             : random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed + 4);
+    const Tensor::Shape x_shape{s.N, s.C, s.H, s.W}, y_shape{s.N, s.K, s.P(), s.Q()};
+    const bool full = s.direct_flops() <= options.full_reference_flops;
+    switch (s.direction) {
+        case ConvDirection::FORWARD:
+            if (full) {
+                c.ref.values = reference_conv(s, x_host, c.w_host, c.b_host);
+            } else {
+                c.ref.indices = sample_output_indices(s, options.samples, options.seed + 3);
+                c.ref.values = reference_conv_sampled(s, x_host, c.w_host, c.b_host, c.ref.indices);
+            }
+            c.outputs.push_back(Tensor::empty(context, y_shape));
+            break;
+        case ConvDirection::BACKWARD_DATA:
+            if (full) {
+                c.ref.values = reference_conv_backward_data(s, dy_host, c.w_host);
+            } else {
+                for (std::size_t i = 0; i < options.samples; ++i) {
+                    c.ref.indices.push_back(i * 7919 % static_cast<std::size_t>(s.input_numel()));
+                    c.ref.values.push_back(reference_conv_backward_data_at(s, dy_host, c.w_host, c.ref.indices.back()));
+                }
+            }
+            c.outputs.push_back(Tensor::empty(context, x_shape));
+            break;
+        case ConvDirection::BACKWARD_WEIGHTS: {
+            if (full) {
+                const WeightGradients g = reference_conv_backward_weights(s, x_host, dy_host);
+                c.ref.values = g.dw;
+                c.ref.values.insert(c.ref.values.end(), g.db.begin(), g.db.end());
+            } else {
+                const auto total = static_cast<std::size_t>(s.weight_numel() + (s.bias ? s.K : 0));
+                for (std::size_t i = 0; i < std::min<std::size_t>(options.samples, 256); ++i) {
+                    c.ref.indices.push_back(i * 7919 % total);
+                    c.ref.values.push_back(reference_conv_backward_weights_at(s, x_host, dy_host, c.ref.indices.back()));
+                }
+            }
+            c.outputs.push_back(Tensor::empty(context, {s.K, s.C / s.groups, s.R, s.S}));
+            if (s.bias) c.outputs.push_back(Tensor::empty(context, {s.K}));
+            break;
+        }
     }
-    c.x = Tensor::from_host(context, x_host, {s.N, s.C, s.H, s.W});
-    c.y = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    c.x = Tensor::from_host(context, x_host, x_shape);
+    if (!dy_host.empty()) c.dy = Tensor::from_host(context, dy_host, y_shape);
     return c;
+}
+
+// One run of the layer's direction through `conv`.
+void run_once(Conv2d& conv, LayerCase& c) {
+    switch (c.shapes.direction) {
+        case ConvDirection::FORWARD: conv.forward(c.x, c.outputs[0]); break;
+        case ConvDirection::BACKWARD_DATA: conv.backward_data(c.dy, c.outputs[0]); break;
+        case ConvDirection::BACKWARD_WEIGHTS:
+            conv.backward_weights(c.x, c.dy, c.outputs[0], c.shapes.bias ? &c.outputs[1] : nullptr);
+            break;
+    }
 }
 
 // The candidate's median device time on the layer, or why it has none
@@ -94,18 +153,18 @@ std::optional<TimingSummary> time_candidate(const std::shared_ptr<Context>& cont
         o.strategy = kernel;
         o.variant = variant;
         Conv2d conv(context, o);
-        conv.set_weights(c.w_host, c.b_host);
-        c.y.fill(std::nanf(""));
-        conv.forward(c.x, c.y);
-        if (const auto wrong = check(c.y.to_host(), c.ref, conv_tolerance(s, tolerance_factor(variant)))) {
+        if (s.direction != ConvDirection::BACKWARD_WEIGHTS) conv.set_weights(c.w_host, c.b_host);
+        for (Tensor& t : c.outputs) t.fill(std::nanf(""));
+        run_once(conv, c);
+        if (const auto wrong = check(c.output(), c.ref, conv_tolerance(s, tolerance_factor(variant)))) {
             why = "WRONG  " + label(kernel, variant) + ": " + *wrong + " (not recorded)";
             return std::nullopt;
         }
-        for (int i = 0; i < options.warmup; ++i) conv.forward(c.x, c.y);
+        for (int i = 0; i < options.warmup; ++i) run_once(conv, c);
         context->finish();
         std::vector<double> samples;
         for (int i = 0; i < options.repeats; ++i) {
-            conv.forward(c.x, c.y);
+            run_once(conv, c);
             samples.push_back(device_span_ms(conv.last_events()));
         }
         return summarize(samples);

@@ -1,7 +1,9 @@
 // netcl-tune: times every strategy and variant on a set of layers on this
-// device, after checking each against the fp64 reference, and writes the
-// per-shape winners (the find-database) and fitted thresholds into the user
-// profile of this device, which the selector reads before its built-in rules.
+// device, in each direction (forward, backward data, backward weights), after
+// checking each against the fp64 reference, and writes the per-shape,
+// per-direction winners (the find-database) and the thresholds fitted from
+// forward into the user profile of this device, which the selector reads
+// before its built-in rules.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -12,6 +14,7 @@
 #include "tools/PoclAffinity.hpp"
 #include "tools/ToolDevice.hpp"
 #include "netcl/Context.hpp"
+#include "netcl/ConvDirection.hpp"
 #include "netcl/Error.hpp"
 #include "tests/support/LayerSets.hpp"
 #include "ops/gemm/GemmTile.hpp"
@@ -22,6 +25,7 @@ int main(int argc, char** argv) {
     CLI::App app{"netcl-tune: measure every convolution strategy on this device and store the winners"};
     std::vector<std::string> nets, shape_specs, strategy_names, tile_specs;
     std::int64_t batch = 0;
+    std::string direction = "all";
     bool dry_run = false, records_only = false, gemm_tiles = false;
     netcl::tune::TuneOptions options;
     app.add_option("--net", nets, "layer set(s) to tune: " + [] {
@@ -31,6 +35,10 @@ int main(int argc, char** argv) {
     }());
     app.add_option("--shape", shape_specs, "a layer N,C,H,W,K,R,S[,stride,pad] (repeatable)");
     app.add_option("--batch", batch, "batch N for the --net layers (default 1)")->check(CLI::PositiveNumber);
+    app.add_option("--direction", direction,
+                   "fwd, bwd_data, bwd_weights or all: each layer is tuned in these directions, each under its own "
+                   "record (the selector's op per direction); thresholds are fitted from forward alone")
+        ->capture_default_str();
     app.add_option("--strategy", strategy_names, "only these strategies (CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD)");
     app.add_option("--warmup", options.warmup, "untimed runs before timing")->check(CLI::NonNegativeNumber);
     app.add_option("--repeats", options.repeats, "timed runs; the median is recorded")->check(CLI::PositiveNumber);
@@ -57,6 +65,9 @@ int main(int argc, char** argv) {
         }
         for (const auto& spec : shape_specs) layers.push_back({spec, netcl::parse_shape_spec(spec), 1});
         if (layers.empty()) throw netcl::Error("nothing to tune; give --net vgg16|resnet50 and/or --shape N,C,H,W,K,R,S");
+        const std::vector<netcl::ConvDirection> directions =
+            direction == "all" ? netcl::all_conv_directions()
+                               : std::vector<netcl::ConvDirection>{netcl::conv_direction_from_string(direction)};
         if (!strategy_names.empty()) {
             options.strategies.clear();
             for (const auto& name : strategy_names) options.strategies.push_back(netcl::kernel_from_string(name));
@@ -109,26 +120,30 @@ int main(int argc, char** argv) {
             }
             context->set_profile(tuned);  // the records below are timed with the chosen tiles
         }
-        for (std::size_t i = 0; i < layers.size(); ++i) {
-            const auto& layer = layers[i];
-            const double elapsed =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::printf("[%zu/%zu, %.0f s] %s: %s\n", i + 1, layers.size(), elapsed, layer.name.c_str(),
-                        layer.shapes.str().c_str());
-            std::fflush(stdout);
-            auto timing = netcl::tune::tune_shape(context, layer.shapes, options, [](const std::string& line) {
-                std::printf("%s\n", line.c_str());
+        const std::size_t runs = layers.size() * directions.size();
+        std::size_t run = 0;
+        for (const auto& layer : layers) {
+            for (const netcl::ConvDirection d : directions) {
+                const netcl::ConvShapes shapes = layer.shapes.in_direction(d);
+                const double elapsed =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                std::printf("[%zu/%zu, %.0f s] %s: %s\n", ++run, runs, elapsed, layer.name.c_str(),
+                            shapes.str().c_str());
                 std::fflush(stdout);
-            });
-            if (const auto best = netcl::fastest(timing)) {
-                records.push_back({netcl::record_key(layer.shapes), best->kernel, best->variant, best->median_ms});
-                std::printf("  winner %s%s %.3f ms\n", netcl::to_string(best->kernel).c_str(),
-                            best->kernel == netcl::Kernel::CONV2D_WINOGRAD ? (" " + best->variant.str()).c_str() : "",
-                            best->median_ms);
-            } else {
-                std::printf("  no correct candidate: nothing recorded for this layer\n");
+                auto timing = netcl::tune::tune_shape(context, shapes, options, [](const std::string& line) {
+                    std::printf("%s\n", line.c_str());
+                    std::fflush(stdout);
+                });
+                if (const auto best = netcl::fastest(timing)) {
+                    records.push_back({netcl::record_key(shapes), best->kernel, best->variant, best->median_ms});
+                    std::printf("  winner %s %s %.3f ms\n", netcl::to_string(best->kernel).c_str(),
+                                best->variant.str().c_str(), best->median_ms);
+                } else {
+                    std::printf("  no correct candidate: nothing recorded for this layer\n");
+                }
+                // The thresholds describe the forward rules; the gradients' winners are records only.
+                if (d == netcl::ConvDirection::FORWARD) timings.push_back(std::move(timing));
             }
-            timings.push_back(std::move(timing));
         }
         std::vector<std::string> notes;
         auto fitted = netcl::fit_thresholds(timings, &notes);
