@@ -99,10 +99,14 @@ def test_explain_by_shapes():
     # Each direction is its own op; asking under another is an error naming the right one.
     with pytest.raises(nc.Error, match="expected 'conv2d'"):
         sel.explain(shapes, op="conv2d_backward_data")
+    # Backward data of a stride-1 3x3 layer runs on Winograd's forward tiles (dy with the rotated filters);
+    # its weight gradient on the GEMM engine.
     shapes.direction = "backward_data"
     backward = sel.explain(shapes, op="conv2d_backward_data")
-    assert backward.plan.variant == "naive"
-    assert "takes forward; this problem is backward_data" in str(backward)
+    assert backward.plan.kernel == "CONV2D_WINOGRAD"
+    assert "as forward: dy with the rotated filters" in backward.plan.config
+    shapes.direction = "backward_weights"
+    assert sel.explain(shapes).plan.variant == "wgrad-gemm"
 
 
 def test_predicates_from_several_threads(rng):
