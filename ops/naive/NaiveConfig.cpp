@@ -36,8 +36,8 @@ const char* NaiveConfig::kernel_name() const {
 
 cl::NDRange NaiveConfig::global(const ConvShapes& s) const {
     switch (direction) {
-        case ConvDirection::BACKWARD_DATA:
-            return cl::NDRange(size(blocks(s.W, kColumnBlock)), size(s.H),
+        case ConvDirection::BACKWARD_DATA:  // column blocks of one phase under the horizontal stride
+            return cl::NDRange(size(s.stride_w * blocks(blocks(s.W, s.stride_w), kColumnBlock)), size(s.H),
                                size(s.N * s.groups * blocks(s.C / s.groups, channel_block)));
         case ConvDirection::BACKWARD_WEIGHTS: return cl::NDRange(size(s.R * s.S), size(s.C / s.groups), size(s.K));
         default:
