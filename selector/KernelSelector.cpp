@@ -240,6 +240,14 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
         }
     }
 
+    // The direct kernel's rule takes every 2-D float32 problem; a problem no
+    // implementation takes (a rank or type none declares yet) is an error, not an empty plan.
+    if (candidates.empty() || !candidates.back().accepted) {
+        std::string reasons;
+        for (const auto& c : candidates) reasons += "; " + c.source + ": " + c.reason;
+        throw Error("no implementation takes " + shapes.str() + " (op '" + op + "')" + reasons);
+    }
+
     if (log().should_log(spdlog::level::debug)) {
         for (const auto& c : candidates) {
             if (!c.accepted) log().debug("selector {}: rejected {}: {}", shapes.str(), c.source, c.reason);

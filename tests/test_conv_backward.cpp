@@ -252,6 +252,16 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         }
     }
 
+    // A problem no implementation takes yet (float16 storage, a 3-D layer) is an error naming why, not an empty plan.
+    ConvShapes half = s;
+    half.dtype = DataType::FLOAT16;
+    expect_error([&] { (void)selector.select("conv2d", half, profile); },
+                 {"no implementation takes", "dtype=float16", "naive takes float32 tensors; this problem's are float16"});
+    ConvShapes volume = s;
+    volume.spatial_rank = 3, volume.D = 4;
+    expect_error([&] { (void)selector.select("conv3d", volume, profile); },
+                 {"no implementation takes", "op 'conv3d'", "naive takes 2-D convolutions; this one is 3-D"});
+
     // A rule registered for backward data is asked only about backward data.
     int asked = 0;
     const auto handle = selector.register_rule(

@@ -128,7 +128,9 @@ public:
     // null). Each is written as beta * old + gradient: beta = 0 (the default)
     // overwrites without reading the old values, beta = 1 accumulates across
     // micro-batches as PyTorch's .grad does. Needs no set_weights. dw and db
-    // must not overlap x, dy or each other.
+    // must not overlap x, dy or each other. On an error after the checks (a
+    // driver failure) dw and db are undefined, beta != 0 included: the sum
+    // they held is not kept.
     cl::Event backward_weights(const Tensor& x, const Tensor& dy, Tensor& dw, Tensor* db = nullptr,
                                const std::vector<cl::Event>& wait = {}, const Tensor* workspace = nullptr,
                                float beta = 0.0f);

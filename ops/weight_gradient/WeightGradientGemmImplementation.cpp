@@ -23,6 +23,7 @@ public:
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");
         keys.push_back("wgrad_gemm_pass_bytes");
         keys.push_back("wgrad_gemm_chunk_bytes");
+        keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes
         return keys;
     }
 

@@ -88,5 +88,7 @@ def test_gradient_plans_and_errors(rng):
     x = nc.Tensor.from_host(uniform(rng, x_shape))
     with pytest.raises(nc.Error, match="dw tensor is"):
         layer.backward_weights(x, dy, dw=nc.Tensor.empty((4, 3, 3, 2)))
+    with pytest.raises(nc.Error, match="beta = 1.0+ accumulates into dw and db"):
+        layer.backward_weights(x, dy, beta=1.0)
     with pytest.raises(TypeError, match="dy must be a netcl.Tensor"):
         layer.backward_weights(x, np.zeros(3))

@@ -154,6 +154,12 @@ void bind_conv2d(nb::module_& m) {
                 std::lock_guard lock(self.mutex);
                 const Conv2dOptions& o = self.conv->options();
                 NETCL_REQUIRE(x.defined(), "Conv2d.backward_weights: the x tensor is undefined");
+                // New tensors hold nothing to accumulate into: beta != 0 needs the caller's dw (and db).
+                if (beta != 0.0f && (!dw || (o.bias && !db))) {
+                    throw Error("Conv2d.backward_weights: beta = " + std::to_string(beta) +
+                                " accumulates into dw" + std::string(o.bias ? " and db" : "") +
+                                "; expected them given (dw=, db=), or beta = 0 for new tensors");
+                }
                 if (!dw) dw = Tensor::empty(x.context(), {o.out_channels, o.in_channels / o.groups, o.kernel[0], o.kernel[1]});
                 if (!db && o.bias) db = Tensor::empty(x.context(), {o.out_channels});
                 self.conv->backward_weights(x, dy, *dw, db ? &*db : nullptr, wait, nullptr, beta);
