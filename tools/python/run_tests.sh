@@ -33,7 +33,9 @@ fi
 py="$venv/bin/python"
 
 # Build tools and test dependencies, from PyPI, only when missing.
-requirements=("nanobind>=2,<3" "scikit-build-core>=0.10" "numpy>=1.21" pyopencl onnx pytest)
+# torch and torchvision for netcl.torch's suite (PyPI's Linux wheel brings
+# NVIDIA's CUDA libraries, about 5 GB in the venv; it runs on the CPU without a GPU).
+requirements=("nanobind>=2,<3" "scikit-build-core>=0.10" "numpy>=1.21" pyopencl onnx pytest torch torchvision)
 # (A fresh venv lacks `packaging`, which the check imports: that also means "install".)
 if ! "$py" - "${requirements[@]}" 2>/dev/null <<'EOF'
 import sys

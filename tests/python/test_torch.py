@@ -1,0 +1,143 @@
+"""netcl.torch against torch itself: random layers in every direction against
+float64 torch, gradcheck, parameters and state_dict, the zero-copy bridge,
+errors that name the layer. Whole networks are in test_torch_models.py."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import netcl as nc
+import netcl.torch as nt
+from netcl.torch._modules import _Call
+from reference import PER_TERM
+
+# (N, C, H, W, K, kernel, stride, padding, dilation, groups, bias, padding_mode)
+LAYERS = [
+    (2, 3, 9, 11, 8, 3, 1, 1, 1, 1, True, "zeros"),
+    (3, 8, 13, 10, 16, 3, 2, 1, 1, 1, True, "zeros"),          # stride 2, odd sizes
+    (1, 6, 10, 10, 6, 3, 1, 2, 2, 3, False, "zeros"),          # dilation, groups
+    (2, 4, 7, 7, 4, 5, 1, 2, 1, 4, True, "zeros"),             # depthwise 5x5
+    (2, 5, 1, 1, 7, 1, 1, 0, 1, 1, True, "zeros"),             # 1x1 image
+    (1, 5, 11, 8, 9, (3, 1), (3, 2), (1, 0), 1, 1, True, "zeros"),  # stride 3, non-square kernel
+    (2, 4, 8, 9, 6, 3, 1, "same", 1, 1, False, "zeros"),
+    (1, 3, 6, 7, 5, 3, 1, 1, 1, 1, True, "reflect"),            # padded in torch, convolved in netcl
+    (1, 32, 20, 20, 40, 3, 1, 1, 1, 1, True, "zeros"),          # large enough for Winograd's tiles
+]
+
+
+def _ids(spec):
+    return f"N{spec[0]}C{spec[1]}H{spec[2]}K{spec[4]}k{spec[5]}s{spec[6]}p{spec[7]}g{spec[9]}{spec[11][0]}"
+
+
+def _bound(module, x_shape, direction, terms):
+    """PER_TERM per term of the reduction, times what the plan for that direction declares."""
+    plan = module._netcl_layer.plan_for(x_shape, direction)
+    return PER_TERM * plan.error_factor * terms, plan
+
+
+@pytest.mark.parametrize("spec", LAYERS, ids=_ids)
+def test_layer_and_its_gradients_match_float64_torch(spec):
+    n, c, h, w, k, kernel, stride, padding, dilation, groups, bias, mode = spec
+    torch.manual_seed(sum(map(hash, map(str, spec))) % 2**31)
+    m = nt.Conv2d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
+                  padding_mode=mode)
+    with torch.no_grad():  # data and weights uniform in [-1, 1], as every netcl suite
+        m.weight.uniform_(-1, 1)
+        if bias:
+            m.bias.uniform_(-1, 1)
+    x = torch.empty(n, c, h, w).uniform_(-1, 1).requires_grad_()
+    y = m(x)
+    dy = torch.empty_like(y).uniform_(-1, 1)
+    y.backward(dy)
+
+    ref = torch.nn.Conv2d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
+                          padding_mode=mode, dtype=torch.float64)
+    ref.load_state_dict({name: p.double() for name, p in m.state_dict().items()})
+    xd = x.detach().double().requires_grad_()
+    yd = ref(xd)
+    yd.backward(dy.double())
+
+    padded = tuple(xd.shape) if mode == "zeros" else tuple(F.pad(xd, m._reversed_padding_repeated_twice).shape)
+    r, s = m.kernel_size
+    cg, kg = c // groups, k // groups
+    fwd_tol, _ = _bound(m, padded, "forward", cg * r * s + int(bias))
+    dx_tol, _ = _bound(m, padded, "backward_data", kg * r * s)
+    dw_tol, _ = _bound(m, padded, "backward_weights", y.shape[0] * y.shape[2] * y.shape[3])
+    assert y.shape == yd.shape
+    assert (y.double() - yd).abs().max().item() <= fwd_tol
+    # reflect: torch's F.pad carries dx back through the padding; netcl computes its input's gradient
+    assert (x.grad.double() - xd.grad).abs().max().item() <= dx_tol * (2 if mode != "zeros" else 1)
+    assert (m.weight.grad.double() - ref.weight.grad).abs().max().item() <= dw_tol
+    if bias:
+        assert (m.bias.grad.double() - ref.bias.grad).abs().max().item() <= dw_tol
+
+
+def test_gradcheck_in_float32():
+    """torch.autograd.gradcheck on netcl's backward. In float32 a central difference of a
+    linear map is exact but for rounding: |y| ~ 10 over 2 * eps = 2e-2 leaves ~1e-4, so
+    atol = rtol = 1e-3 (gradcheck's defaults assume float64)."""
+    torch.manual_seed(3)
+    m = nt.Conv2d(3, 4, 3, stride=2, padding=1, groups=1)
+    x = torch.empty(2, 3, 5, 6).uniform_(-1, 1).requires_grad_()
+    w = m.weight.detach().clone().uniform_(-1, 1).requires_grad_()
+    b = m.bias.detach().clone().uniform_(-1, 1).requires_grad_()
+    call = _Call(m, m.padding)
+    with pytest.warns(UserWarning, match="double precision"):
+        assert torch.autograd.gradcheck(lambda x, w, b: nt.Conv2dFunction.apply(x, w, b, call), (x, w, b),
+                                        eps=1e-2, atol=1e-3, rtol=1e-3)
+
+
+def test_a_drop_in_for_nn_conv2d():
+    torch.manual_seed(5)
+    base = torch.nn.Conv2d(4, 6, 3, stride=2, padding=1, dilation=1, groups=2, bias=True)
+    layer = nt.Conv2d.from_torch(base, name="features.3")
+    assert isinstance(layer, torch.nn.Conv2d)
+    assert layer.weight is base.weight and layer.bias is base.bias  # one set of parameters
+    assert layer.extra_repr() == base.extra_repr()
+    assert list(layer.state_dict()) == list(base.state_dict())
+    fresh = nt.Conv2d(4, 6, 3, stride=2, padding=1, groups=2)
+    fresh.load_state_dict(base.state_dict())
+    x = torch.empty(2, 4, 9, 9).uniform_(-1, 1)
+    with torch.no_grad():
+        expected = base(x)
+        assert torch.allclose(layer(x), expected, atol=1e-5)
+        assert torch.allclose(fresh(x), expected, atol=1e-5)
+        # An optimizer's in-place step reaches netcl: the weights are uploaded again.
+        base.weight.mul_(-1)
+        assert torch.allclose(layer(x), base(x), atol=1e-5)
+    assert layer.last_plan is not None and "forward" not in layer.last_plan.kernel
+    # A strided (non-contiguous) input is made contiguous first.
+    xt = torch.empty(2, 9, 9, 4).uniform_(-1, 1).permute(0, 3, 1, 2)
+    with torch.no_grad():
+        assert torch.allclose(layer(xt), base(xt), atol=1e-5)
+
+
+def test_the_bridge_hands_netcl_the_tensors_own_memory():
+    bridge = nt.default_bridge()
+    assert not bridge.copies_tensors, "PoCL with PyOpenCL: netcl.torch should not copy tensors"
+    keep = []
+    base = torch.arange(40, dtype=torch.float32)
+    x = base[8:8 + 2 * 16].view(2, 1, 4, 4)  # a view at an offset into a storage
+    view = bridge.view(x, keep)
+    conv = nc.Conv2d(1, 1, 1, bias=False, context=bridge.context)
+    conv.set_weights(np.full((1, 1, 1, 1), 2.0, np.float32))
+    y, yv = bridge.output((2, 1, 4, 4), keep)
+    written = conv.forward(view, yv)
+    bridge.finish(keep)
+    out = bridge.result(y, written, keep)
+    assert out is y  # netcl wrote into the tensor torch allocated
+    assert torch.equal(y, 2 * x)
+
+
+def test_errors_name_the_layer_and_what_was_wrong():
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Conv2d(4, 2, 3))
+    converted = nt.convert(model)
+    assert converted[2].netcl_name == "2"
+    with pytest.raises(nc.Error, match=r"^0: .*C|channel"):
+        converted(torch.zeros(1, 5, 8, 8))  # 5 channels into a 3-channel layer
+    with pytest.raises(TypeError, match=r"^0: netcl computes in float32; got input torch.float64"):
+        converted(torch.zeros(1, 3, 8, 8, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"^0: expected a 4-D"):
+        converted(torch.zeros(3, 8, 8))
+    with pytest.raises(nc.Error, match=r"^2: "):  # the kernel is larger than the padded input
+        converted(torch.zeros(1, 3, 4, 4))

@@ -1,0 +1,167 @@
+"""netcl.torch.Conv2d: an nn.Conv2d whose forward and backward run in netcl."""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+import netcl as nc
+
+from ._bridge import Bridge, default_bridge
+from ._function import Conv2dFunction
+
+
+class Conv2d(torch.nn.Conv2d):
+    """``torch.nn.Conv2d`` with the same constructor, parameters and ``state_dict``; forward,
+    dL/dx, dL/dw and dL/db run in netcl (float32 CPU tensors; the selector plans each
+    direction). ``strategy``, ``variant`` and ``max_error_factor`` are ``netcl.Conv2d``'s;
+    ``context`` a ``netcl.Context`` (default: ``netcl.default_context()``).
+
+    Padding modes other than 'zeros' pad in torch (``F.pad``, as ``nn.Conv2d`` does) and
+    convolve unpadded in netcl. In ``eval()`` the weights are transformed once and kept while
+    the parameters' storage and ``_version`` stay (in-place ops update it; writes through
+    ``.data`` do not: call ``train()`` or assign the parameter); in ``train()`` every call
+    uploads them. A netcl failure is a ``netcl.Error`` naming the layer (its
+    path in the model after ``convert``) and what was wrong."""
+
+    def __init__(self, *args, strategy: Optional[str] = None, variant: Optional[str] = None,
+                 max_error_factor: Optional[float] = None, context: Optional[nc.Context] = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.netcl_options = {"strategy": strategy, "variant": variant, "max_error_factor": max_error_factor}
+        self.netcl_context = context
+        self.netcl_name = "Conv2d"  # convert() writes the module's path in its model here
+        self._netcl_layer: Optional[nc.Conv2d] = None
+        self._netcl_layer_key: Optional[tuple] = None
+        self._netcl_weights_key: Optional[tuple] = None
+
+    @classmethod
+    def from_torch(cls, conv: torch.nn.Conv2d, name: Optional[str] = None, **netcl_options) -> "Conv2d":
+        """A netcl.torch.Conv2d sharing `conv`'s parameters (the same Parameter objects: an
+        optimizer over the old module's parameters trains the new one)."""
+        if conv.weight.device.type != "cpu":
+            raise TypeError(f"{name or 'Conv2d'}: netcl.torch takes CPU modules; this one is on {conv.weight.device}")
+        new = cls(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride, padding=conv.padding,
+                  dilation=conv.dilation, groups=conv.groups, bias=conv.bias is not None,
+                  padding_mode=conv.padding_mode, device="meta", **netcl_options)
+        new.weight = conv.weight
+        new.bias = conv.bias
+        new.train(conv.training)
+        if name:
+            new.netcl_name = name
+        return new
+
+    # ---- torch's side -------------------------------------------------------
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self._check_input(x)
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            x = F.pad(x, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            padding = 0
+        return Conv2dFunction.apply(x.contiguous(), self.weight, self.bias, _Call(self, padding))
+
+    def _check_input(self, x: torch.Tensor) -> None:
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"{self.netcl_name}: expected a torch.Tensor; got {type(x).__name__}")
+        if x.device.type != "cpu":
+            raise TypeError(f"{self.netcl_name}: netcl.torch takes CPU tensors (netcl runs them on its OpenCL "
+                            f"device); got one on {x.device}")
+        if x.dtype != torch.float32 or self.weight.dtype != torch.float32:
+            raise TypeError(f"{self.netcl_name}: netcl computes in float32; got input {x.dtype} and weight "
+                            f"{self.weight.dtype} (convert with .float())")
+        if x.dim() != 4:
+            raise ValueError(f"{self.netcl_name}: expected a 4-D (N, C, H, W) input; got shape {tuple(x.shape)}")
+
+    # ---- netcl's side (called by Conv2dFunction) -----------------------------
+
+    def _bridge(self) -> Bridge:
+        return Bridge(self.netcl_context) if self.netcl_context is not None else default_bridge()
+
+    def _layer(self, padding, bridge: Bridge) -> nc.Conv2d:
+        key = (self.in_channels, self.out_channels, self.kernel_size, self.stride, padding, self.dilation,
+               self.groups, self.bias is not None, bridge.context.context_int_ptr)
+        if self._netcl_layer is None or self._netcl_layer_key != key:
+            self._netcl_layer = nc.Conv2d(self.in_channels, self.out_channels, self.kernel_size, self.stride,
+                                          padding, self.dilation, self.groups, self.bias is not None,
+                                          context=bridge.context, **self.netcl_options)
+            self._netcl_layer_key = key
+            self._netcl_weights_key = None
+        return self._netcl_layer
+
+    def _upload_weights(self, layer: nc.Conv2d, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                        bridge: Bridge, keep: List[object]) -> None:
+        # In eval() the weights are transformed once and kept while the parameters'
+        # storage and _version stay (in-place ops bump _version). A change through
+        # .data does not bump it, and training code does that (gradcheck does), so
+        # in train() every call uploads them again.
+        key = (weight.data_ptr(), weight._version,
+               None if bias is None else (bias.data_ptr(), bias._version))
+        if key == self._netcl_weights_key and not self.training:
+            return
+        w = weight.detach().contiguous()
+        b = None if bias is None else bias.detach().contiguous()
+        if bridge.copies_tensors:
+            layer.set_weights(w.numpy(), None if b is None else b.numpy())
+        else:
+            layer.set_weights(bridge.view(w, keep), None if b is None else bridge.view(b, keep))
+        self._netcl_weights_key = key
+
+    def _netcl_forward(self, call: "_Call", x: torch.Tensor, weight: torch.Tensor,
+                       bias: Optional[torch.Tensor]) -> torch.Tensor:
+        bridge = self._bridge()
+        keep: List[object] = []
+        try:
+            layer = self._layer(call.padding, bridge)
+            self._upload_weights(layer, weight, bias, bridge, keep)
+            xv = bridge.view(x.detach(), keep)
+            y, yv = bridge.output(layer.output_shape(tuple(x.shape)), keep)
+            written = layer.forward(xv, yv)
+            bridge.finish(keep)
+            return bridge.result(y, written, keep)
+        except nc.Error as e:
+            bridge.settle(keep)
+            raise nc.Error(f"{self.netcl_name}: {e}") from None
+
+    def _netcl_backward(self, call: "_Call", x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
+                        dy: torch.Tensor, need_dx: bool, need_dw: bool, need_db: bool
+                        ) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor], Optional[torch.Tensor]]:
+        bridge = self._bridge()
+        keep: List[object] = []
+        dx = dw = db = None
+        try:
+            layer = self._layer(call.padding, bridge)
+            self._upload_weights(layer, weight, bias, bridge, keep)
+            dyv = bridge.view(dy.detach().contiguous().float(), keep)
+            if need_dx:
+                dx, dxv = bridge.output(tuple(x.shape), keep)
+                dx_written = layer.backward_data(dyv, tuple(x.shape), dx=dxv)
+            if need_dw or need_db:
+                xv = bridge.view(x.detach(), keep)
+                dw, dwv = bridge.output(tuple(weight.shape), keep)
+                db, dbv = bridge.output((self.out_channels,), keep) if bias is not None else (None, None)
+                dw_written, db_written = layer.backward_weights(xv, dyv, dw=dwv, db=dbv)
+            bridge.finish(keep)
+            if need_dx:
+                dx = bridge.result(dx, dx_written, keep)
+            if need_dw or need_db:
+                dw = bridge.result(dw, dw_written, keep)
+                if db is not None:
+                    db = bridge.result(db, db_written, keep)
+            return dx, (dw if need_dw else None), (db if need_db else None)
+        except nc.Error as e:
+            bridge.settle(keep)
+            raise nc.Error(f"{self.netcl_name} (backward): {e}") from None
+
+    @property
+    def last_plan(self) -> Optional[nc.Plan]:
+        """What netcl ran last for this layer (forward or backward), and why."""
+        return None if self._netcl_layer is None else self._netcl_layer.last_plan
+
+
+class _Call:
+    """What one forward hands its backward: the module and the padding netcl used."""
+
+    def __init__(self, module: Conv2d, padding) -> None:
+        self.module = module
+        self.padding = padding
