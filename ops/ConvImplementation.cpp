@@ -1,5 +1,8 @@
 #include "ops/ConvImplementation.hpp"
 
+#include <algorithm>
+#include <set>
+
 #include "ops/as_forward/BackwardDataAsForward.hpp"
 
 namespace netcl {
@@ -8,48 +11,103 @@ bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
     return s.direction == ConvDirection::BACKWARD_DATA && problem_kinds().backward_data_as_forward;
 }
 
+namespace {
+std::string phase_name(const BackwardDataPhase& p) {
+    return "stride phase (" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
+}
+}  // namespace
+
 std::optional<std::string> ConvImplementation::why_not(const Variant& v, const ConvShapes& s,
                                                        const DeviceProfile& profile) const {
     if (!runs_as_forward(s)) return do_why_not(v, s, profile);
-    if (auto reason = backward_data_as_forward_why_not(s)) return reason;
-    return do_why_not(v, backward_data_as_forward(s), profile);
+    if (auto reason = backward_data_phases_why_not(s)) return reason;
+    const BackwardDataPhases phases = backward_data_phases(s);
+    for (const BackwardDataPhase& p : phases.phases) {
+        if (!p.has_taps()) continue;
+        if (auto reason = do_why_not(v, p.forward, profile)) {
+            return phases.phases.size() == 1 ? *reason : phase_name(p) + ", " + p.forward.str() + ": " + *reason;
+        }
+    }
+    return std::nullopt;
 }
 
 std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const {
     if (!runs_as_forward(s)) return do_config(v, s, profile);
-    return do_config(v, backward_data_as_forward(s), profile) + "; as forward: dy with the rotated filters";
+    const BackwardDataPhases phases = backward_data_phases(s);
+    const BackwardDataPhase* largest = nullptr;  // the phase with the most taps names the config
+    for (const BackwardDataPhase& p : phases.phases) {
+        if (p.has_taps() && (!largest || p.rows.taps * p.cols.taps > largest->rows.taps * largest->cols.taps)) largest = &p;
+    }
+    if (!largest) return "as forward: every stride phase without taps (dx is zeros)";
+    if (phases.phases.size() == 1) {
+        return do_config(v, largest->forward, profile) + "; as forward: dy with the rotated filters";
+    }
+    return do_config(v, largest->forward, profile) + "; as forward: " + std::to_string(phases.forward_count()) +
+           " stride phases of dy with rotated sub-filters (" + std::to_string(phases.phases.size()) +
+           " with dx elements), copied into dx";
 }
 
 std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShapes& s,
                                                 const DeviceProfile& profile) const {
-    return do_workspace_bytes(v, runs_as_forward(s) ? backward_data_as_forward(s) : s, profile);
+    if (!runs_as_forward(s)) return do_workspace_bytes(v, s, profile);
+    const BackwardDataPhases phases = backward_data_phases(s);
+    std::size_t largest = 0;  // the phases run one after another: the largest forward workspace serves all
+    for (const BackwardDataPhase& p : phases.phases) {
+        if (p.has_taps()) largest = std::max(largest, do_workspace_bytes(v, p.forward, profile));
+    }
+    return phases.scratch_floats() * sizeof(float) + largest;
 }
 
 std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvShapes& s,
                                                  const DeviceProfile& profile) const {
     if (!runs_as_forward(s)) return do_persistent_bytes(v, s, profile);
-    const auto rotated = static_cast<std::size_t>(s.weight_numel()) * sizeof(float);
-    return rotated + do_persistent_bytes(v, backward_data_as_forward(s), profile);
+    std::size_t bytes = 0;
+    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
+        if (!p.has_taps()) continue;
+        bytes += static_cast<std::size_t>(p.forward.weight_numel()) * sizeof(float);  // the rotated sub-filter
+        bytes += do_persistent_bytes(v, p.forward, profile);
+    }
+    return bytes;
 }
 
 std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const ConvShapes& s,
                                                       const DeviceProfile& profile) const {
     if (!runs_as_forward(s)) return do_programs(v, s, profile);
-    std::vector<ProgramSpec> list = do_programs(v, backward_data_as_forward(s), profile);
+    const BackwardDataPhases phases = backward_data_phases(s);
+    std::vector<ProgramSpec> list;
+    std::set<std::pair<std::string, std::string>> seen;  // phases of one shape often share a program
+    for (const BackwardDataPhase& p : phases.phases) {
+        if (!p.has_taps()) continue;
+        for (ProgramSpec& spec : do_programs(v, p.forward, profile)) {
+            if (seen.insert({spec.source, spec.options}).second) list.push_back(std::move(spec));
+        }
+    }
     list.push_back(filter_rotation_program());
+    if (!phases.direct) list.push_back(stride_phases_program());
     return list;
 }
 
 std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, const ConvShapes& s,
                                                            const DeviceProfile& profile) const {
-    return do_tile_prefixes(v, runs_as_forward(s) ? backward_data_as_forward(s) : s, profile);
+    if (!runs_as_forward(s)) return do_tile_prefixes(v, s, profile);
+    std::vector<std::string> prefixes;
+    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
+        if (!p.has_taps()) continue;
+        for (std::string& prefix : do_tile_prefixes(v, p.forward, profile)) {
+            if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
+        }
+    }
+    return prefixes;
 }
 
 std::unique_ptr<ConvStrategy> ConvImplementation::create(std::shared_ptr<Context> context, const Variant& v,
                                                          const ConvShapes& s, const DeviceProfile& profile) const {
     if (!runs_as_forward(s)) return do_create(std::move(context), v, s, profile);
-    auto forward = do_create(context, v, backward_data_as_forward(s), profile);
-    return std::make_unique<BackwardDataAsForward>(std::move(context), s, std::move(forward));
+    std::vector<std::unique_ptr<ConvStrategy>> forwards;
+    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
+        if (p.has_taps()) forwards.push_back(do_create(context, v, p.forward, profile));
+    }
+    return std::make_unique<BackwardDataAsForward>(std::move(context), s, std::move(forwards));
 }
 
 }  // namespace netcl

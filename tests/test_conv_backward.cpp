@@ -63,8 +63,8 @@ TEST(ConvBackward, NaiveRandomShapesMatchReference) {
 }
 
 // Backward data through every forward implementation (ops/as_forward/): each
-// variant on every edge shape its why_not takes (stride 1, padding within
-// the filter's reach), the filters rotated once per set_weights.
+// variant on every edge shape its why_not takes (every phase of a strided
+// layer a forward problem it takes), the sub-filters rotated once per set_weights.
 TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
     const DeviceProfile& profile = shared_context()->profile();
     std::map<std::string, int> ran;
@@ -87,6 +87,48 @@ TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
                            "im2col-clblast"}) {
         EXPECT_GE(ran[id], 1) << id << " ran no edge shape's backward data";
     }
+}
+
+// Strided backward data as forward convolutions, one per stride phase: stride
+// 3, strides that differ by axis, paddings past the filter's reach, images
+// smaller than the stride (phases with no dx rows), a 1x1 filter under stride
+// 2 (phases with no taps: zeros, written over the poisoned dx), groups and
+// depthwise. The implicit GEMM takes every phase; gemm-1x1 the 1x1 ones.
+TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
+    auto make = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k, std::int64_t r,
+                   std::int64_t sz, std::int64_t sh, std::int64_t sw, std::int64_t groups) {
+        ConvShapes s;
+        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = r, s.S = sz, s.stride_h = sh, s.stride_w = sw;
+        s.groups = groups;
+        return s.in_direction(ConvDirection::BACKWARD_DATA);
+    };
+    std::vector<ConvShapes> shapes;
+    shapes.push_back(make(2, 5, 13, 11, 7, 3, 3, 3, 3, 1));      // stride 3, 3x3: one tap a phase
+    shapes.back().set_padding(1);
+    shapes.push_back(make(1, 4, 12, 17, 6, 5, 3, 2, 3, 2));      // 5x3, strides 2 and 3, groups 2
+    shapes.back().set_padding(2, 0, 1, 2);
+    shapes.push_back(make(3, 6, 9, 9, 6, 3, 3, 2, 2, 6));        // depthwise, stride 2
+    shapes.back().set_padding(0, 1, 1, 0);
+    shapes.push_back(make(2, 3, 2, 1, 5, 3, 3, 3, 2, 1));        // 2x1 image under stride 3x2
+    shapes.back().set_padding(2, 2, 2, 2);                          // past the reach: pads of 2 on a 3x3
+    shapes.push_back(make(2, 8, 9, 10, 12, 1, 1, 2, 2, 1));      // 1x1 stride 2: three phases of zeros
+    shapes.push_back(make(1, 3, 23, 23, 16, 7, 7, 2, 2, 1));     // ResNet's stem, small
+    shapes.back().set_padding(3);
+    std::uint64_t seed = 5600;
+    for (const ConvShapes& s : shapes) {
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, Variant("implicit-gemm"), seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find("stride phases"), std::string::npos) << r.plan.config;
+        EXPECT_GT(r.workspace_bytes, 0u) << s.str();  // the phases' outputs before they are copied into dx
+    }
+    const ConvCaseResult one = run_conv_case(shapes[4], Kernel::IM2COL, Variant("gemm-1x1"), seed++);
+    EXPECT_TRUE(one.passed()) << describe(shapes[4], one);
+    // A stride and a dilation on one axis: the phases would not be stride-1 convolutions.
+    ConvShapes both = shapes[0];
+    both.dilation_h = 2;
+    const auto reason = why_not(Variant("implicit-gemm"), both, shared_context()->profile());
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("a stride or a dilation on an axis, not both"), std::string::npos) << *reason;
 }
 
 // Winograd's dgrad on a VGG-like layer, chosen by the selector as forward's
@@ -235,12 +277,13 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
                  {"unknown op 'conv2d_backward'", "conv2d_backward_data"});
 
     // Every candidate that does not take the problem says why; the plan says why it was taken.
-    // (This layer has stride 2: backward data cannot run as a forward convolution.)
+    // (Backward data: with a dilation on the strided axis, so no stride phase is a forward problem.)
     const std::map<ConvDirection, std::string> refusal = {
-        {ConvDirection::BACKWARD_DATA, "at stride 1 only; this layer has stride 2x1"},
+        {ConvDirection::BACKWARD_DATA, "a stride or a dilation on an axis, not both; this layer has stride 2x1"},
         {ConvDirection::BACKWARD_WEIGHTS, "takes forward, backward_data; this problem is backward_weights"}};
     for (const ConvDirection direction : kGradients) {
-        const ConvShapes g = s.in_direction(direction);
+        ConvShapes g = s.in_direction(direction);
+        if (direction == ConvDirection::BACKWARD_DATA) g.dilation_h = 2;
         const Decision d = selector.explain(selector_op(g), g, profile);
         EXPECT_EQ(d.plan.variant, Variant("naive")) << d.str();
         EXPECT_FALSE(d.plan.reason.empty());
@@ -292,7 +335,8 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
 }
 
 TEST(ConvBackward, DefaultStrategyThatCannotTakeADirectionFallsBack) {
-    const ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_DATA);
+    ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_DATA);
+    s.dilation_h = 2;  // with the stride on that axis: IM2COL's variants cannot take its backward data
     set_default_conv_strategy(Kernel::IM2COL);
     const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
     const Decision d = KernelSelector().explain(selector_op(s), s, profile);
@@ -300,7 +344,7 @@ TEST(ConvBackward, DefaultStrategyThatCannotTakeADirectionFallsBack) {
     ASSERT_GE(d.candidates.size(), 2u) << d.str();
     EXPECT_EQ(d.candidates.front().source, "default strategy");
     EXPECT_FALSE(d.candidates.front().accepted);
-    EXPECT_NE(d.candidates.front().reason.find("at stride 1 only"), std::string::npos) << d.str();
+    EXPECT_NE(d.candidates.front().reason.find("not both"), std::string::npos) << d.str();
     EXPECT_EQ(d.plan.kernel, Kernel::CONV2D_NAIVE) << d.str();
 }
 

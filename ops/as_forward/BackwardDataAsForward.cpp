@@ -8,49 +8,40 @@ namespace netcl {
 
 namespace {
 constexpr const char* kName = "backward data as forward";
-constexpr const char* kKernel = "rotate_filters";
+constexpr const char* kRotate = "rotate_filters";
+constexpr const char* kScatterFile = "stride_phases";
+constexpr const char* kScatter = "scatter_phase";
 constexpr std::size_t kLocal = 64;
+// Along a phase's row (dim 0) for runs of reads; 64 work-items as elsewhere.
+const cl::NDRange kScatterLocal{16, 4, 1};
+
+std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::size_t>(n) + m - 1) / m * m; }
 }  // namespace
 
-std::optional<std::string> backward_data_as_forward_why_not(const ConvShapes& s) {
-    if (s.stride_h != 1 || s.stride_w != 1) {
-        return "backward data runs as a forward convolution at stride 1 only; this layer has stride " +
-               std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w);
-    }
-    const std::int64_t reach_h = s.dilation_h * (s.R - 1), reach_w = s.dilation_w * (s.S - 1);
-    if (s.pad_top > reach_h || s.pad_bottom > reach_h || s.pad_left > reach_w || s.pad_right > reach_w) {
-        return "backward data as a forward convolution needs every padding within the dilated filter's reach (" +
-               std::to_string(reach_h) + " rows, " + std::to_string(reach_w) + " columns); this layer pads " +
-               std::to_string(s.pad_top) + "," + std::to_string(s.pad_left) + "," + std::to_string(s.pad_bottom) +
-               "," + std::to_string(s.pad_right);
-    }
-    return std::nullopt;
-}
-
-ConvShapes backward_data_as_forward(const ConvShapes& s) {
-    ConvShapes f = s;
-    f.direction = ConvDirection::FORWARD;
-    f.C = s.K;
-    f.H = s.P();
-    f.W = s.Q();
-    f.K = s.C;
-    f.bias = false;
-    // An output row h of dx gathers dy rows h + pad_top - r·dil: the rotated
-    // filter reads dy padded by reach - pad on each side.
-    const std::int64_t reach_h = s.dilation_h * (s.R - 1), reach_w = s.dilation_w * (s.S - 1);
-    f.set_padding(reach_h - s.pad_top, reach_w - s.pad_left, reach_h - s.pad_bottom, reach_w - s.pad_right);
-    return f;
-}
-
 ProgramSpec filter_rotation_program() {
-    return {kKernel, embedded_source(kKernel), "", {{kKernel, {kLocal, 1, 1}}}};
+    return {kRotate, embedded_source(kRotate), "", {{kRotate, {kLocal, 1, 1}}}};
+}
+
+ProgramSpec stride_phases_program() {
+    return {kScatterFile, embedded_source(kScatterFile), "", {{kScatter, {16, 4, 1}}}};
 }
 
 BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
-                                             std::unique_ptr<ConvStrategy> forward)
-    : context_(std::move(context)), shapes_(shapes), forward_(std::move(forward)) {
-    const ProgramSpec spec = filter_rotation_program();
-    rotate_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options), kKernel);
+                                             std::vector<std::unique_ptr<ConvStrategy>> forwards)
+    : context_(std::move(context)), shapes_(shapes), phases_(backward_data_phases(shapes)) {
+    std::size_t next = 0;
+    for (const BackwardDataPhase& p : phases_.phases) {
+        forwards_.push_back(p.has_taps() ? std::move(forwards.at(next++)) : nullptr);
+    }
+    if (next != forwards.size()) throw Error("internal: backward data as forward got a strategy per phase too many");
+    const ProgramSpec rotate = filter_rotation_program();
+    rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options), kRotate);
+    if (!phases_.direct) {
+        const ProgramSpec scatter = stride_phases_program();
+        scatter_ = internal::make_kernel(
+            context_->programs().get_source(scatter.label, scatter.source, scatter.options), kScatter);
+    }
+    rotated_.resize(phases_.phases.size());
 }
 
 void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, internal::EventChain& chain) {
@@ -58,15 +49,21 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
     ConvShapes without_bias = s;
     without_bias.bias = false;  // dgrad reads no bias
     internal::check_weights(kName, without_bias, weights, nullptr);
-    // Made once: a later set_weights rewrites it after the layer's previous
-    // run of this shape (Conv2d orders it so).
-    if (!rotated_.defined()) rotated_ = Tensor::empty(context_, {s.C, s.K / s.groups, s.R, s.S});
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
-    internal::set_args(rotate_, kKernel, weights.buffer(), internal::offset_of(weights), rotated_.buffer(), i(s.K),
-                       i(s.C / s.groups), i(s.R), i(s.S), i(s.groups));
-    internal::launch(context_->queue(), rotate_, kKernel, cl::NDRange(static_cast<std::size_t>(s.weight_numel())),
-                     cl::NDRange(kLocal), chain);
-    forward_->set_weights(rotated_, nullptr, chain);
+    for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
+        const BackwardDataPhase& p = phases_.phases[n];
+        if (!p.has_taps()) continue;
+        const std::int64_t taps_r = p.rows.taps, taps_s = p.cols.taps;
+        // Made once: a later set_weights rewrites it after the layer's previous
+        // run of this shape (Conv2d orders it so).
+        if (!rotated_[n].defined()) rotated_[n] = Tensor::empty(context_, {s.C, s.K / s.groups, taps_r, taps_s});
+        internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
+                           i(s.K), i(s.C / s.groups), i(s.R), i(s.S), i(s.groups), i(p.a), i(p.b), i(s.stride_h),
+                           i(s.stride_w), i(taps_r), i(taps_s));
+        internal::launch(context_->queue(), rotate_, kRotate, cl::NDRange(static_cast<std::size_t>(rotated_[n].numel())),
+                         cl::NDRange(kLocal), chain);
+        forwards_[n]->set_weights(rotated_[n], nullptr, chain);
+    }
 }
 
 void BackwardDataAsForward::enqueue(const Tensor&, const Tensor&, const Workspace&, internal::EventChain&) {
@@ -76,7 +73,39 @@ void BackwardDataAsForward::enqueue(const Tensor&, const Tensor&, const Workspac
 void BackwardDataAsForward::enqueue_backward_data(const Tensor& dy, const Tensor& dx, const Workspace& workspace,
                                                   internal::EventChain& chain) {
     internal::check_io(kName, shapes_, dx, dy);
-    forward_->enqueue(dy, dx, workspace, chain);  // the forward problem's input is dy, its output dx
+    if (phases_.direct) {
+        forwards_.front()->enqueue(dy, dx, workspace, chain);  // the forward problem's input is dy, its output dx
+        return;
+    }
+    const ConvShapes& s = shapes_;
+    const std::size_t scratch_bytes = phases_.scratch_floats() * sizeof(float);
+    if (workspace.bytes < scratch_bytes || !workspace.buffer()) {
+        throw Error(std::string(kName) + ": needs a workspace of at least " + std::to_string(scratch_bytes) +
+                    " bytes for the stride phases; got " + std::to_string(workspace.bytes));
+    }
+    // The phases' own forward workspaces follow the scratch.
+    const Workspace rest{workspace.buffer, workspace.offset_bytes + scratch_bytes, workspace.bytes - scratch_bytes};
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
+        const BackwardDataPhase& p = phases_.phases[n];
+        cl_ulong part_offset = 0;
+        Tensor part;
+        if (p.has_taps()) {
+            const std::size_t offset_bytes = workspace.offset_bytes + phases_.scratch_offset(n) * sizeof(float);
+            part = Tensor::view(context_, workspace.buffer(), offset_bytes, {s.N, s.C, p.rows.length, p.cols.length});
+            forwards_[n]->enqueue(dy, part, rest, chain);
+            part_offset = internal::offset_of(part);
+        }
+        const cl::Buffer& source = p.has_taps() ? part.buffer() : dx.buffer();  // unread without taps
+        internal::set_args(scatter_, kScatter, source, part_offset, i(p.has_taps()), i(p.rows.length),
+                           i(p.cols.length), i(p.rows.skip), i(p.cols.skip), dx.buffer(), internal::offset_of(dx),
+                           i(s.N * s.C), i(s.H), i(s.W), i(p.rows.first), i(p.cols.first), i(s.stride_h),
+                           i(s.stride_w), i(p.rows.count), i(p.cols.count));
+        internal::launch(context_->queue(), scatter_, kScatter,
+                         cl::NDRange(round_up(p.cols.count, 16), round_up(p.rows.count, 4),
+                                     static_cast<std::size_t>(s.N * s.C)),
+                         kScatterLocal, chain);
+    }
 }
 
 }  // namespace netcl

@@ -90,12 +90,19 @@ TEST(Oclgrind, NaiveGradients) {
 
 // Backward data through the forward kernels (ops/as_forward/): the filter
 // rotation (kernels_cl/rotate_filters.cl, groups 2 so C and K swap within
-// each group, uneven pads) before the implicit GEMM and Winograd F(2x2).
+// each group, uneven pads) before the implicit GEMM and Winograd F(2x2); and
+// under strides 2x3, the sub-filters of the stride phases and their copy into
+// dx (kernels_cl/stride_phases.cl), a phase without taps (3 columns of a 3x2
+// filter) written as zeros.
 TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     auto s = shape(2, 4, 5, 6, 6, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
     s.set_padding(2, 0, 1, 1);
     s.groups = 2;
     expect_clean(s, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto strided = shape(2, 4, 7, 8, 6, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    strided.S = 2, strided.stride_h = 2, strided.stride_w = 3, strided.groups = 2;
+    strided.set_padding(1, 0, 0, 1);
+    expect_clean(strided, Kernel::IM2COL, Variant("implicit-gemm"));
     auto w = shape(1, 3, 6, 5, 4, 3, 1, true).in_direction(ConvDirection::BACKWARD_DATA);
     expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant("wino-f2-gemm"), tolerance_factor(Variant("wino-f2-gemm")));
 }
