@@ -33,12 +33,13 @@ struct ProblemKinds {
     std::vector<ConvDirection> directions;
     std::vector<int> spatial_ranks;
     std::vector<DataType> types;
-    // Backward data, where it is listed, runs as the forward convolution it
-    // equals at stride 1 (Lavin & Gray §4.2: dy convolved with the filters
-    // rotated 180° and C and K swapped, ops/as_forward/): every method below
-    // is then asked about that forward problem, and the strategy it creates
-    // is wrapped to rotate the filters at set_weights. False: the
-    // implementation's own kernels take each listed direction.
+    // Backward data, where it is listed, runs as the forward convolutions it
+    // equals, one per stride phase (Lavin & Gray §4.2: dy convolved with the
+    // filters rotated 180° and C and K swapped; under a stride, each phase
+    // with its sub-filter; ops/as_forward/): every method below is then asked
+    // about those forward problems, and the strategy it creates is wrapped to
+    // rotate the sub-filters at set_weights and place each phase in dx.
+    // False: the implementation's own kernels take each listed direction.
     bool backward_data_as_forward = false;
 
     // 2-D float32 forward only.

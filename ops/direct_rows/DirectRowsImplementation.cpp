@@ -14,7 +14,7 @@ class DirectRowsImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "direct-rows"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
-    // Backward data at stride 1 through its forward kernels (ops/as_forward/).
+    // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
         return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
     }
