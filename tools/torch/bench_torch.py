@@ -83,6 +83,39 @@ def first_call_ms(model_name: str, batch: int, cache: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def train_step(spec: str, rounds: int) -> None:
+    """One training step (train() mode: BatchNorm on batch statistics; cross-entropy,
+    backward, SGD) of torch's model against the same model converted, in interleaved rounds."""
+    import copy
+    name, batch = spec.split(":")
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None).train()
+    ours = nt.convert(copy.deepcopy(model))
+    x = torch.empty(int(batch), 3, 224, 224).uniform_(-1, 1)
+    target = torch.randint(0, 1000, (int(batch),))
+
+    def stepper(m):
+        opt = torch.optim.SGD(m.parameters(), lr=1e-3)
+
+        def step():
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(m(x), target).backward()
+            opt.step()
+        return step
+
+    engines = {"torch": stepper(model), "netcl": stepper(ours)}
+    times = {k: [] for k in engines}
+    ratios = []
+    for _ in range(rounds):
+        for k, fn in engines.items():
+            fn()
+            times[k].append(timed(fn))
+        ratios.append(times["torch"][-1] / times["netcl"][-1])
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"{name} training step N={batch}: torch {med['torch']:.0f} ms, netcl {med['netcl']:.0f} ms; "
+          f"netcl / torch {statistics.median(ratios):.2f}x", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="resnet50,vgg16")
@@ -91,6 +124,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch's and ONNX Runtime's threads")
     ap.add_argument("--no-onnxruntime", action="store_true")
     ap.add_argument("--first-call", action="store_true", help="also time a first call, warm and cold cache")
+    ap.add_argument("--train", default="", metavar="MODEL:N",
+                    help="also time training steps (forward, backward, SGD step) of MODEL at batch N, e.g. resnet18:8")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     ctx = nc.default_context()
@@ -140,6 +175,9 @@ def main() -> None:
                         warm_ms = first_call_ms(name, batch, cold)
                     print(f"  first call in a new process: cold cache {cold_ms:.0f} ms, warm {warm_ms:.0f} ms",
                           flush=True)
+
+    if args.train:
+        train_step(args.train, args.rounds)
 
     print("\n| model | N | torch ms | netcl.torch ms | speed-up over torch | ONNX Runtime ms |")
     print("|---|---:|---:|---:|---:|---:|")
