@@ -44,7 +44,7 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
 }
 
 cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::int64_t pixels) const {
-    return cl::NDRange(size(patch_length(s)), size(pixels), size(s.groups));
+    return cl::NDRange(size(patch_length(s)), size(blocks(pixels, kWeightGradientPatchRun)), size(s.groups));
 }
 
 cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
@@ -53,7 +53,7 @@ cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
 }
 
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
-    return {{"im2col", embedded_source("im2col"), "", {{"im2col_patches", {16, 4, 1}}}},
+    return {{"im2col", embedded_source("im2col"), "", {{"im2col_patches", {4, 16, 1}}}},
             gemm_program(tile, edge_m, edge_n, /*bias=*/false),
             {"gradient_sums", embedded_source("gradient_sums"), "",
              {internal::sum_partials_kernel(), internal::bias_gradient_kernel()}}};

@@ -57,7 +57,7 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
             internal::set_args(patches_, "im2col_patches", x.buffer(), internal::offset_of(x), workspace.buffer,
                                u(patches), i(n), i(pq0), i(pixels), i(s.C), i(s.H), i(s.W), i(s.Q()), i(s.R),
                                i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
-                               i(s.dilation_w), i(s.groups));
+                               i(s.dilation_w), i(s.groups), i(kWeightGradientPatchRun));
             internal::launch(queue, patches_, "im2col_patches", config_.patches_global(s, pixels),
                              config_.patches_local(), chain);
             // Entry g: A = dy's group-g rows, columns pq0.. (lda = P*Q); B = the chunk's group-g patches; C = its
