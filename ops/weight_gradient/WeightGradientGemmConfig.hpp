@@ -59,7 +59,11 @@ inline constexpr std::size_t kWeightGradientPassBytes = std::size_t{32} << 20;
 // 5.3-6.5 ms with a work-item an element (16 x 4 work-groups), 2.9 ms so;
 // 16 x 4 work-groups of runs 6.3 ms (PoCL vectorises across dim 0: the
 // lanes then read 16 channel planes apart), 1 x 64 3.0 ms. A 3x3 layer of
-// 64 channels: 11.9 -> 6.3 ms (Zen 3, netcl-bench, median of 7).
+// 64 channels: 11.9 -> 6.3 ms (Zen 3, netcl-bench, median of 7). Tried and
+// slower: 16 x 16 tiles transposed through local memory (reads along a row
+// of x, writes along a patch row, a barrier between): 4.7 / 10.0 / 2.6 ms
+// against these runs' 3.4 / 6.7 / 1.8 on that 1x1 layer, that 3x3 and
+// res4.reduce (PoCL keeps every work-item's state across the barrier).
 inline constexpr std::int64_t kWeightGradientPatchRun = 16;
 
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& shapes, const DeviceProfile& profile);
