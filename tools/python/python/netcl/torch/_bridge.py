@@ -65,7 +65,9 @@ class Bridge:
         t = torch.empty(shape, dtype=torch.float32)
         if self.copies_tensors:
             return t, None
-        return t, self.view(t, keep)
+        view = self.view(t, keep)
+        keep.append(_Written(keep[-1]))  # the buffer view() just made: mapped back in finish()
+        return t, view
 
     def result(self, t: torch.Tensor, written: nc.Tensor, keep: List[object]) -> torch.Tensor:
         """`t` holding what netcl wrote into `written`, once the queue has run it."""
@@ -75,16 +77,19 @@ class Bridge:
 
     def finish(self, keep: List[object]) -> None:
         """Waits for netcl's commands, then maps and unmaps every buffer netcl wrote so its
-        values are the host's (OpenCL's rule for CL_MEM_USE_HOST_PTR; no copy on PoCL)."""
+        values are the host's (OpenCL's rule for CL_MEM_USE_HOST_PTR; no copy on PoCL).
+        Inputs are not mapped: netcl only read them."""
         if self.copies_tensors:
             self.context.finish()
             return
-        self._queue.finish()
         cl = self._cl
+        if self.context.out_of_order:
+            self._queue.finish()  # a map on an out-of-order queue would not wait for netcl's commands
         for item in keep:
-            if isinstance(item, cl.Buffer):
-                mapped, _ = cl.enqueue_map_buffer(self._queue, item, cl.map_flags.READ, 0, (item.size,), np.uint8,
-                                                  is_blocking=True)
+            if isinstance(item, _Written):
+                # A blocking map on an in-order queue waits for netcl's commands before it.
+                mapped, _ = cl.enqueue_map_buffer(self._queue, item.buffer, cl.map_flags.READ, 0,
+                                                  (item.buffer.size,), np.uint8, is_blocking=True)
                 mapped.base.release(self._queue)
         self._queue.finish()
         keep.clear()
@@ -95,6 +100,13 @@ class Bridge:
             self.context.finish()
         finally:
             keep.clear()
+
+
+class _Written:
+    """A buffer netcl writes: finish() maps it back."""
+
+    def __init__(self, buffer) -> None:
+        self.buffer = buffer
 
 
 _default: Optional[Bridge] = None
