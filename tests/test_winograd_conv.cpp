@@ -116,7 +116,11 @@ TEST_P(WinogradConvTest, EveryVariantMatchesReferenceOnEdgeShapes) {
                 config_of(variant).weight_bytes(s) > profile.max_constant_buffer_bytes) {
                 const auto reason = why_not(variant, s, profile);
                 ASSERT_TRUE(reason.has_value());
-                EXPECT_NE(reason->find("constant buffer"), std::string::npos) << *reason;
+                // Where the local memory is short too (H200: the fused F(6x6)), either refusal is the result.
+                const bool short_of_local = config_of(variant).local_bytes() > profile.local_mem_bytes;
+                EXPECT_TRUE(reason->find("constant buffer") != std::string::npos ||
+                            (short_of_local && reason->find("local memory") != std::string::npos))
+                    << *reason;
                 continue;
             }
             if (config_of(variant).local_bytes() > profile.local_mem_bytes) {
@@ -133,13 +137,24 @@ TEST_P(WinogradConvTest, SharedEdgeCaseShapesItCanTake) {
     // The project's shared edge shapes, those that are 3x3 stride 1 dilation 1.
     std::uint64_t seed = 500 + static_cast<std::uint64_t>(GetParam());
     int ran = 0;
+    const Variant v = winograd_variant_id(GetParam(), false, false);
+    const DeviceProfile& profile = test::shared_context()->profile();
     for (const auto& s : test::edge_case_shapes()) {
-        const Variant v = winograd_variant_id(GetParam(), false, false);
-        if (why_not(v, s, test::shared_context()->profile())) continue;
+        if (const auto reason = why_not(v, s, profile)) {
+            // A device with less local memory than the fused tile needs (H200's 48 KiB
+            // against F(6x6)'s 64.3) takes none of them, and must say why.
+            if (config_of(v).local_bytes() > profile.local_mem_bytes && s.R == 3 && s.S == 3 && s.stride_h == 1 &&
+                s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1) {
+                EXPECT_NE(reason->find("local memory"), std::string::npos) << *reason;
+            }
+            continue;
+        }
         expect_matches_reference(v, s, seed += 5);
         ++ran;
     }
-    EXPECT_GT(ran, 3);
+    if (config_of(v).local_bytes() <= profile.local_mem_bytes) {
+        EXPECT_GT(ran, 3);
+    }
 }
 
 TEST_P(WinogradConvTest, LargerChannelCountsStayWithinTolerance) {

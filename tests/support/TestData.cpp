@@ -1,17 +1,37 @@
 #include "tests/support/TestData.hpp"
 
+#include "ops/Implementations.hpp"
+
 #include <cmath>
 
 namespace netcl::test {
 
+namespace {
+// Every implementation on, whatever the device's profile says: a profile's
+// <name>_enabled = 0 is a speed choice (nvidia-gpu turns the CPU-shaped GEMM
+// engine off), and the suite checks every kernel's answers on every device.
+// The device's own tuned values win over the shipped profiles', so this
+// reaches the plans. On the CPU profiles nothing is off: no change there.
+void enable_every_implementation(DeviceProfile& profile) {
+    for (const ConvImplementation* impl : conv_implementations()) profile.tuned[impl->enabled_key()] = 1;
+}
+}  // namespace
+
 std::shared_ptr<Context> shared_context() {
-    static const std::shared_ptr<Context> context = Context::create();
+    static const std::shared_ptr<Context> context = [] {
+        auto c = Context::create();
+        DeviceProfile profile = c->profile();
+        enable_every_implementation(profile);
+        c->set_profile(profile);
+        return c;
+    }();
     return context;
 }
 
 std::shared_ptr<Context> context_with_profile(const std::function<void(DeviceProfile&)>& edit) {
     auto context = Context::create();
     DeviceProfile profile = context->profile();
+    enable_every_implementation(profile);
     edit(profile);
     context->set_profile(profile);
     return context;

@@ -18,8 +18,8 @@ mkdir -p "$bundle/build" "$bundle/lib/cxx"
 # The build tree's runnable parts, at the same relative paths, so the CTest
 # files (which name absolute paths) work once the tree sits where it was built.
 (cd "$build" && find . -path ./CMakeFiles -prune -o -path '*/CMakeFiles' -prune -o \
-    \( -type f \( -perm -u+x -o -name '*.so*' -o -name 'CTestTestfile.cmake' \) \) -print) |
-  grep -v -E '^\./(consumer-check|test-cache|_deps)/' |
+    \( \( -type f -o -type l \) \( -perm -u+x -o -name '*.so*' -o -name 'CTestTestfile.cmake' \) \) -print) |
+  grep -v -E '^\./(consumer-check|test-cache|_deps|python-venv|python|readme)/' |
   while read -r f; do
     mkdir -p "$bundle/build/$(dirname "$f")"
     cp -a "$build/$f" "$bundle/build/$f"

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # On a Linux machine with an NVIDIA GPU and driver (an OpenCL loader and ICD
-# file optional): makes NVIDIA's OpenCL platform visible, runs the test suite
-# and `netcl-bench --net vgg16 --batch 1,8,32` on the GPU, then times cuDNN on
-# the same layers in the same session and prints the ratio.
+# file optional): makes NVIDIA's OpenCL platform visible, runs `netcl-bench
+# --net vgg16` on the GPU, times cuDNN on the same layers in the same session
+# and prints the ratio, then runs the test suite. The bench comes first: a
+# lent GPU machine gives minutes, and the suite can be cut short
+# (--suite-seconds) where the figures cannot.
 #
-#   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--cpu-dry-run]
+#   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--batches 1,8,32]
+#                           [--strategies LIST] [--suite-seconds S] [--cpu-dry-run]
 #
 # --bundle: what tools/gpu/bundle.sh made (default .dev/gpu-bundle)
-# --out:    where logs, JSON and CSV go (default $OUT, else .dev/gpu-results)
+# --out:    where logs and JSON go (default $OUT, else .dev/gpu-results); at
+#           most 8 files, as a lent machine hands back
+# --batches, --strategies: netcl-bench's (default 1,8,32 and its own default)
+# --suite-seconds: stop the suite after S seconds (default: no limit)
 # --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
 #           OpenCL device there is (to check this script on a CPU machine).
 set -uo pipefail
@@ -15,12 +21,18 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="$repo/.dev/gpu-bundle"
 out="${OUT:-$repo/.dev/gpu-results}"
 dry_run=0
+batches="1,8,32"
+strategies=()
+suite_seconds=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle="$(cd "$2" && pwd)"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --batches) batches="$2"; shift 2 ;;
+    --strategies) strategies=(--strategies "$2"); shift 2 ;;
+    --suite-seconds) suite_seconds="$2"; shift 2 ;;
     --cpu-dry-run) dry_run=1; shift ;;
-    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--cpu-dry-run]" >&2; exit 2 ;;
+    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--suite-seconds S] [--cpu-dry-run]" >&2; exit 2 ;;
   esac
 done
 [ -f "$bundle/BUILD_DIR" ] || { echo "check.sh: no bundle at $bundle; run tools/gpu/bundle.sh on the build machine" >&2; exit 2; }
@@ -60,10 +72,10 @@ if [ "$dry_run" -eq 0 ]; then
   if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
     driver_lib="$(find_nvidia_opencl)"
     [ -n "$driver_lib" ] || { echo "check.sh: no libnvidia-opencl.so found: is the NVIDIA driver installed?" >&2; exit 3; }
-    mkdir -p "$out/icd"
-    echo "$driver_lib" > "$out/icd/nvidia.icd"
-    export OCL_ICD_VENDORS="$out/icd"
-    log "ICD entry $out/icd/nvidia.icd -> $driver_lib"
+    icd="$(mktemp -d)"
+    echo "$driver_lib" > "$icd/nvidia.icd"
+    export OCL_ICD_VENDORS="$icd"
+    log "ICD entry $icd/nvidia.icd -> $driver_lib"
   fi
   export NETCL_DEVICE="${NETCL_DEVICE:-NVIDIA}"
 fi
@@ -73,13 +85,8 @@ log "device"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
 "$bin/netcl-info" | tee "$out/netcl-info.txt" || { echo "check.sh: netcl-info found no usable device" >&2; exit 1; }
 
-log "test suite on ${NETCL_DEVICE:-the default device}"
-# install_consumer needs the full build tree, oclgrind and the sanitizer builds run on the CPU in CI.
-ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-
-log "netcl-bench --net vgg16 --batch 1,8,32"
-"$bin/netcl-bench" --net vgg16 --batch 1,8,32 --json "$out/vgg16.json" --csv "$out/vgg16.csv" 2>&1 | tee "$out/bench.txt"
+log "netcl-bench --net vgg16 --batch $batches ${strategies[*]}"
+"$bin/netcl-bench" --net vgg16 --batch "$batches" "${strategies[@]}" --json "$out/vgg16.json" 2>&1 | tee "$out/bench.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
@@ -90,5 +97,14 @@ else
   log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
   [ "$dry_run" -eq 1 ] || status=1
 fi
+
+log "test suite on ${NETCL_DEVICE:-the default device}${suite_seconds:+ (at most $suite_seconds s)}"
+# install_consumer needs the full build tree, oclgrind and the sanitizer builds run on the CPU in CI.
+limit=()
+[ "$suite_seconds" -gt 0 ] && limit=(timeout --signal=INT "$suite_seconds")
+"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+suite="${PIPESTATUS[0]}"
+[ "$suite" -eq 124 ] && log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
+[ "$suite" -eq 0 ] || status=1
 log "done (status $status); results in $out"
 exit $status

@@ -14,6 +14,7 @@
 #include "Measure.hpp"
 #include "Progress.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 
 namespace netcl::bench {
 
@@ -60,6 +61,9 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
                  const std::string& json_path, std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     const auto vgg = net_layers("vgg16");
+    // What a Conv2d plans with (shipped files layered under the device's own values):
+    // a variant nvidia-gpu turns off (*_enabled = 0) has no column here, not a failed one.
+    const DeviceProfile profile = KernelSelector::resolve_profile(context->profile());
     // Fused Winograd (one fp32 sum over C per output) and separate-transform
     // Winograd on the GEMM engine (C summed in slices of 128, each slice's sum
     // added to a running total: ops/winograd_gemm/WinogradGemmConfig.cpp).
@@ -103,7 +107,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         std::string plans[kAlgorithms];
         for (int a = 0; a < kAlgorithms; ++a) {
             progress.update(done, std::string(paper.layer) + " " + algorithms[a]);
-            const auto candidate = first_runnable(algorithms[a], shapes, context->profile());
+            const auto candidate = first_runnable(algorithms[a], shapes, profile);
             errors[a] = NAN;
             if (!candidate) {
                 plans[a] = "no variant can take this layer here";
@@ -170,7 +174,7 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         const auto error_of = [&](const char* column, const ConvShapes& problem, const LayerData& data,
                                   const ReferenceCheck& reference) {
             gradient_progress.update(done, std::string(paper.layer) + " " + to_string(problem.direction) + " " + column);
-            const auto candidate = first_runnable(column, problem, context->profile());
+            const auto candidate = first_runnable(column, problem, profile);
             if (!candidate) {
                 exit_code = 1;
                 return std::pair<double, std::string>{NAN, "no variant can take this layer here"};

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ClblastConvgemm.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "OneDnnConv.hpp"
 #include "OtherLoad.hpp"
 #include "netcl/Conv2d.hpp"
@@ -151,7 +152,10 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
     Measurement& m = c.m;
     m.candidate = candidate.id;
     const ConvShapes& s = layer.shapes;
-    if (const auto why = candidate_why_not(candidate, s, context->profile())) {
+    // Against what a Conv2d plans with (the shipped files layered under the device's own
+    // values): a variant nvidia-gpu turns off (*_enabled = 0) is skipped with that reason,
+    // not run into the strict override's error.
+    if (const auto why = candidate_why_not(candidate, s, KernelSelector::resolve_profile(context->profile()))) {
         m.skipped = *why;
         return c;
     }
