@@ -10,8 +10,11 @@ namespace {
 // Every implementation on, whatever the device's profile says: a profile's
 // <name>_enabled = 0 is a speed choice (nvidia-gpu turns the CPU-shaped GEMM
 // engine off), and the suite checks every kernel's answers on every device.
-// The device's own tuned values win over the shipped profiles', so this
-// reaches the plans. On the CPU profiles nothing is off: no change there.
+// A context's own tuned values win over the shipped profiles', so this
+// reaches the plans made on these contexts; suites that make contexts of
+// their own (wrapped queues, Context::create) still see the device's profile
+// (on the H200 they refused those variants: tools/gpu/README.md). On the CPU
+// profiles nothing is off: no change there.
 void enable_every_implementation(DeviceProfile& profile) {
     for (const ConvImplementation* impl : conv_implementations()) profile.tuned[impl->enabled_key()] = 1;
 }
