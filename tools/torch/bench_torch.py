@@ -53,6 +53,19 @@ def timed(fn) -> float:
     return (time.perf_counter() - start) * 1e3
 
 
+def interleaved(engines, rounds: int):
+    """Each round runs every engine once, in turn, after an untimed run of its own:
+    the median time per engine and the median of the rounds' torch / netcl ratios."""
+    times = {k: [] for k in engines}
+    ratios = []
+    for _ in range(rounds):
+        for k, fn in engines.items():
+            fn()  # settling run of its own
+            times[k].append(timed(fn))
+        ratios.append(times["torch"][-1] / times["netcl"][-1])
+    return {k: statistics.median(v) for k, v in times.items()}, statistics.median(ratios)
+
+
 def onnxruntime_session(model, x, threads, workdir):
     try:
         import onnxruntime as ort
@@ -103,17 +116,9 @@ def train_step(spec: str, rounds: int) -> None:
             opt.step()
         return step
 
-    engines = {"torch": stepper(model), "netcl": stepper(ours)}
-    times = {k: [] for k in engines}
-    ratios = []
-    for _ in range(rounds):
-        for k, fn in engines.items():
-            fn()
-            times[k].append(timed(fn))
-        ratios.append(times["torch"][-1] / times["netcl"][-1])
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med, ratio = interleaved({"torch": stepper(model), "netcl": stepper(ours)}, rounds)
     print(f"{name} training step N={batch}: torch {med['torch']:.0f} ms, netcl {med['netcl']:.0f} ms; "
-          f"netcl / torch {statistics.median(ratios):.2f}x", flush=True)
+          f"netcl / torch {ratio:.2f}x", flush=True)
 
 
 def main() -> None:
@@ -156,15 +161,8 @@ def main() -> None:
                     ort_run = onnxruntime_session(model, x, args.threads, workdir)
                     if ort_run is not None:
                         engines["onnxruntime"] = ort_run
-                times = {k: [] for k in engines}
-                ratios = []
-                for _ in range(args.rounds):
-                    for k, fn in engines.items():
-                        fn()  # settling run of its own
-                        times[k].append(timed(fn))
-                    ratios.append(times["torch"][-1] / times["netcl"][-1])
-                med = {k: statistics.median(v) for k, v in times.items()}
-                row = (name, batch, med, statistics.median(ratios), err)
+                med, ratio = interleaved(engines, args.rounds)
+                row = (name, batch, med, ratio, err)
                 rows.append(row)
                 extra = f", onnxruntime {med['onnxruntime']:.1f} ms" if "onnxruntime" in med else ""
                 print(f"{name} N={batch}: torch {med['torch']:.1f} ms, netcl {med['netcl']:.1f} ms{extra}; "
