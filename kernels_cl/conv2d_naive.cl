@@ -95,7 +95,7 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
             const float b = has_bias ? bias[k] : 0.0f;
             __global float* out = y + (size_t)((n * K + k) * P + p) * Q;
             for (int j = 0; j < QB; ++j) {
-                if (q0 + j < Q) out[q0 + j] = acc[kk][j] + b;
+                if (q0 + j < Q) out[q0 + j] = POST_OPS(acc[kk][j] + b, out[q0 + j]);
             }
         }
     }

@@ -167,19 +167,28 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
         if (m0 + i >= M) continue;  // only when M < MR (the tile is larger than the batch)
+#ifdef POST_SUM
+        if (m0 + i < tp * MR) continue;  // the shifted-back last tile's rows its neighbour stored
+#endif
         const int n = (m0 + i) / PQ;
         __global float* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * PQ) + (size_t)k0 * PQ;
         if (full_panel) {
 #pragma unroll
             for (int v = 0; v < NV; ++v)
 #pragma unroll
-                for (int t = 0; t < VW; ++t) yi[(size_t)(v * VW + t) * PQ] = OUT(i, v, t);
+                for (int t = 0; t < VW; ++t) {
+                    __global float* yo = yi + (size_t)(v * VW + t) * PQ;
+                    *yo = POST_OPS(OUT(i, v, t), *yo);
+                }
         } else {
 #pragma unroll
             for (int v = 0; v < NV; ++v)
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
-                    if (k0 + v * VW + t < K) yi[(size_t)(v * VW + t) * PQ] = OUT(i, v, t);
+                    if (k0 + v * VW + t < K) {
+                        __global float* yo = yi + (size_t)(v * VW + t) * PQ;
+                        *yo = POST_OPS(OUT(i, v, t), *yo);
+                    }
         }
     }
 #undef OUT

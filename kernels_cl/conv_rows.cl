@@ -103,16 +103,22 @@ __kernel void conv_rows(__global const float* restrict xs, const ulong xs_offset
         const vec_t b = (vec_t)(0.0f);
 #endif
         __global float* yp = y + y_offset + (size_t)n * y_image_stride + ((size_t)k * P + p) * Q + q0;
-        if (Q >= NR) {
+#ifdef POST_SUM
+        // The shifted-back last tile stores only the columns its neighbour did not.
+        const int q_own = Q >= NR ? tq * NR - q0 : 0;
+#else
+        const int q_own = 0;
+#endif
+        if (Q >= NR && q_own == 0) {
 #pragma unroll
-            for (int v = 0; v < NV; ++v) VSTORE(acc[m][v] + b, v, yp);
+            for (int v = 0; v < NV; ++v) VSTORE(POST_OPS(acc[m][v] + b, VLOAD(v, yp)), v, yp);
         } else {
 #pragma unroll
             for (int v = 0; v < NV; ++v) {
                 const vec_t o = acc[m][v] + b;
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
-                    if (v * VW + t < Q) yp[v * VW + t] = LANE(o, t);
+                    if (v * VW + t < Q && v * VW + t >= q_own) yp[v * VW + t] = POST_OPS(LANE(o, t), yp[v * VW + t]);
             }
         }
     }

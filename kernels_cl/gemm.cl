@@ -88,6 +88,9 @@
 #if defined(C_GROUP) && (!defined(B_PANEL) || defined(BIAS))
 #error "C_GROUP stores whole vectors of panel-aligned columns: it needs B_PANEL (and no BIAS)"
 #endif
+#if defined(C_GROUP) && (defined(POST_SUM) || POST_ACT)
+#error "C_GROUP writes the Winograd multiply's M, not a convolution's output: no post-ops"
+#endif
 #if defined(PREFETCH_PANEL) && !defined(B_PANEL)
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
 #endif
@@ -220,6 +223,9 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
 #if EDGE_M
         if (m >= M) break;
 #endif
+#ifdef POST_SUM
+        if (m < tm * MR) continue;  // the shifted-back last row tile: rows its neighbour stored
+#endif
 #ifdef BIAS
         const vec_t bi = (vec_t)(bias[m]);
 #endif
@@ -249,9 +255,18 @@ __kernel void gemm(__global const float* restrict A, const ulong a_offset, const
             // A tile past N's last column.
 #pragma unroll
             for (int t = 0; t < VW; ++t)
-                if (n0 + v * VW + t < N) cp[v * VW + t] = LANE(o, t);
+                if (n0 + v * VW + t < N) cp[v * VW + t] = POST_OPS(LANE(o, t), cp[v * VW + t]);
 #else
-            VSTORE(o, v, cp);
+#ifdef POST_SUM
+            if (n0 != tn * NR) {
+                // The shifted-back last column tile: only the columns its neighbour did not store.
+#pragma unroll
+                for (int t = 0; t < VW; ++t)
+                    if (n0 + v * VW + t >= tn * NR) cp[v * VW + t] = POST_OPS(LANE(o, t), cp[v * VW + t]);
+                continue;
+            }
+#endif
+            VSTORE(POST_OPS(o, VLOAD(v, cp)), v, cp);
 #endif
         }
 #endif

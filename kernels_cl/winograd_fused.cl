@@ -71,7 +71,7 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
     const int C, const int H, const int W, const int K, const int P, const int Q, const int pad_top,
     const int pad_left, const int tiles_w, const int tiles_per_image, const int tiles_total, const int x_channels,
     const int c_base, const int y_channels, const int k_base, const int Cp, const int u_offset, const int has_bias,
-    const int tile_blocks, const int c_slice, const ulong y_split_stride) {
+    const int tile_blocks, const int c_slice, const ulong y_split_stride, const int final_output) {
     // Each tensor starts `*_offset` floats into its buffer (a framework's view).
     x += x_offset;
     bias += bias_offset;
@@ -229,14 +229,19 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
                 if (oy0 + i >= P) break;
 #pragma unroll
                 for (int j = 0; j < WINO_M; ++j)
-                    if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+                    if (ox0 + j < Q) {
+                        // A C slice's partial output takes no post-ops: winograd_reduce applies them.
+                        __global float* yo = yp + (oy0 + i) * Q + ox0 + j;
+                        *yo = final_output ? POST_OPS(o[i][j] + b, *yo) : o[i][j] + b;
+                    }
             }
         }
     }
 }
 
-// The C slices' partial outputs of winograd_fused summed, plus the bias:
-// y[n, k, :] = sum_s part[s][n, k, :] + bias[k], for one group's K channels.
+// The C slices' partial outputs of winograd_fused summed, plus the bias,
+// through the post-ops: y[n, k, :] = post_ops(sum_s part[s][n, k, :] + bias[k]),
+// for one group's K channels.
 // NDRange: dim0 = P*Q rounded up, dim1 = N * Kg.
 __kernel void winograd_reduce(__global const float* restrict part, const ulong part_offset, const int splits,
                               const ulong split_stride, __global float* restrict y, const ulong y_offset,
@@ -250,5 +255,5 @@ __kernel void winograd_reduce(__global const float* restrict part, const ulong p
     part += part_offset;
     float sum = has_bias ? bias[bias_offset + k] : 0.0f;
     for (int s = 0; s < splits; ++s) sum += part[s * split_stride + at];
-    y[y_offset + at] = sum;
+    y[y_offset + at] = POST_OPS(sum, y[y_offset + at]);
 }

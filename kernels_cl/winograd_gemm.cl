@@ -152,6 +152,6 @@ __kernel void winograd_gemm_output(__global const float* restrict m, const ulong
         if (oy0 + i >= P) break;
 #pragma unroll
         for (int j = 0; j < WINO_M; ++j)
-            if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = o[i][j] + b;
+            if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = POST_OPS(o[i][j] + b, yp[(oy0 + i) * Q + ox0 + j]);
     }
 }

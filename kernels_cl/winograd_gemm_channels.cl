@@ -264,12 +264,13 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
 #pragma unroll
             for (int l = 0; l < CL; ++l)
 #pragma unroll
-                for (int j = 0; j < WINO_M; ++j) rp[l * plane + j] = LANE_OF(CL, o[j] + b, l);
+                for (int j = 0; j < WINO_M; ++j) rp[l * plane + j] = POST_OPS(LANE_OF(CL, o[j] + b, l), rp[l * plane + j]);
         } else {
 #pragma unroll
             for (int l = 0; l < CL; ++l)
 #pragma unroll
-                for (int j = 0; j < WINO_M; ++j) if (l < lanes && j < cols) rp[l * plane + j] = LANE_OF(CL, o[j] + b, l);
+                for (int j = 0; j < WINO_M; ++j)
+                    if (l < lanes && j < cols) rp[l * plane + j] = POST_OPS(LANE_OF(CL, o[j] + b, l), rp[l * plane + j]);
         }
     }
 #undef SROW

@@ -202,7 +202,7 @@ __kernel void winograd_gemm_output_rows(__global const float* restrict m, const 
         __global float* rp = yp + (size_t)(oy0 + i) * Q;
         if (whole_span) {
 #pragma unroll
-            for (int q = 0; q < WINO_M; ++q) TVSTORE(span[q], q, rp);
+            for (int q = 0; q < WINO_M; ++q) TVSTORE(POST_OPS(span[q], TVLOAD(q, rp)), q, rp);
         } else {
             // Whole vectors inside [x_lo, x_hi) stored as vectors, the rest
             // a float at a time (F(4x4) at 56 wide: 6 tiles, 3 whole
@@ -214,9 +214,9 @@ __kernel void winograd_gemm_output_rows(__global const float* restrict m, const 
             for (int q = 0; q < WINO_M; ++q) {
                 const int q_lo = q * TL, q_hi = q_lo + TL;
                 if (q_lo >= x_lo && q_hi <= x_hi) {
-                    TVSTORE(span[q], q, rp);
+                    TVSTORE(POST_OPS(span[q], TVLOAD(q, rp)), q, rp);
                 } else {
-                    for (int xx = max(q_lo, x_lo); xx < min(q_hi, x_hi); ++xx) rp[xx] = f[xx];
+                    for (int xx = max(q_lo, x_lo); xx < min(q_hi, x_hi); ++xx) rp[xx] = POST_OPS(f[xx], rp[xx]);
                 }
             }
         }

@@ -54,6 +54,7 @@ Conv2dOptions Conv2dOptions::for_shapes(const ConvShapes& s) {
     o.dilation = {s.dilation_h, s.dilation_w};
     o.groups = s.groups;
     o.bias = s.bias;
+    o.post_ops = s.post_ops;
     return o;
 }
 
@@ -80,6 +81,11 @@ Conv2d::Conv2d(std::shared_ptr<Context> context, Conv2dOptions options)
     if (o.in_channels % o.groups != 0 || o.out_channels % o.groups != 0) {
         throw Error("Conv2d: groups = " + std::to_string(o.groups) + " must divide in_channels = " +
                     std::to_string(o.in_channels) + " and out_channels = " + std::to_string(o.out_channels));
+    }
+    try {
+        o.post_ops.validate();
+    } catch (const Error& e) {
+        throw Error(std::string("Conv2d: ") + e.what());
     }
     if (o.auto_pad != AutoPad::NOTSET && o.padding != Padding{}) {
         throw Error("Conv2d: both explicit padding and auto_pad were given; expected one of them (ONNX allows only one)");
@@ -123,6 +129,7 @@ ConvShapes Conv2d::shapes_for(const Tensor::Shape& in, ConvDirection direction) 
     s.groups = o.groups;
     s.bias = o.bias;
     s.direction = direction;
+    if (direction == ConvDirection::FORWARD) s.post_ops = o.post_ops;
     switch (o.auto_pad) {
         case AutoPad::NOTSET: s.set_padding(o.padding.top, o.padding.left, o.padding.bottom, o.padding.right); break;
         case AutoPad::VALID: s.set_padding(0); break;
@@ -473,6 +480,41 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
     require_same_context(op, y, "output");
     return run(shapes, {op, {&x}, {&y}}, wait, workspace,
                [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
+                   strategy.enqueue(x, y, scratch, chain);
+               });
+}
+
+cl::Event Conv2d::forward(const Tensor& x, const Tensor& residual, Tensor& y, const std::vector<cl::Event>& wait,
+                          const Tensor* workspace) {
+    constexpr const char* op = "Conv2d::forward";
+    NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
+    if (!options_.post_ops.sum) {
+        throw Error("Conv2d::forward: a residual was given to a layer without the sum post-op (post_ops: '" +
+                    options_.post_ops.str() + "'); expected Conv2dOptions::post_ops.sum = true");
+    }
+    if (weights_version_ == 0) {
+        throw Error("Conv2d::forward called before set_weights; expected set_weights(weights[, bias]) first");
+    }
+    require_same_context(op, x, "input");
+    const ConvShapes shapes = shapes_for(x.shape());
+    const Tensor::Shape out_shape{shapes.N, shapes.K, shapes.P(), shapes.Q()};
+    require_shape(op, y, out_shape, "output", " for input " + shape_string(x.shape()));
+    require_same_context(op, y, "output");
+    require_shape(op, residual, out_shape, "residual", ", the output's shape");
+    require_same_context(op, residual, "residual");
+    const bool is_y = residual.buffer()() == y.buffer()() && residual.offset_bytes() == y.offset_bytes();
+    RunTensors tensors{op, {&x}, {&y}};
+    if (!is_y) tensors.reads.push_back(&residual);  // so that it may not overlap y, as run() checks
+    return run(shapes, tensors, wait, workspace,
+               [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
+                   if (!is_y) {
+                       cl::Event copied;
+                       NETCL_CL_CHECK(context_->queue().enqueueCopyBuffer(residual.buffer(), y.buffer(),
+                                                                          residual.offset_bytes(), y.offset_bytes(),
+                                                                          y.bytes(), chain.wait_list(), &copied),
+                                      "copying the residual into the output");
+                       chain.then(copied);
+                   }
                    strategy.enqueue(x, y, scratch, chain);
                });
 }

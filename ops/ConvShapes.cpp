@@ -36,6 +36,7 @@ std::string ConvShapes::problem_suffix() const {
     }
     if (dtype != DataType::FLOAT32) text += " dtype=" + to_string(dtype);
     if (direction != ConvDirection::FORWARD) text += " dir=" + to_string(direction);
+    if (!post_ops.empty()) text += " post=" + post_ops.str();
     return text;
 }
 
@@ -60,6 +61,11 @@ void ConvShapes::validate() const {
     positive(groups, "groups");
     to_string(direction);  // throws for a value outside the enum
     to_string(dtype);
+    post_ops.validate();
+    if (!post_ops.empty() && direction != ConvDirection::FORWARD) {
+        throw Error("post-ops (" + post_ops.str() + ") on a " + to_string(direction) + " problem in " + str() +
+                    "; expected them on forward only (the gradients are the convolution's)");
+    }
     if (spatial_rank != 2 && spatial_rank != 3) {
         throw Error("convolution spatial rank = " + std::to_string(spatial_rank) + " in " + str() +
                     "; expected 2 (NCHW) or 3 (NCDHW)");

@@ -154,6 +154,7 @@ Decision KernelSelector::explain(const std::string& op, const ConvShapes& shapes
     const DeviceProfile profile = with_stored_tuned(device, *stored);  // a no-op on a resolved profile
     Decision decision;
     decision.profile_sources = stored->sources;
+    decision.problem = shapes.str();
     auto& candidates = decision.candidates;
     const auto done = [&]() -> bool {
         if (candidates.empty() || !candidates.back().accepted) return false;
@@ -297,7 +298,7 @@ DeviceProfile KernelSelector::resolve_profile(const DeviceProfile& device) {
 }
 
 std::string Decision::str() const {
-    std::string text;
+    std::string text = problem.empty() ? "" : "problem: " + problem + "\n";
     if (!profile_sources.empty()) {
         text += "profiles layered:";
         for (const auto& s : profile_sources) text += " " + s;

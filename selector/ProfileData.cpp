@@ -10,7 +10,14 @@ using internal::contains_ignoring_case;
 
 }  // namespace
 
-std::string record_key(const ConvShapes& shapes) { return shapes.str(); }
+// A tuned record is the layer's whatever its output stage: the post-ops add
+// the same work at the stores of every candidate (im2col + CLBlast excepted:
+// one pass more), so a record measured without them ranks the same with them.
+std::string record_key(const ConvShapes& shapes) {
+    ConvShapes without = shapes;
+    without.post_ops = {};
+    return without.str();
+}
 
 int ProfileData::specificity() const {
     if (match.count("name")) return match.count("driver") ? 3 : 2;

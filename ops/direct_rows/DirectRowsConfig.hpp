@@ -20,6 +20,7 @@ struct DirectRowsConfig {
     // stride (the number of column phases); the rest is passed at launch.
     int S = 1, stride_w = 1;
     bool bias = false;
+    PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
     std::int64_t plane_h = 0, plane_w = 0;  // one phase plane of one channel: padded rows x columns
     std::int64_t images_per_pass = 1;
     std::size_t split_bytes_per_image = 0;

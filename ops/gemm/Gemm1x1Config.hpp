@@ -16,6 +16,7 @@ struct Gemm1x1Config {
     bool edge_m = false;  // Kg < MR: the tile is taller than the matrix
     bool edge_n = false;  // H*W < NR: wider
     bool bias = false;
+    PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
 
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const;

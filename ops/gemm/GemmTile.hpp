@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "netcl/DeviceProfile.hpp"
+#include "netcl/PostOps.hpp"
 #include "ops/ProgramSpec.hpp"
 
 namespace netcl {
@@ -37,9 +38,10 @@ std::vector<std::string> gemm_tile_keys(const std::string& prefix);
 // last padded; not with edge_n or bias) with C_GROUP (C in groups of the
 // tile's vw columns, every batch entry's part of a row's group side by side;
 // ldc = batch x N), PREFETCH_PANEL (with b_panels: the next panel
-// prefetched while a panel's later row tiles compute; CPUs only).
+// prefetched while a panel's later row tiles compute; CPUs only), and the
+// post-ops of a GEMM that writes a convolution's output (not with C_GROUP).
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
-                         bool b_panels = false, bool prefetch_panels = false);
+                         bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {});
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 

@@ -18,9 +18,9 @@ constexpr const char* kName = "IM2COL";
 Im2colConv::Im2colConv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Im2colLayout& layout)
     : context_(std::move(context)), shapes_(shapes), layout_(layout) {
     internal::clblast_will_use(*context_);
-    for (const ProgramSpec& spec : im2col_programs(layout_, shapes_.bias)) {
+    for (const ProgramSpec& spec : im2col_programs(layout_, shapes_.bias, shapes_.post_ops)) {
         const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
-        (spec.label == "im2col" ? im2col_ : bias_add_) = internal::make_kernel(program, spec.kernels.front().name.c_str());
+        (spec.label == "im2col" ? im2col_ : output_stage_) = internal::make_kernel(program, spec.kernels.front().name.c_str());
     }
 }
 
@@ -45,6 +45,8 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
     cl_command_queue queue = context_->queue()();
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     const std::size_t workspace_origin = workspace.offset_bytes / sizeof(float);
+    // The residual sum post-op: y's contents on entry added by the GEMM itself.
+    const float beta = s.post_ops.sum ? 1.0f : 0.0f;
 
     for (std::int64_t n0 = 0; n0 < s.N; n0 += layout_.images_per_pass) {
         const std::int64_t images = std::min(layout_.images_per_pass, s.N - n0);
@@ -74,7 +76,7 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
                         clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
                         static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group, 1.0f,
                         weights_.buffer()(), a_offset, rows_per_group, 0, (*columns)(), b_offset,
-                        static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, 0.0f,
+                        static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, beta,
                         y.buffer()(), c_offset, static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.K * PQ),
                         static_cast<std::size_t>(images), &queue, &event),
                     "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) + "x" +
@@ -84,9 +86,11 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
             });
         }
     }
-    if (s.bias) {
-        internal::set_args(bias_add_, "bias_add", y.buffer(), internal::offset_of(y), bias_.buffer(), i(s.K), i(PQ));
-        internal::launch(context_->queue(), bias_add_, "bias_add",
+    if (needs_output_stage_pass(s.bias, s.post_ops)) {
+        const Tensor& bias = s.bias ? bias_ : weights_;  // never read without a bias
+        internal::set_args(output_stage_, "output_stage", y.buffer(), internal::offset_of(y), bias.buffer(),
+                           internal::offset_of(bias), i(s.bias ? 1 : 0), i(s.K), i(PQ));
+        internal::launch(context_->queue(), output_stage_, "output_stage",
                          cl::NDRange(static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.N * s.K)),
                          cl::NDRange(64, 1), chain);
     }

@@ -4,7 +4,8 @@
 // multiplies every image of the pass:
 // Y[n, g] (K/g x P·Q) = W[g] (K/g x C/g·R·S) x col[n, g] (C/g·R·S x P·Q).
 // 1x1 stride-1 unpadded layers skip the expansion and multiply the input.
-// The bias is added by kernels_cl/bias_add.cl afterwards.
+// The bias and the activation are applied by kernels_cl/output_stage.cl
+// afterwards; a residual sum post-op is the GEMM's beta = 1.
 #include <cstddef>
 #include <memory>
 
@@ -28,7 +29,7 @@ private:
     ConvShapes shapes_;
     Im2colLayout layout_;
     cl::Kernel im2col_;
-    cl::Kernel bias_add_;
+    cl::Kernel output_stage_;  // bias and activation after CLBlast's GEMM
     Tensor weights_;
     Tensor bias_;
     bool has_weights_ = false;

@@ -20,10 +20,11 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = s.P() * s.Q() < c.tile.nr();
     c.bias = s.bias;
+    c.post_ops = s.post_ops;
     return c;
 }
 
-ProgramSpec Im2colGemmConfig::gemm_program() const { return netcl::gemm_program(tile, edge_m, edge_n, bias); }
+ProgramSpec Im2colGemmConfig::gemm_program() const { return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops); }
 
 std::string Im2colGemmConfig::str() const {
     return (layout.direct ? std::string("1x1: the input is the column matrix")

@@ -30,6 +30,7 @@ struct Im2colGemmConfig {
     bool edge_m = false;  // K/groups < MR
     bool edge_n = false;  // P·Q < NR
     bool bias = false;
+    PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
 
     ProgramSpec gemm_program() const;
     std::string str() const;

@@ -52,7 +52,7 @@ public:
             list.push_back(c.gemm_program());
             return list;
         }
-        return im2col_programs(im2col_layout(s, profile), s.bias);
+        return im2col_programs(im2col_layout(s, profile), s.bias, s.post_ops);
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner

@@ -2,6 +2,7 @@
 
 #include "netcl/Error.hpp"
 #include "ops/im2col/ColumnExpansion.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 
@@ -32,12 +33,21 @@ Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profil
     return layout;
 }
 
-std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias) {
+bool needs_output_stage_pass(bool bias, const PostOps& post_ops) {
+    return bias || post_ops.activation != Activation::NONE;
+}
+
+std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, const PostOps& post_ops) {
     std::vector<ProgramSpec> programs;
     if (!layout.direct) {
         programs.push_back({"im2col", embedded_source("im2col"), "", {column_kernel(layout)}});
     }
-    if (bias) programs.push_back({"bias_add", embedded_source("bias_add"), "", {{"bias_add", {64, 1, 1}}}});
+    if (needs_output_stage_pass(bias, post_ops)) {
+        PostOps without_sum = post_ops;
+        without_sum.sum = false;  // the GEMM's beta = 1 adds the residual
+        programs.push_back({"output_stage", internal::post_ops_source() + embedded_source("output_stage"),
+                            internal::post_ops_options(without_sum), {{"output_stage", {64, 1, 1}}}});
+    }
     return programs;
 }
 

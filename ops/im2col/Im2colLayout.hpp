@@ -41,9 +41,13 @@ Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = k
 // The layout on a device: its workspace limit, its pass target and its im2col kernel.
 Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile);
 
+// Whether CLBlast's GEMM needs a pass after it (kernels_cl/output_stage.cl):
+// for a bias or an activation; a residual sum is the GEMM's beta = 1.
+bool needs_output_stage_pass(bool bias, const PostOps& post_ops);
 // netcl's own programs for the layer: the column expansion (unless direct;
-// work-groups of 64, or of 4 rows by_rows) and the bias pass (with a bias).
-std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias);
+// work-groups of 64, or of 4 rows by_rows) and the output stage pass (where
+// the GEMM that writes y is CLBlast's: `bias` and `post_ops` are that GEMM's).
+std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, const PostOps& post_ops = {});
 
 // The IM2COL workspace cap: profile value "im2col_workspace_limit_bytes", else
 // a quarter of the device's largest allocation.

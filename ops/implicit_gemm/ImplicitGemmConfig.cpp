@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ops/internal/OutputStage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -29,6 +30,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     c.stride_h = static_cast<int>(s.stride_h), c.stride_w = static_cast<int>(s.stride_w);
     c.pad_top = static_cast<int>(s.pad_top), c.pad_left = static_cast<int>(s.pad_left);
     c.bias = s.bias;
+    c.post_ops = s.post_ops;
     c.fixed_geometry = s.direct_flops() >= profile.tuned_or("implicit_gemm_fixed_min_flops", 5e7);
     // Few pixels and many weights (ResNet's 7x7 outputs at N = 1): all the
     // pixel tiles of one channel panel in one work-group keep the panel in
@@ -71,7 +73,8 @@ ProgramSpec ImplicitGemmConfig::program() const {
                    " -DFPW=" + std::to_string(pad_left);
     }
     if (bias) options += " -DBIAS";
-    return {"conv_kvec", embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
+    options += internal::post_ops_options(post_ops);
+    return {"conv_kvec", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
             {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};
 }
 

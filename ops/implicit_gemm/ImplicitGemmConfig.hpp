@@ -17,6 +17,7 @@ struct ImplicitGemmConfig {
     GemmTile tile;
     int R = 1, S = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
     bool bias = false;
+    PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
     // The whole geometry as build constants: for layers of at least
     // implicit_gemm_fixed_min_flops (default 5e7), which pay for a build of
     // their own; smaller ones share one build per filter width.

@@ -1,6 +1,7 @@
 #include "ops/naive/NaiveConfig.hpp"
 
 #include "ops/internal/GradientSums.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -13,6 +14,7 @@ std::int64_t blocks(std::int64_t n, std::int64_t block) { return (n + block - 1)
 NaiveConfig naive_config(const ConvShapes& s) {
     NaiveConfig config;
     config.direction = s.direction;
+    config.post_ops = s.post_ops;
     // The channels a work-item's tile spans: the group's outputs forward, its inputs backward data.
     const std::int64_t tiled = s.direction == ConvDirection::BACKWARD_DATA ? s.C / s.groups : s.K / s.groups;
     config.channel_block = tiled >= 4 ? 4 : 1;
@@ -22,7 +24,7 @@ NaiveConfig naive_config(const ConvShapes& s) {
 std::string NaiveConfig::build_options() const {
     // Forward keeps the options it always had, so its cached programs stay valid.
     const std::string options = "-DKB=" + std::to_string(channel_block);
-    if (direction == ConvDirection::FORWARD) return options;
+    if (direction == ConvDirection::FORWARD) return options + internal::post_ops_options(post_ops);
     return options + " -DDIRECTION=" + std::to_string(direction == ConvDirection::BACKWARD_DATA ? 1 : 2);
 }
 
@@ -59,7 +61,7 @@ ProgramSpec NaiveConfig::program() const {
         return sizes;
     };
     std::vector<KernelSpec> kernels{{kernel_name(), local_size(local())}};
-    std::string source = embedded_source("conv2d_naive");
+    std::string source = internal::post_ops_source() + embedded_source("conv2d_naive");
     if (direction == ConvDirection::BACKWARD_WEIGHTS) {
         kernels.push_back(internal::bias_gradient_kernel());
         source = embedded_source("gradient_sums") + "\n" + source;

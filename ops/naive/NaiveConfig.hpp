@@ -20,6 +20,7 @@ struct NaiveConfig {
     int channel_block = 4;
     // Neighbouring columns per work-item (fixed in the kernel: QB).
     static constexpr int kColumnBlock = 4;
+    PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
 
     std::string build_options() const;
     // The direction's kernel (forward, backward data, backward weights).

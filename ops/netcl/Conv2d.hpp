@@ -14,6 +14,7 @@
 #include "netcl/Kernel.hpp"
 #include "netcl/OpenCL.hpp"
 #include "netcl/Plan.hpp"
+#include "netcl/PostOps.hpp"
 #include "netcl/Tensor.hpp"
 
 namespace netcl {
@@ -52,6 +53,10 @@ struct Conv2dOptions {
     std::array<std::int64_t, 2> dilation{1, 1};
     std::int64_t groups = 1;
     bool bias = true;
+    // Forward's output stage, applied as each output is written by every
+    // implementation (no pass of its own): y = activation(conv + bias
+    // [+ y's contents on entry, the residual]). Not in the gradients.
+    PostOps post_ops;
     // Strict per-op override: this strategy or a netcl::Error saying why it cannot.
     std::optional<Kernel> strategy;
     // With `strategy`: this exact variant (tests, netcl-tune, netcl-bench).
@@ -73,7 +78,7 @@ struct Conv2dOptions {
     KernelSelector* selector = nullptr;
 
     // The options of a layer computing `shapes` (channels, kernel, stride,
-    // padding, dilation, groups, bias); strategy and the rest left as defaults.
+    // padding, dilation, groups, bias, post-ops); strategy and the rest left as defaults.
     static Conv2dOptions for_shapes(const ConvShapes& shapes);
 };
 
@@ -105,6 +110,13 @@ public:
     // framework's own buffer); without it the layer allocates its own once
     // and keeps it.
     cl::Event forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait = {},
+                      const Tensor* workspace = nullptr);
+    // With the sum post-op (options().post_ops.sum): y = activation(conv(x) +
+    // bias + residual), `residual` N x K x P x Q. It is copied into y on the
+    // device first, unless it is y itself (same buffer and offset: nothing
+    // is copied, oneDNN's sum post-op); it must not overlap x, nor overlap y
+    // otherwise. The returned event is the last of the copy and the run.
+    cl::Event forward(const Tensor& x, const Tensor& residual, Tensor& y, const std::vector<cl::Event>& wait = {},
                       const Tensor* workspace = nullptr);
     // Allocates y and runs forward into it.
     Tensor forward(const Tensor& x);

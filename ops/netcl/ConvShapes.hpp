@@ -7,6 +7,7 @@
 
 #include "netcl/ConvDirection.hpp"
 #include "netcl/DataType.hpp"
+#include "netcl/PostOps.hpp"
 
 namespace netcl {
 
@@ -35,6 +36,9 @@ struct ConvShapes {
     int spatial_rank = 2;                // 2: NCHW; 3: NCDHW
     std::int64_t D = 1, T = 1;           // rank 3: input depth, filter depth
     std::int64_t stride_d = 1, pad_front = 0, pad_back = 0, dilation_d = 1;
+    // Forward only: what the output stage adds as y is written. Part of the
+    // problem, since it changes the programs built (a kernel's build options).
+    PostOps post_ops;
 
     void set_padding(std::int64_t all) { set_padding(all, all); }
     void set_padding(std::int64_t height, std::int64_t width) { set_padding(height, width, height, width); }
@@ -52,10 +56,12 @@ struct ConvShapes {
     // 2·N·K·(C/groups)·T·R·S·O·P·Q: the direct-convolution count the papers
     // use; the same in every direction (each is one such sum, reordered).
     double direct_flops() const;
-    // The problem in another direction (same shapes).
+    // The problem in another direction (same shapes; the post-ops belong to
+    // forward, so the gradients are the convolution's alone).
     ConvShapes in_direction(ConvDirection d) const {
         ConvShapes s = *this;
         s.direction = d;
+        if (d != ConvDirection::FORWARD) s.post_ops = {};
         return s;
     }
 
@@ -64,7 +70,7 @@ struct ConvShapes {
     // "N=1 C=64 H=224 W=224 K=64 R=3 S=3 stride=1 pad=1 dil=1 groups=1";
     // uneven padding as "pad=top,left,bottom,right". What is not the 2-D
     // float32 forward default follows: " depth=D,T,stride,front,back,dil",
-    // " dtype=float16", " dir=backward_data" (tuned records are keyed by this
+    // " dtype=float16", " dir=backward_data", " post=sum+relu" (tuned records are keyed by this
     // text, so forward's keys are unchanged).
     std::string str() const;
     std::string problem_suffix() const;  // the part of str() after "groups=G" (empty for 2-D float32 forward)

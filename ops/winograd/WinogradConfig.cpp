@@ -5,6 +5,7 @@
 
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "ops/winograd/WinogradSource.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -128,14 +129,14 @@ std::string WinogradConfig::str(const ConvShapes& s) const {
     return out;
 }
 
-ProgramSpec WinogradConfig::program() const {
+ProgramSpec WinogradConfig::program(const PostOps& post_ops) const {
     const WinogradVariant& v = variant;
     ProgramSpec spec;
     spec.label = "winograd F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," + std::to_string(v.r) + "x" +
                  std::to_string(v.r) + ")";
-    spec.source = winograd_cl_prelude(winograd_matrices(v.m, v.r)) + embedded_source("winograd_weights") +
-                  embedded_source("winograd_fused");
-    spec.options = build_options();
+    spec.source = internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(v.m, v.r)) +
+                  embedded_source("winograd_weights") + embedded_source("winograd_fused");
+    spec.options = build_options() + internal::post_ops_options(post_ops);
     spec.kernels = {{"winograd_fused", {static_cast<std::size_t>(block_k / 8), static_cast<std::size_t>(alpha * alpha), 1}},
                     {"winograd_weights", {8, 1, 1}},
                     {"winograd_reduce", {64, 1, 1}}};

@@ -70,8 +70,9 @@ struct WinogradConfig {
     std::string build_options() const;
     std::string str(const ConvShapes& shapes) const;
     // One program per configuration: the generated prelude of the variant's
-    // matrices, the weight transform, the fused kernel and the slice reduction.
-    ProgramSpec program() const;
+    // matrices, the weight transform, the fused kernel and the slice
+    // reduction, whichever writes y applying the layer's post-ops.
+    ProgramSpec program(const PostOps& post_ops = {}) const;
 };
 
 WinogradConfig winograd_config(const WinogradVariant& variant, const DeviceProfile& profile);

@@ -14,7 +14,7 @@ constexpr const char* kName = "CONV2D_WINOGRAD";
 
 WinogradConv::WinogradConv(std::shared_ptr<Context> context, const WinogradConfig& config, const ConvShapes& shapes)
     : context_(std::move(context)), config_(config), shapes_(shapes) {
-    const ProgramSpec spec = config_.program();
+    const ProgramSpec spec = config_.program(shapes.post_ops);
     const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     weights_kernel_ = internal::make_kernel(program, "winograd_weights");
     fused_kernel_ = internal::make_kernel(program, "winograd_fused");
@@ -70,7 +70,7 @@ void WinogradConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wo
                            i(P), i(Q), i(s.pad_top), i(s.pad_left), i(tiles_w), i(tiles_h * tiles_w),
                            i(config_.tiles(s)), i(s.C), i(g * Cg), i(s.K), i(g * Kg), i(Cp), i(g * u_group),
                            i(s.bias && splits == 1 ? 1 : 0), i(config_.tile_blocks(s)), i(config_.c_slice(s)),
-                           split_stride);
+                           split_stride, i(splits == 1 ? 1 : 0));
         internal::launch(context_->queue(), fused_kernel_, "winograd_fused", config_.global(s), config_.local(), chain);
         if (splits > 1) {
             internal::set_args(reduce_kernel_, "winograd_reduce", workspace.buffer, out_offset, i(splits), split_stride,

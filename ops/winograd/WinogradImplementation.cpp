@@ -79,8 +79,8 @@ public:
     std::size_t do_workspace_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).workspace_bytes(s);
     }
-    std::vector<ProgramSpec> do_programs(const Variant& id, const ConvShapes&, const DeviceProfile& profile) const override {
-        return {winograd_config(parse(id), profile).program()};
+    std::vector<ProgramSpec> do_programs(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return {winograd_config(parse(id), profile).program(s.post_ops)};
     }
     std::size_t do_persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).weight_bytes(s);

@@ -5,6 +5,7 @@
 #include "netcl/Error.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "ops/winograd/WinogradSource.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -74,6 +75,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.m = m;
     c.r = t.r;
     c.alpha = t.alpha();
+    c.post_ops = s.post_ops;
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
@@ -171,8 +173,9 @@ std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
 ProgramSpec WinogradGemmConfig::transforms_program() const {
     ProgramSpec spec{"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
                          std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
-                     winograd_cl_prelude(winograd_matrices(m, r, scaled)) + embedded_source("winograd_gemm"),
-                     transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "",
+                     internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
+                         embedded_source("winograd_gemm"),
+                     (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + internal::post_ops_options(post_ops),
                      {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
     if (transposed) {

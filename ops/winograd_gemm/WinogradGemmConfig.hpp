@@ -58,6 +58,7 @@ struct WinogradGemmConfig {
     // row kernels of kernels_cl/winograd_gemm_rows.cl), 0: one tile each;
     // 0 where the multiply is transposed.
     int row_lanes = 0;
+    PostOps post_ops;  // the output transforms' output stage (kernels_cl/post_ops.cl)
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x u_columns x C floats

@@ -27,6 +27,7 @@ struct Candidate {
 
 // The whole decision for one shape: the plan and every candidate considered.
 struct Decision {
+    std::string problem;  // the shapes decided for (ConvShapes::str(): direction, type, post-ops)
     Plan plan;
     std::vector<Candidate> candidates;
     std::vector<std::string> profile_sources;  // stored profiles layered for this device

@@ -419,7 +419,7 @@ TEST(OclgrindNvidiaProfile, WinogradEveryVariant) {
 }
 
 // One minimal case each (CLBlast's SGEMM is slow under oclgrind); groups = 2
-// runs two GEMM batches, bias runs bias_add.cl.
+// runs two GEMM batches, bias runs output_stage.cl.
 TEST(OclgrindNoUninitialized, Im2col) {
     expect_clean(shape(1, 2, 4, 4, 2, 3, 1, false), Kernel::IM2COL, std::nullopt);
     auto s = shape(1, 2, 4, 4, 2, 3, 1, true);

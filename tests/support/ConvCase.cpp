@@ -104,10 +104,22 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
     conv.set_weights(w, b);
 
     const Tensor input = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
-    Tensor output = Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
-    output.fill(std::numeric_limits<float>::quiet_NaN());
+    // The sum post-op adds y's contents on entry: a random residual there
+    // (an element left unwritten then keeps it and fails the comparison);
+    // else NaN poison.
+    const auto residual = s.post_ops.sum ? random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 1000003)
+                                         : std::vector<float>{};
+    NETCL_REQUIRE(options.samples == 0 || s.post_ops.empty(),
+                  "run_conv_case: sampled outputs are compared without post-ops; expected samples = 0");
+    Tensor output = s.post_ops.sum ? Tensor::from_host(context, residual, {s.N, s.K, s.P(), s.Q()})
+                                   : Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    if (!s.post_ops.sum) output.fill(std::numeric_limits<float>::quiet_NaN());
     conv.forward(input, output);
     const std::vector<float> actual = output.to_host();
+    const auto expected = [&](std::vector<double> conv_values) {
+        if (s.post_ops.empty()) return conv_values;
+        return reference_post_ops(s.post_ops, std::move(conv_values), residual);
+    };
 
     ConvCaseResult result;
     result.plan = conv.last_plan();
@@ -116,7 +128,7 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
 
     Comparison comparison;
     if (options.samples == 0) {
-        comparison = compare(actual, reference_conv(s, x, w, b));
+        comparison = compare(actual, expected(reference_conv(s, x, w, b)));
         result.compared = actual.size();
     } else {
         const auto indices = sample_output_indices(s, options.samples, options.seed);

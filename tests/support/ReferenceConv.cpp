@@ -179,6 +179,24 @@ double reference_conv_backward_weights_at(const ConvShapes& s, const std::vector
     return sum;
 }
 
+std::vector<double> reference_post_ops(const PostOps& post_ops, std::vector<double> conv,
+                                       const std::vector<float>& residual) {
+    NETCL_REQUIRE(!post_ops.sum || residual.size() == conv.size(),
+                  "reference_post_ops: the residual has " + std::to_string(residual.size()) + " values; expected " +
+                      std::to_string(conv.size()));
+    for (std::size_t i = 0; i < conv.size(); ++i) {
+        double v = conv[i] + (post_ops.sum ? double{residual[i]} : 0.0);
+        switch (post_ops.activation) {
+            case Activation::NONE: break;
+            case Activation::RELU: v = v < 0 ? 0.0 : v; break;
+            case Activation::CLAMP: v = v < post_ops.lower ? post_ops.lower : v > post_ops.upper ? post_ops.upper : v; break;
+            case Activation::LEAKY_RELU: v = v < 0 ? double{post_ops.alpha} * v : v; break;
+        }
+        conv[i] = v;
+    }
+    return conv;
+}
+
 std::vector<double> reference_conv(const ConvShapes& s, const std::vector<float>& x, const std::vector<float>& w,
                                    const std::vector<float>& bias) {
     check_lengths(s, x, w, bias);

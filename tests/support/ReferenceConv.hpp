@@ -18,6 +18,12 @@ namespace netcl {
 std::vector<double> reference_conv(const ConvShapes& shapes, const std::vector<float>& x,
                                    const std::vector<float>& weights, const std::vector<float>& bias);
 
+// The output stage (ops/netcl/PostOps.hpp) on a forward reference, in
+// double: activation(conv + residual), the residual being y's contents on
+// entry where post_ops.sum (else unused). A NaN stays NaN, as in PyTorch.
+std::vector<double> reference_post_ops(const PostOps& post_ops, std::vector<double> conv,
+                                       const std::vector<float>& residual);
+
 // The gradients, from the same sums (one reference for every direction):
 // dx (N x C x H x W) from dy (N x K x P x Q) and the weights; dw (K x
 // C/groups x R x S) and db (K; empty without a bias) from x and dy. The
