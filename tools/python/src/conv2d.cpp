@@ -51,6 +51,22 @@ std::vector<float> host_values(nb::handle array, const Tensor::Shape& expected, 
     return {h.data, h.data + h.count};
 }
 
+// netcl/_conv2d.py's normalised post-ops: (activation, alpha, lower, upper, sum).
+PostOps post_ops_from(const std::string& activation, float alpha, float lower, float upper, bool sum) {
+    PostOps p;
+    if (activation == "relu") {
+        p = PostOps::relu();
+    } else if (activation == "clamp") {
+        p = PostOps::clamp(lower, upper);
+    } else if (activation == "leaky_relu") {
+        p = PostOps::leaky_relu(alpha);
+    } else if (activation != "none") {
+        throw nb::value_error(("activation: expected 'none', 'relu', 'clamp' or 'leaky_relu'; got '" + activation + "'").c_str());
+    }
+    p.sum = sum;
+    return p;
+}
+
 }  // namespace
 
 void bind_conv2d(nb::module_& m) {
@@ -62,7 +78,8 @@ void bind_conv2d(nb::module_& m) {
                std::array<std::int64_t, 4> padding, const std::string& auto_pad,
                std::array<std::int64_t, 2> dilation, std::int64_t groups, bool bias,
                std::optional<std::string> strategy, std::optional<std::string> variant,
-               std::optional<std::size_t> workspace_limit_bytes, std::optional<double> max_error_factor) {
+               std::optional<std::size_t> workspace_limit_bytes, std::optional<double> max_error_factor,
+               const std::string& activation, float alpha, float lower, float upper, bool residual) {
                 Conv2dOptions o;
                 o.in_channels = in_channels;
                 o.out_channels = out_channels;
@@ -77,12 +94,14 @@ void bind_conv2d(nb::module_& m) {
                 if (variant) o.variant = Variant(*variant);
                 o.workspace_limit_bytes = workspace_limit_bytes;
                 o.max_error_factor = max_error_factor;
+                o.post_ops = post_ops_from(activation, alpha, lower, upper, residual);
                 context = context_or_default(context);
                 new (self) PyConv2d{std::make_unique<Conv2d>(context, std::move(o)), {}};
             },
             "context"_a.none(), "in_channels"_a, "out_channels"_a, "kernel"_a, "stride"_a, "padding"_a,
             "auto_pad"_a, "dilation"_a, "groups"_a, "bias"_a, "strategy"_a.none(), "variant"_a.none(),
-            "workspace_limit_bytes"_a.none(), "max_error_factor"_a.none())
+            "workspace_limit_bytes"_a.none(), "max_error_factor"_a.none(), "activation"_a = "none",
+            "alpha"_a = 0.0f, "lower"_a = 0.0f, "upper"_a = 0.0f, "residual"_a = false)
         .def(
             "set_weights",
             [](PyConv2d& self, nb::handle weights, nb::handle bias, nb::handle wait_for) {
@@ -108,7 +127,8 @@ void bind_conv2d(nb::module_& m) {
             "weights"_a, "bias"_a = nb::none(), "wait_for"_a = nb::none())
         .def(
             "forward",
-            [](PyConv2d& self, const Tensor& x, std::optional<Tensor> y, nb::handle wait_for) {
+            [](PyConv2d& self, const Tensor& x, std::optional<Tensor> y, std::optional<Tensor> residual,
+               nb::handle wait_for) {
                 std::vector<cl::Event> wait = events_from_python(wait_for);
                 nb::gil_scoped_release release;  // planning may run Python predicates: they take the GIL themselves
                 std::lock_guard lock(self.mutex);
@@ -117,10 +137,14 @@ void bind_conv2d(nb::module_& m) {
                     const ConvShapes s = self.conv->shapes_for(x.shape());
                     y = Tensor::empty(x.context(), {s.N, s.K, s.P(), s.Q()});
                 }
-                self.conv->forward(x, *y, wait);
+                if (residual) {
+                    self.conv->forward(x, *residual, *y, wait);
+                } else {
+                    self.conv->forward(x, *y, wait);
+                }
                 return *y;
             },
-            "x"_a, "y"_a.none() = nb::none(), "wait_for"_a = nb::none())
+            "x"_a, "y"_a.none() = nb::none(), "residual"_a.none() = nb::none(), "wait_for"_a = nb::none())
         .def(
             "backward_data",
             [](PyConv2d& self, const Tensor& dy, std::optional<Tensor> dx, nb::handle input_shape,

@@ -70,6 +70,28 @@ def _padding(padding: object, auto_pad: Optional[str], stride: Tuple[int, int]) 
     return (0, 0, 0, 0), auto_pad
 
 
+_ACTIVATIONS = ("relu", "relu6", "leaky_relu", "clamp")
+
+
+def _activation(activation: Optional[str], negative_slope: float,
+                clamp: Optional[Tuple[float, float]]) -> Tuple[str, float, float, float]:
+    """(name the binding takes, alpha, lower, upper)."""
+    if activation is not None and activation not in _ACTIVATIONS:
+        raise ValueError(f"Conv2d: activation must be None or one of {', '.join(_ACTIVATIONS)}; got {activation!r}")
+    if (clamp is not None) != (activation == "clamp"):
+        raise ValueError("Conv2d: clamp=(min, max) goes with activation='clamp', and only with it")
+    if activation == "relu6":
+        return "clamp", 0.0, 0.0, 6.0
+    if activation == "clamp":
+        assert clamp is not None
+        if len(clamp) != 2:
+            raise ValueError(f"Conv2d: clamp must be (min, max); got {clamp!r}")
+        return "clamp", 0.0, float(clamp[0]), float(clamp[1])
+    if activation == "leaky_relu":
+        return "leaky_relu", float(negative_slope), 0.0, 0.0
+    return activation or "none", 0.0, 0.0, 0.0
+
+
 def _require_tensor(value: object, what: str) -> None:
     if not isinstance(value, _netcl.Tensor):
         raise TypeError(f"Conv2d: {what} must be a netcl.Tensor; got {type(value).__name__}"
@@ -89,12 +111,20 @@ class Conv2d:
     them the KernelSelector decides (its rules, then the default strategy, then built-ins).
     ``max_error_factor`` bounds the error the selector accepts, in multiples of a direct
     sum's (``plan.error_factor``: 16 is "no tile worse than F(4x4,3x3)").
+
+    Post-ops, applied as each output is written (no pass of their own):
+    ``y = activation(conv(x) + bias [+ residual])``. ``activation``: None, ``'relu'``,
+    ``'relu6'``, ``'leaky_relu'`` (slope ``negative_slope`` below 0) or ``'clamp'`` (to
+    ``clamp=(min, max)``, as ``torch.nn.Hardtanh``). ``residual=True`` adds a residual:
+    the ``residual`` tensor given to forward, or y's own contents on entry.
     """
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntPair, stride: IntPair = 1,
                  padding: PaddingArg = 0, dilation: IntPair = 1, groups: int = 1, bias: bool = True, *,
                  auto_pad: Optional[str] = None, strategy: Optional[str] = None, variant: Optional[str] = None,
                  workspace_limit_bytes: Optional[int] = None, max_error_factor: Optional[float] = None,
+                 activation: Optional[str] = None, negative_slope: float = 0.01,
+                 clamp: Optional[Tuple[float, float]] = None, residual: bool = False,
                  context: Optional[_netcl.Context] = None) -> None:
         self.in_channels = _int(in_channels, "in_channels")
         self.out_channels = _int(out_channels, "out_channels")
@@ -107,10 +137,16 @@ class Conv2d:
         self.bias = bias
         pads, self.auto_pad = _padding(padding, auto_pad, self.stride)
         self.padding: Union[Tuple[int, int, int, int], str] = padding if isinstance(padding, str) else pads
+        if not isinstance(residual, bool):
+            raise TypeError(f"Conv2d: residual must be True or False; got {type(residual).__name__}")
+        self.activation = activation
+        self.residual = residual
+        act, alpha, lower, upper = _activation(activation, negative_slope, clamp)
         self.context = context if context is not None else _netcl.default_context()
         self._impl = _netcl.Conv2d(self.context, self.in_channels, self.out_channels, self.kernel_size,
                                    self.stride, pads, self.auto_pad, self.dilation, self.groups, bias,
-                                   strategy, variant, workspace_limit_bytes, max_error_factor)
+                                   strategy, variant, workspace_limit_bytes, max_error_factor,
+                                   act, alpha, lower, upper, residual)
 
     @property
     def weight_shape(self) -> Tuple[int, int, int, int]:
@@ -124,16 +160,24 @@ class Conv2d:
         self._impl.set_weights(weights, bias, wait_for)
 
     def forward(self, x: _netcl.Tensor, y: Optional[_netcl.Tensor] = None, *,
+                residual: Optional[_netcl.Tensor] = None,
                 wait_for: Optional[Sequence[object]] = None) -> _netcl.Tensor:
-        """Enqueues y = conv(x) and returns y without waiting for it to run (to_host waits).
-        ``y``, when given, is written in place (e.g. a view of a PyOpenCL buffer); else a new
-        tensor. ``wait_for``: events (netcl.Event, pyopencl.Event) to run after."""
+        """Enqueues y = conv(x) (through the layer's post-ops) and returns y without waiting
+        for it to run (to_host waits). ``y``, when given, is written in place (e.g. a view of a
+        PyOpenCL buffer); else a new tensor. ``residual`` (a layer made with residual=True):
+        the tensor added, copied into y first unless it is y. ``wait_for``: events
+        (netcl.Event, pyopencl.Event) to run after."""
         if not isinstance(x, _netcl.Tensor):
             raise TypeError(f"Conv2d: expected a netcl.Tensor input; got {type(x).__name__}"
                             " (make one with netcl.Tensor.from_host(array))")
         if y is not None and not isinstance(y, _netcl.Tensor):
             raise TypeError(f"Conv2d: y must be a netcl.Tensor or None; got {type(y).__name__}")
-        return self._impl.forward(x, y, wait_for)
+        if residual is not None:
+            _require_tensor(residual, "residual")
+        elif self.residual and y is None:
+            raise ValueError("Conv2d: this layer adds a residual (residual=True); give forward the residual "
+                             "tensor, or y holding it")
+        return self._impl.forward(x, y, residual, wait_for)
 
     __call__ = forward
 
@@ -202,4 +246,8 @@ class Conv2d:
             text += f", dilation={self.dilation}"
         if self.groups != 1:
             text += f", groups={self.groups}"
+        if self.activation is not None:
+            text += f", activation={self.activation!r}"
+        if self.residual:
+            text += ", residual=True"
         return text + ("" if self.bias else ", bias=False") + ")"
