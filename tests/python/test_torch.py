@@ -141,3 +141,55 @@ def test_errors_name_the_layer_and_what_was_wrong():
         converted(torch.zeros(3, 8, 8))
     with pytest.raises(nc.Error, match=r"^2: "):  # the kernel is larger than the padded input
         converted(torch.zeros(1, 3, 4, 4))
+
+
+class _Block(torch.nn.Module):
+    """conv -> add -> ReLU6, conv -> LeakyReLU, the residual computed after the convolution."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(4, 6, 3, padding=1)
+        self.b = torch.nn.Conv2d(4, 6, 1)
+        self.c = torch.nn.Conv2d(6, 5, 3, padding=(1, 0))
+        self.act = torch.nn.ReLU6()
+        self.leaky = torch.nn.LeakyReLU(0.2)
+
+    def forward(self, x):
+        y = self.a(x)
+        shortcut = self.b(x)
+        return self.leaky(self.c(self.act(y + shortcut)))
+
+
+def test_convert_fuses_the_residual_and_the_activation_into_netcl():
+    torch.manual_seed(3)
+    model = _Block().eval()
+    x = torch.empty(2, 4, 9, 7).uniform_(-1, 1)
+    converted = nt.convert(model)
+    assert converted.a.netcl_post_ops["activation"] == "relu6" and converted.a.netcl_post_ops["residual"]
+    assert converted.c.netcl_post_ops["activation"] == "leaky_relu"
+    assert converted.c.netcl_post_ops["negative_slope"] == pytest.approx(0.2)
+    assert not converted.b.netcl_post_ops["residual"] and converted.b.netcl_post_ops["activation"] is None
+    assert "activation='relu6', residual=True" in repr(converted.a)
+    with torch.no_grad():
+        expected = model(x)
+        out = converted(x)
+    assert converted.a.last_plan is not None
+    assert (out - expected).abs().max().item() <= 1e-5
+    # Where autograd records the call, the sum and activation run in torch: the
+    # gradient through a fused layer is the unfused one's.
+    xg = x.clone().requires_grad_(True)
+    converted(xg).sum().backward()
+    xr = x.clone().requires_grad_(True)
+    model(xr).sum().backward()
+    assert (xg.grad - xr.grad).abs().max().item() <= 1e-4
+
+
+def test_fused_layer_errors():
+    conv = nt.Conv2d(3, 4, 3, padding=1, activation="relu", residual=True).eval()
+    x = torch.zeros(1, 3, 5, 5)
+    with pytest.raises(ValueError, match="expected forward\\(x, residual\\)"):
+        conv(x)
+    with pytest.raises(nc.Error, match="residual has shape"), torch.no_grad():
+        conv(x, torch.zeros(1, 4, 5, 4))
+    with pytest.raises(ValueError, match="activation must be None or one of"):
+        nt.Conv2d(3, 4, 3, activation="gelu")

@@ -26,6 +26,12 @@ def test_converted_torchvision_model_matches_torch(name, batch):
     assert convs and all(isinstance(m, nt.Conv2d) for m in convs), "a Conv2d was left to torch"
     if name.startswith("resnet"):
         assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in converted.modules()), "BatchNorm2d not folded"
+    # ReLU after every convolution but ResNet's downsamples (their output is the
+    # residual another convolution adds) and VGG's none; ResNet's adds.
+    fused = [m for m in convs if m.netcl_post_ops["activation"] == "relu"]
+    with_residual = [m for m in convs if m.netcl_post_ops["residual"]]
+    expected_fused, expected_residual = {"resnet18": (17, 8), "resnet50": (49, 16), "vgg16": (13, 0)}[name]
+    assert (len(fused), len(with_residual)) == (expected_fused, expected_residual)
     with torch.no_grad():
         expected = model(x)
         out = converted(x)

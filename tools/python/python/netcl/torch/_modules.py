@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 import netcl as nc
 
+from .._conv2d import _activation
 from ._bridge import Bridge, default_bridge
 from ._function import Conv2dFunction
 
@@ -23,12 +24,24 @@ class Conv2d(torch.nn.Conv2d):
     the parameters' storage and ``_version`` stay (in-place ops update it; writes through
     ``.data`` do not: call ``train()`` or assign the parameter); in ``train()`` every call
     uploads them. A netcl failure is a ``netcl.Error`` naming the layer (its
-    path in the model after ``convert``) and what was wrong."""
+    path in the model after ``convert``) and what was wrong.
+
+    Post-ops (what ``convert`` fuses in ``eval()``): ``activation`` ('relu', 'relu6',
+    'leaky_relu' with ``negative_slope``, 'clamp' with ``clamp=(min, max)``) and ``residual``
+    (forward then takes ``forward(x, residual)``): ``y = activation(conv(x) + bias [+
+    residual])``, applied by netcl as it writes y. Where autograd records the call (grad
+    enabled and a tensor requiring it), the convolution runs alone through netcl and the sum
+    and activation in torch, so gradients stay exact."""
 
     def __init__(self, *args, strategy: Optional[str] = None, variant: Optional[str] = None,
-                 max_error_factor: Optional[float] = None, context: Optional[nc.Context] = None, **kwargs) -> None:
+                 max_error_factor: Optional[float] = None, context: Optional[nc.Context] = None,
+                 activation: Optional[str] = None, negative_slope: float = 0.01,
+                 clamp: Optional[Tuple[float, float]] = None, residual: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.netcl_options = {"strategy": strategy, "variant": variant, "max_error_factor": max_error_factor}
+        self.netcl_post_ops = {"activation": activation, "negative_slope": negative_slope, "clamp": clamp,
+                               "residual": residual}
+        _activation(activation, negative_slope, clamp)  # raises for a name or bounds netcl does not take
         self.netcl_context = context
         self.netcl_name = "Conv2d"  # convert() writes the module's path in its model here
         self._netcl_layer: Optional[nc.Conv2d] = None
@@ -53,13 +66,52 @@ class Conv2d(torch.nn.Conv2d):
 
     # ---- torch's side -------------------------------------------------------
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, residual: Optional[torch.Tensor] = None) -> torch.Tensor:
         self._check_input(x)
+        post = self.netcl_post_ops
+        if (residual is not None) != post["residual"]:
+            raise ValueError(f"{self.netcl_name}: " + ("this layer adds a residual: expected forward(x, residual)"
+                                                       if post["residual"] else
+                                                       "a residual was given to a layer made without residual=True"))
+        if residual is not None and (residual.dtype != torch.float32 or residual.device.type != "cpu"):
+            raise TypeError(f"{self.netcl_name}: the residual must be a float32 CPU tensor; got {residual.dtype} "
+                            f"on {residual.device}")
         padding = self.padding
         if self.padding_mode != "zeros":
             x = F.pad(x, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             padding = 0
-        return Conv2dFunction.apply(x.contiguous(), self.weight, self.bias, _Call(self, padding))
+        fused = post["activation"] is not None or post["residual"]
+        recorded = torch.is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in (x, self.weight, self.bias, residual))
+        if fused and not recorded:
+            with torch.no_grad():
+                return self._netcl_forward(_Call(self, padding, post_ops=True), x.contiguous(), self.weight,
+                                           self.bias, None if residual is None else residual.contiguous())
+        y = Conv2dFunction.apply(x.contiguous(), self.weight, self.bias, _Call(self, padding))
+        if residual is not None:
+            y = y + residual
+        return self._activation_in_torch(y)
+
+    def extra_repr(self) -> str:
+        post = self.netcl_post_ops
+        text = super().extra_repr()
+        if post["activation"] is not None:
+            text += f", activation={post['activation']!r}"
+        if post["residual"]:
+            text += ", residual=True"
+        return text
+
+    def _activation_in_torch(self, y: torch.Tensor) -> torch.Tensor:
+        post = self.netcl_post_ops
+        if post["activation"] == "relu":
+            return F.relu(y)
+        if post["activation"] == "relu6":
+            return F.relu6(y)
+        if post["activation"] == "leaky_relu":
+            return F.leaky_relu(y, post["negative_slope"])
+        if post["activation"] == "clamp":
+            return F.hardtanh(y, *post["clamp"])
+        return y
 
     def _check_input(self, x: torch.Tensor) -> None:
         if not isinstance(x, torch.Tensor):
@@ -78,13 +130,14 @@ class Conv2d(torch.nn.Conv2d):
     def _bridge(self) -> Bridge:
         return Bridge(self.netcl_context) if self.netcl_context is not None else default_bridge()
 
-    def _layer(self, padding, bridge: Bridge) -> nc.Conv2d:
+    def _layer(self, padding, bridge: Bridge, post_ops: bool = False) -> nc.Conv2d:
         key = (self.in_channels, self.out_channels, self.kernel_size, self.stride, padding, self.dilation,
-               self.groups, self.bias is not None, bridge.context.context_int_ptr)
+               self.groups, self.bias is not None, bridge.context.context_int_ptr, post_ops)
         if self._netcl_layer is None or self._netcl_layer_key != key:
             self._netcl_layer = nc.Conv2d(self.in_channels, self.out_channels, self.kernel_size, self.stride,
                                           padding, self.dilation, self.groups, self.bias is not None,
-                                          context=bridge.context, **self.netcl_options)
+                                          context=bridge.context, **self.netcl_options,
+                                          **(self.netcl_post_ops if post_ops else {}))
             self._netcl_layer_key = key
             self._netcl_weights_key = None
         return self._netcl_layer
@@ -108,15 +161,19 @@ class Conv2d(torch.nn.Conv2d):
         self._netcl_weights_key = key
 
     def _netcl_forward(self, call: "_Call", x: torch.Tensor, weight: torch.Tensor,
-                       bias: Optional[torch.Tensor]) -> torch.Tensor:
+                       bias: Optional[torch.Tensor], residual: Optional[torch.Tensor] = None) -> torch.Tensor:
         bridge = self._bridge()
         keep: List[object] = []
         try:
-            layer = self._layer(call.padding, bridge)
+            layer = self._layer(call.padding, bridge, call.post_ops)
             self._upload_weights(layer, weight, bias, bridge, keep)
             xv = bridge.view(x.detach(), keep)
-            y, yv = bridge.output(layer.output_shape(tuple(x.shape)), keep)
-            written = layer.forward(xv, yv)
+            shape = layer.output_shape(tuple(x.shape))
+            if residual is not None and tuple(residual.shape) != shape:
+                raise nc.Error(f"the residual has shape {tuple(residual.shape)}; expected the output's {shape}")
+            y, yv = bridge.output(shape, keep)
+            rv = None if residual is None else bridge.view(residual.detach(), keep)
+            written = layer.forward(xv, yv, residual=rv)
             bridge.finish(keep)
             return bridge.result(y, written, keep)
         except nc.Error as e:
@@ -162,6 +219,7 @@ class Conv2d(torch.nn.Conv2d):
 class _Call:
     """What one forward hands its backward: the module and the padding netcl used."""
 
-    def __init__(self, module: Conv2d, padding) -> None:
+    def __init__(self, module: Conv2d, padding, post_ops: bool = False) -> None:
         self.module = module
         self.padding = padding
+        self.post_ops = post_ops  # netcl applies the module's post-ops (no autograd recording)
