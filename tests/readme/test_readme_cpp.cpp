@@ -29,7 +29,8 @@ struct ReadmeFixture {
 
     std::vector<float> xh = netcl::random_uniform(N * C * H * W, 1), wh = netcl::random_uniform(K * C * 9, 2),
                        bh = netcl::random_uniform(K, 3), dyh = netcl::random_uniform(N * K * P * Q, 4),
-                       dw0 = netcl::random_uniform(K * C * 9, 5), db0 = netcl::random_uniform(K, 6);
+                       dw0 = netcl::random_uniform(K * C * 9, 5), db0 = netcl::random_uniform(K, 6),
+                       rh = netcl::random_uniform(N * K * P * Q, 7);
     // Offsets off zero, as views into a framework's pool are.
     std::size_t x_offset_bytes = 64, y_offset_bytes = 128, w_offset_bytes = 4, b_offset_bytes = 32,
                 dy_offset_bytes = 256, dx_offset_bytes = 8, dw_offset_bytes = 16, db_offset_bytes = 0;
@@ -102,6 +103,14 @@ struct ReadmeFixture {
                      "README standalone y");
     }
 
+    void check_fused(const netcl::Tensor& y, netcl::Conv2d& conv) {
+        auto s = shapes();
+        s.post_ops = netcl::PostOps::relu().with_sum();
+        const double factor = conv.plan_for({N, C, H, W}).error_factor;
+        expect_close(y.to_host(), netcl::reference_post_ops(s.post_ops, netcl::reference_conv(s, xh, wh, bh), rh),
+                     netcl::conv_tolerance(s, factor), "README fused y");
+    }
+
     void check_choosing(netcl::KernelSelector& sel, std::size_t rules_before) {
         EXPECT_EQ(sel.rule_count(), rules_before) << "the README's rule was removed";
         EXPECT_EQ(netcl::default_conv_strategy(), netcl::Kernel::CONV2D_NAIVE);
@@ -132,6 +141,13 @@ struct ReadmeFixture {
     auto N = fixture.N, C = fixture.C, H = fixture.H, W = fixture.W, K = fixture.K;                \
     const auto& host = fixture.host; const auto& weights = fixture.weights; const auto& bias = fixture.bias;
 #define README_EPILOGUE_standalone fixture.check_standalone(out, conv);
+#define README_PROLOGUE_fused_output_stage                                                          \
+    auto ctx = fixture.own;                                                                         \
+    auto N = fixture.N, C = fixture.C, H = fixture.H, W = fixture.W, K = fixture.K;                 \
+    const auto& weights = fixture.weights; const auto& bias = fixture.bias;                         \
+    auto x = netcl::Tensor::from_host(ctx, fixture.xh, {N, C, H, W});                               \
+    auto r = netcl::Tensor::from_host(ctx, fixture.rh, {N, K, H, W});
+#define README_EPILOGUE_fused_output_stage fixture.check_fused(y, fused);
 #define README_PROLOGUE_choosing_the_strategy                                              \
     auto ctx = fixture.own; auto shapes = fixture.shapes();                                \
     const std::size_t rules_before = netcl::KernelSelector::global().rule_count();
@@ -152,4 +168,9 @@ TEST(Readme, StandaloneExampleRunsAsWritten) {
 TEST(Readme, ChoosingTheStrategyRunsAsWritten) {
     ReadmeFixture fixture;
     readme_choosing_the_strategy(fixture);
+}
+
+TEST(Readme, FusedOutputStageRunsAsWrittenAndAppliesItsPostOps) {
+    ReadmeFixture fixture;
+    readme_fused_output_stage(fixture);
 }
