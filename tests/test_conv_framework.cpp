@@ -90,7 +90,8 @@ void expect_matches(const std::vector<float>& out, const std::vector<double>& re
 void run_two_layer_network(cl_command_queue_properties properties, const Variant& first, const Variant& second,
                            const std::function<void(DeviceProfile&)>& tune = {}, const std::string& plan_says = "") {
     FrameworkDevice fw(properties);
-    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    // Every implementation on: the variant forced here may be one the device's profile turns off.
+    auto ctx = test::with_every_implementation(Context::wrap(fw.context, fw.device, fw.queue));
     if (tune) {
         DeviceProfile profile = ctx->profile();
         tune(profile);

@@ -144,7 +144,7 @@ TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
     }
     // Through Conv2d on a device whose profile sets it: passes of 2, 2 and 1
     // images against the fp64 reference.
-    auto context = Context::create();
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     DeviceProfile device = context->profile();
     device.tuned["im2col_pass_bytes"] = static_cast<double>(2 * per_image);
     context->set_profile(device);
@@ -178,7 +178,7 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
     std::uint64_t seed = 700;
     // One context, re-profiled: every context is a PoCL context of its own, and fewer keep the
     // sanitizer runs' process exit simple.
-    auto context = Context::create();
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     const DeviceProfile base = context->profile();
     for (const int rows : {0, 1}) {
         DeviceProfile profile = base;
@@ -220,7 +220,7 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
     ConvShapes strided = ragged;  // 3x3 stride 2, padded: the implicit GEMM's gathered path, im2col's copy
     strided.R = strided.S = 3, strided.stride_h = strided.stride_w = 2, strided.set_padding(1);
     std::uint64_t seed = 800;
-    auto context = Context::create();
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     const DeviceProfile base = context->profile();
     for (const int vw : {4, 8, 16}) {
         DeviceProfile profile = base;
@@ -267,7 +267,7 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
     ConvShapes tall = wide, flat = wide;  // 3x1 and 1x3 filters are not pointwise
     tall.S = 1, flat.R = 1;
     std::uint64_t seed = 900;
-    auto context = Context::create();
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     const DeviceProfile base = context->profile();
     EXPECT_EQ(implicit_gemm_config(odd, base).tile.prefix, "implicit_gemm_few_pixels");
     EXPECT_EQ(implicit_gemm_config(wide, base).tile.prefix, "implicit_gemm");

@@ -103,7 +103,7 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
     ConvShapes stride3 = wide;  // Q = 25
     stride3.stride_h = stride3.stride_w = 3, stride3.K = 5;
     std::uint64_t seed = 1700;
-    auto context = Context::create();
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     const DeviceProfile base = context->profile();
     for (const auto& [mr, nv, vw] : {std::tuple{3, 2, 4}, std::tuple{4, 2, 8}, std::tuple{5, 2, 16}}) {
         DeviceProfile profile = base;

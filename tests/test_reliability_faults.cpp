@@ -98,7 +98,8 @@ struct Layer {
     std::vector<Tensor> inputs, outputs;
     std::unique_ptr<Conv2d> conv;
 
-    Layer(const ConvShapes& s, const Variant& variant, const Data& d) : context(Context::create()), shapes(s) {
+    // A context of its own with every implementation on (TestData.hpp): the variant is forced.
+    Layer(const ConvShapes& s, const Variant& variant, const Data& d) : context(test::context_with_profile()), shapes(s) {
         const auto caller_buffer = [&](const std::vector<float>& values, Tensor::Shape shape, bool input) {
             const std::size_t bytes = checked_numel(shape) * sizeof(float);
             buffers.push_back(input ? cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,

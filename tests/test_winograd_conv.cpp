@@ -226,7 +226,7 @@ void check_separate_transforms(const Variant& variant, const std::vector<ConvSha
     // C summed in slices of 3 channels (K_SLICE: each slice's sum added to a
     // running total), the last slice short, on a context whose profile says
     // so; the orientation alternates shape by shape.
-    auto sliced = Context::create();
+    auto sliced = test::context_with_profile();  // its own, every implementation on (TestData.hpp)
     DeviceProfile profile3 = sliced->profile();
     profile3.tuned["winograd_gemm_c_slice"] = 3;
     int multi = 0;
@@ -485,7 +485,7 @@ TEST(WinogradConv, RowTransformsMatchReferenceAtEveryLaneCount) {
         {"wino-f9r5-gemm", {conv5x5(2, 3, 21, 150, 5, 2)}},
     };
     std::uint64_t seed = 900;
-    auto context = Context::create();  // one, re-profiled per lane count
+    auto context = test::context_with_profile();  // one, every implementation on, re-profiled per lane count
     const DeviceProfile base = context->profile();
     for (const int lanes : {8, 16}) {
         DeviceProfile profile = base;

@@ -1,33 +1,42 @@
 #include "tests/support/TestData.hpp"
 
 #include "ops/Implementations.hpp"
+#include "selector/ProfileStore.hpp"
+#include "selector/internal/ProfileJson.hpp"
 
 #include <cmath>
+#include <fstream>
 
 namespace netcl::test {
 
-namespace {
-// Every implementation on, whatever the device's profile says: a profile's
-// <name>_enabled = 0 is a speed choice (nvidia-gpu turns the CPU-shaped GEMM
-// engine off), and the suite checks every kernel's answers on every device.
-// A context's own tuned values win over the shipped profiles', so this
-// reaches the plans made on these contexts; suites that make contexts of
-// their own (wrapped queues, Context::create) still see the device's profile
-// (on the H200 they refused those variants: tools/gpu/README.md). On the CPU
-// profiles nothing is off: no change there.
+// Every profile key that turns an implementation or one of its variants on:
+// what a profile's <name>_enabled = 0 turns off (tools/gpu/README.md: on the
+// H200 the suites that forced such a variant got the strict override's
+// refusal): each implementation's own key and the variants' among its keys
+// (im2col_gemm_enabled). On the CPU profiles nothing is off: no change there.
 void enable_every_implementation(DeviceProfile& profile) {
-    for (const ConvImplementation* impl : conv_implementations()) profile.tuned[impl->enabled_key()] = 1;
+    const std::string suffix = "_enabled";
+    for (const ConvImplementation* impl : conv_implementations()) {
+        profile.tuned[impl->enabled_key()] = 1;
+        for (const std::string& key : impl->profile_keys()) {
+            if (key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+                profile.tuned[key] = 1;
+            }
+        }
+    }
 }
-}  // namespace
+
+std::shared_ptr<Context> with_every_implementation(std::shared_ptr<Context> context) {
+    // A context's own tuned values win over the stored profiles' (the shipped
+    // ones and the user's), so this reaches every plan made on it.
+    DeviceProfile profile = context->profile();
+    enable_every_implementation(profile);
+    context->set_profile(profile);
+    return context;
+}
 
 std::shared_ptr<Context> shared_context() {
-    static const std::shared_ptr<Context> context = [] {
-        auto c = Context::create();
-        DeviceProfile profile = c->profile();
-        enable_every_implementation(profile);
-        c->set_profile(profile);
-        return c;
-    }();
+    static const std::shared_ptr<Context> context = with_every_implementation(Context::create());
     return context;
 }
 
@@ -35,9 +44,24 @@ std::shared_ptr<Context> context_with_profile(const std::function<void(DevicePro
     auto context = Context::create();
     DeviceProfile profile = context->profile();
     enable_every_implementation(profile);
-    edit(profile);
+    if (edit) edit(profile);
     context->set_profile(profile);
     return context;
+}
+
+std::filesystem::path write_every_implementation_profile(const std::filesystem::path& dir, const DeviceProfile& device) {
+    ProfileData data;
+    data.match = {{"name", device.name}, {"driver", device.driver_version}};
+    data.device = device;
+    data.device.tuned.clear();
+    enable_every_implementation(data.device);
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path path = dir / user_profile_path(device).filename();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << detail::serialize_profile(data);
+    if (!out.flush()) throw Error("cannot write the every-implementation profile " + path.string());
+    ProfileStore::global().invalidate();
+    return path;
 }
 
 Comparison compare(const std::vector<float>& actual, const std::vector<double>& expected) {

@@ -3,6 +3,7 @@
 // context, element-wise comparison that reports the worst element, and the
 // check that a call fails with a netcl::Error saying what it should.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -21,9 +22,27 @@ using ::netcl::random_uniform;  // ops/ReferenceConv.hpp: the one generator
 
 // One context per test process (NETCL_DEVICE honoured), so kernels build once.
 std::shared_ptr<Context> shared_context();
-// A context of its own whose profile is the device's, changed by `edit`
-// (profile keys a test forces).
-std::shared_ptr<Context> context_with_profile(const std::function<void(DeviceProfile&)>& edit);
+// A context of its own (Context::create()) whose profile is the device's with
+// every implementation on, changed by `edit` (profile keys a test forces).
+std::shared_ptr<Context> context_with_profile(const std::function<void(DeviceProfile&)>& edit = {});
+
+// Every implementation on, whatever the device's profile says (every
+// <name>_enabled = 1): a profile's <name>_enabled = 0 is a speed choice
+// (nvidia-gpu turns the CPU-shaped GEMM engine and direct-rows off), and the
+// suite forces and checks every kernel on every device. The shared context
+// and context_with_profile() have it already; a suite that makes a context
+// another way (a wrapped caller's queue) passes it through
+// with_every_implementation().
+void enable_every_implementation(DeviceProfile& profile);
+std::shared_ptr<Context> with_every_implementation(std::shared_ptr<Context> context);
+
+// The same for a tool the suite runs as a process (netcl-bench, netcl-tune),
+// which reads the shipped profiles and the user profile directory
+// (NETCL_PROFILE_DIR): writes into `dir` the user profile of `device` (the file
+// netcl-tune would write, matching its name and driver, so it layers over
+// the shipped profiles) with every implementation on, and returns its path.
+// Run the tool with NETCL_PROFILE_DIR=dir.
+std::filesystem::path write_every_implementation_profile(const std::filesystem::path& dir, const DeviceProfile& device);
 
 struct Comparison {
     double max_abs_error = 0;
