@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/TestData.hpp"
 #include "tools/netcl-bench/RoundRatio.hpp"
 
 #include <algorithm>
@@ -50,6 +51,21 @@ Outcome run_shell(const std::string& command) {
 // `environment`: "NAME=value " assignments the shell puts before the command.
 Outcome run_bench(const std::string& arguments, const std::string& environment = "") {
     return run_shell(environment + "'" + kBench + "' " + arguments + " 2>&1");
+}
+
+// "NETCL_PROFILE_DIR=... ": netcl-bench with every implementation on for the
+// test device (TestData.hpp), whatever its shipped profile turns off, for the
+// tests that require a variant to run (nvidia-gpu turns the GEMM engine off;
+// netcl-bench skips what the resolved profile turns off, with the reason).
+// The user's own profile directory is not read then.
+std::string every_implementation_environment() {
+    static const std::string environment = [] {
+        const auto dir = std::filesystem::path(NETCL_BINARY_DIR) / "test-bench" / "every-implementation";
+        std::filesystem::remove_all(dir);
+        netcl::test::write_every_implementation_profile(dir, netcl::test::shared_context()->profile());
+        return "NETCL_PROFILE_DIR='" + dir.string() + "' ";
+    }();
+    return environment;
 }
 
 std::filesystem::path scratch(const std::string& name) {
@@ -330,12 +346,14 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
 // --direction train: every layer forward, backward data and backward
 // weights, each checked against its own fp64 reference (dx; dw then db);
 // CLBlast's Convgemm, forward only, says so; oneDNN runs its backward
-// primitives beside the gradients.
+// primitives beside the gradients. Every implementation on: the GEMM
+// engine's variants are named and must run.
 TEST(Bench, TrainRunsAndChecksEveryDirection) {
     const auto json_path = scratch("train.json");
     const Outcome run = run_bench("--shape 2,6,9,8,10,3,3,1,1 --shape 1,4,9,9,6,3,3,2,1,1,2 --bias --direction train "
                                   "--strategies selector,naive,wino-f2-gemm,implicit-gemm,clblast,onednn-nchw "
-                                  "--repeat 2 --json '" + json_path.string() + "'");
+                                  "--repeat 2 --json '" + json_path.string() + "'",
+                                  every_implementation_environment());
     ASSERT_EQ(run.exit_code, 0) << run.output;
     std::ifstream file(json_path);
     const json report = json::parse(file);
@@ -479,7 +497,8 @@ TEST(Bench, PeakFlagGivesPercentOfPeak) {
 // forward error.
 TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
     const auto json_path = scratch("accuracy.json");
-    const Outcome run = run_bench("--accuracy --json '" + json_path.string() + "'");
+    // The sliced columns run the GEMM engine: every implementation on.
+    const Outcome run = run_bench("--accuracy --json '" + json_path.string() + "'", every_implementation_environment());
     ASSERT_EQ(run.exit_code, 0) << run.output;
     std::ifstream file(json_path);
     ASSERT_TRUE(file) << run.output;
