@@ -7,6 +7,7 @@
 // The exit-code checks for bad --shape values are CTest entries too
 // (tests/CMakeLists.txt, bench_bad_*), run without a device.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -114,9 +116,19 @@ void expect_onednn_skipped(const json& report, const json& r, const std::string&
 // --dirty` read at build time, so its hash is this checkout's HEAD (the build
 // before the one under test had baked in its configure-time commit and went
 // stale with every commit after it). Outside a git checkout: "unknown".
+// One stale form is legitimate: a netcl-bench built from a tree before its
+// edits were committed ("<hash>-dirty") or before later commits, and not
+// rebuilt since (tools/gpu/bundle.sh carried such a build to the H200, and
+// the checkout there was at a later commit). It names an ancestor of HEAD,
+// and the binary is older than HEAD's commit. A configure-time revision would
+// name an ancestor from a binary built after HEAD was committed: still refused.
 void expect_revision_of_this_checkout(const std::string& revision) {
-    std::string head = run_shell("git -C '" + std::string(NETCL_SOURCE_DIR) + "' rev-parse HEAD 2>/dev/null").output;
-    while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+    const std::string git = "git -C '" + std::string(NETCL_SOURCE_DIR) + "' ";
+    const auto trimmed = [](std::string text) {
+        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+        return text;
+    };
+    const std::string head = trimmed(run_shell(git + "rev-parse HEAD 2>/dev/null").output);
     if (head.empty()) {
         EXPECT_EQ(revision, "unknown") << "no git checkout at " << NETCL_SOURCE_DIR;
         return;
@@ -124,8 +136,19 @@ void expect_revision_of_this_checkout(const std::string& revision) {
     std::string hash = revision;
     if (hash.size() > 6 && hash.compare(hash.size() - 6, 6, "-dirty") == 0) hash.resize(hash.size() - 6);
     if (const auto tagged = hash.rfind("-g"); tagged != std::string::npos) hash = hash.substr(tagged + 2);  // TAG-N-gHASH
-    EXPECT_GE(hash.size(), 7u) << revision;
-    EXPECT_EQ(head.compare(0, hash.size(), hash), 0) << "the report names " << revision << ", HEAD is " << head;
+    ASSERT_GE(hash.size(), 7u) << revision;
+    ASSERT_TRUE(std::all_of(hash.begin(), hash.end(), [](unsigned char c) { return std::isxdigit(c); })) << revision;
+    if (head.compare(0, hash.size(), hash) == 0) return;
+    // Not HEAD: a build older than HEAD's commit, from one of HEAD's ancestors.
+    const bool ancestor = run_shell(git + "merge-base --is-ancestor " + hash + " HEAD 2>/dev/null").exit_code == 0;
+    const long long committed = std::atoll(trimmed(run_shell(git + "log -1 --format=%ct HEAD").output).c_str());
+    struct stat binary {};
+    ASSERT_EQ(::stat(kBench.c_str(), &binary), 0) << kBench;
+    const long long built = binary.st_mtime;
+    EXPECT_TRUE(ancestor && built < committed)
+        << "the report names " << revision << ", HEAD is " << head << (ancestor ? " (a descendant of it)" : "")
+        << "; netcl-bench was built at " << built << " s, HEAD committed at " << committed
+        << " s: a report of a build from before HEAD names one of HEAD's ancestors, any other names HEAD";
 }
 
 TEST(Bench, TinyShapesJsonHasEveryFigureAndEveryErrorIsWithinTolerance) {
