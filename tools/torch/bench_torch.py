@@ -129,6 +129,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch's and ONNX Runtime's threads")
     ap.add_argument("--no-onnxruntime", action="store_true")
     ap.add_argument("--first-call", action="store_true", help="also time a first call, warm and cold cache")
+    ap.add_argument("--unfused", action="store_true",
+                    help="also time convert(model, fuse_post_ops=False): ReLU and the residual adds in torch")
     ap.add_argument("--train", default="", metavar="MODEL:N",
                     help="also time training steps (forward, backward, SGD step) of MODEL at batch N, e.g. resnet18:8")
     args = ap.parse_args()
@@ -157,6 +159,9 @@ def main() -> None:
                 expected, got = model(x), converted(x)
                 err = (got - expected).abs().max().item() / expected.abs().max().item()
                 engines = {"torch": lambda: model(x), "netcl": lambda: converted(x)}
+                if args.unfused:
+                    unfused = nt.convert(model, fuse_post_ops=False)
+                    engines["netcl-unfused"] = lambda: unfused(x)
                 if not args.no_onnxruntime:
                     ort_run = onnxruntime_session(model, x, args.threads, workdir)
                     if ort_run is not None:
@@ -165,6 +170,8 @@ def main() -> None:
                 row = (name, batch, med, ratio, err)
                 rows.append(row)
                 extra = f", onnxruntime {med['onnxruntime']:.1f} ms" if "onnxruntime" in med else ""
+                if "netcl-unfused" in med:
+                    extra += f", netcl without post-ops {med['netcl-unfused']:.1f} ms"
                 print(f"{name} N={batch}: torch {med['torch']:.1f} ms, netcl {med['netcl']:.1f} ms{extra}; "
                       f"netcl / torch {row[3]:.2f}x; max error {err:.1e} of the largest output", flush=True)
                 if args.first_call:
