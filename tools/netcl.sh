@@ -109,6 +109,15 @@ case "${1:-}" in
       # only add leak reports (a block reachable from TLS alone), never hide one.
       timed "build (ASan+UBSan)" configure_and_build "$build-asan" "${sanitizer_build[@]}" \
         -DNETCL_SANITIZE=address,undefined
+      # The sanitized suites build the same programs (sources, options,
+      # device) as the Release suites just did: their program cache starts
+      # from the Release one's, so PoCL compiles each once per CI run, not
+      # twice (the cache is keyed and checksummed: a stale entry is rebuilt).
+      # The sanitizers watch netcl's host code, which runs the same either way.
+      if [ -d "$build/test-cache" ]; then
+        mkdir -p "$build-asan/test-cache"
+        cp -a "$build/test-cache/." "$build-asan/test-cache/"
+      fi
       timed "ctest (ASan+UBSan+LSan)" env \
         ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
         LSAN_OPTIONS="suppressions=$san/lsan.supp:print_suppressions=0:use_tls=0" \
