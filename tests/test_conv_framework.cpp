@@ -108,9 +108,18 @@ void run_two_layer_network(cl_command_queue_properties properties, const Variant
         l1.R = l1.S = 5;
         l1.set_padding(2, 1, 3, 2);
     }
-    if (why_not(first, l1, ctx->profile())) {
+    std::string refused;  // why the variant takes none of the three, on this device
+    if (const auto reason = why_not(first, l1, ctx->profile())) {
+        refused = *reason;
         l1.R = l1.S = 1;
         l1.set_padding(0);
+    }
+    if (const auto reason = why_not(first, l1, ctx->profile())) {
+        // A device-dependent limit, e.g. on an NVIDIA GPU: U of a constant
+        // variant past its 64 KiB constant buffer, F(6x6)'s fused kernel past
+        // its 48 KiB of local memory. Said, not passed silently.
+        GTEST_SKIP() << first.id << " takes none of this test's layers on " << ctx->profile().name << ": " << refused
+                     << "; " << *reason;
     }
     ConvShapes l2;  // 3x3 pad 1 on l1's output
     l2.N = 2, l2.C = l1.K, l2.H = l1.P(), l2.W = l1.Q(), l2.K = 7, l2.R = l2.S = 3, l2.bias = true;

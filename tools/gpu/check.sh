@@ -7,13 +7,16 @@
 # (--suite-seconds) where the figures cannot.
 #
 #   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--batches 1,8,32]
-#                           [--strategies LIST] [--suite-seconds S] [--cpu-dry-run]
+#                           [--strategies LIST] [--suite-seconds S] [--suite-only REGEX]
+#                           [--cpu-dry-run]
 #
 # --bundle: what tools/gpu/bundle.sh made (default .dev/gpu-bundle)
 # --out:    where logs and JSON go (default $OUT, else .dev/gpu-results); at
 #           most 8 files, as a lent machine hands back
 # --batches, --strategies: netcl-bench's (default 1,8,32 and its own default)
 # --suite-seconds: stop the suite after S seconds (default: no limit)
+# --suite-only: no bench, and only the CTest entries matching REGEX (a rerun
+#           of what a first run left failing or unrun, in what time is left)
 # --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
 #           OpenCL device there is (to check this script on a CPU machine).
 set -uo pipefail
@@ -24,6 +27,7 @@ dry_run=0
 batches="1,8,32"
 strategies=()
 suite_seconds=0
+suite_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle="$(cd "$2" && pwd)"; shift 2 ;;
@@ -31,8 +35,9 @@ while [ $# -gt 0 ]; do
     --batches) batches="$2"; shift 2 ;;
     --strategies) strategies=(--strategies "$2"); shift 2 ;;
     --suite-seconds) suite_seconds="$2"; shift 2 ;;
+    --suite-only) suite_only="$2"; shift 2 ;;
     --cpu-dry-run) dry_run=1; shift ;;
-    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--suite-seconds S] [--cpu-dry-run]" >&2; exit 2 ;;
+    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--suite-seconds S] [--suite-only REGEX] [--cpu-dry-run]" >&2; exit 2 ;;
   esac
 done
 [ -f "$bundle/BUILD_DIR" ] || { echo "check.sh: no bundle at $bundle; run tools/gpu/bundle.sh on the build machine" >&2; exit 2; }
@@ -85,6 +90,7 @@ log "device"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
 "$bin/netcl-info" | tee "$out/netcl-info.txt" || { echo "check.sh: netcl-info found no usable device" >&2; exit 1; }
 
+if [ -z "$suite_only" ]; then
 log "netcl-bench --net vgg16 --batch $batches ${strategies[*]}"
 "$bin/netcl-bench" --net vgg16 --batch "$batches" "${strategies[@]}" --json "$out/vgg16.json" 2>&1 | tee "$out/bench.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -97,12 +103,15 @@ else
   log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
   [ "$dry_run" -eq 1 ] || status=1
 fi
+fi
 
 log "test suite on ${NETCL_DEVICE:-the default device}${suite_seconds:+ (at most $suite_seconds s)}"
 # install_consumer needs the full build tree, oclgrind and the sanitizer builds run on the CPU in CI.
 limit=()
 [ "$suite_seconds" -gt 0 ] && limit=(timeout --signal=INT "$suite_seconds")
-"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+only=()
+[ -n "$suite_only" ] && only=(-R "$suite_only")
+"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
 suite="${PIPESTATUS[0]}"
 [ "$suite" -eq 124 ] && log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
 [ "$suite" -eq 0 ] || status=1
