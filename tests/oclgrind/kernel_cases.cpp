@@ -173,6 +173,43 @@ TEST(Oclgrind, GemmOneByOne) {
     expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
 }
 
+// The output stage (kernels_cl/post_ops.cl) at the stores: a residual read
+// from y (the sum post-op) and leaky ReLU, on the direct kernel and on the
+// 1x1 GEMM's shifted-back row and column tiles, which under the sum store
+// only their own elements; a clamp without the sum on the naive kernel.
+TEST(Oclgrind, PostOps) {
+    auto wide = shape(1, 6, 5, 7, 14, 1, 0, true);  // 35 pixels, 14 rows: shifted-back tiles both ways
+    wide.post_ops = PostOps::leaky_relu(0.125f).with_sum();
+    expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
+    auto naive = shape(2, 3, 5, 6, 6, 3, 1, true);
+    naive.post_ops = PostOps::leaky_relu(0.125f).with_sum();
+    expect_clean(naive, Kernel::CONV2D_NAIVE, std::nullopt);
+    naive.post_ops = PostOps::clamp(-0.25f, 0.5f);
+    expect_clean(naive, Kernel::CONV2D_NAIVE, std::nullopt);
+}
+
+// The same on the kernels oclgrind checks without --uninitialized (see
+// below): the implicit GEMM's shifted-back pixel tile, direct-rows', the
+// fused Winograd kernel and a separate-transform output transform, and the
+// pass after CLBlast's GEMM (its beta = 1 adding the residual).
+TEST(OclgrindNoUninitialized, PostOps) {
+    const PostOps sum_leaky = PostOps::leaky_relu(0.125f).with_sum();
+    auto kvec = shape(2, 3, 7, 6, 10, 3, 1, true);
+    kvec.post_ops = sum_leaky;
+    expect_clean(kvec, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto rows = shape(2, 3, 7, 21, 5, 3, 0, true);
+    rows.post_ops = sum_leaky;
+    expect_clean(rows, Kernel::CONV2D_NAIVE, Variant("direct-rows"));
+    auto wino = shape(2, 5, 6, 7, 9, 3, 1, true);
+    wino.post_ops = sum_leaky;
+    const Variant fused = winograd_variant_id(2, true, false);
+    expect_clean(wino, Kernel::CONV2D_WINOGRAD, fused, tolerance_factor(fused));
+    expect_clean(wino, Kernel::CONV2D_WINOGRAD, Variant("wino-f4-gemm"), tolerance_factor(Variant("wino-f4-gemm")));
+    auto clblast = shape(1, 2, 4, 4, 2, 3, 1, true);
+    clblast.post_ops = PostOps::relu6().with_sum();
+    expect_clean(clblast, Kernel::IM2COL, Variant("im2col-clblast"));
+}
+
 // The implicit GEMM on a strided 3x3 with uneven padding, a strided 1x1 and
 // a 7x7 over a small image; separate-transform Winograd whole and in passes.
 // Without --uninitialized (oclgrind_kernels_races_bounds): oclgrind reports
