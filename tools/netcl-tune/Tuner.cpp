@@ -10,6 +10,7 @@
 #include "ops/ConvImplementation.hpp"
 #include "ops/Implementations.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "runtime/EventTiming.hpp"
 
 namespace netcl::tune {
@@ -144,7 +145,11 @@ void run_once(Conv2d& conv, LayerCase& c) {
 std::optional<TimingSummary> time_candidate(const std::shared_ptr<Context>& context, LayerCase& c, Kernel kernel,
                                             const Variant& variant, const TuneOptions& options, std::string& why) {
     const ConvShapes& s = c.shapes;
-    if (const auto reason = why_not(variant, s, context->profile())) {
+    // Against the profile a Conv2d plans with (the shipped files layered under
+    // the device's own values), as netcl-bench asks: a variant the device's
+    // profile turns off (nvidia-gpu's *_enabled = 0) is a skip with that
+    // reason, not a FAILED line from the strict override's refusal.
+    if (const auto reason = why_not(variant, s, KernelSelector::resolve_profile(context->profile()))) {
         why = "skip   " + label(kernel, variant) + ": " + *reason;
         return std::nullopt;
     }
