@@ -92,7 +92,7 @@ MUTATIONS = [
          replace="p) * length_w",
          bug="a phase whose first rows fall in the padding copies its output into dx a row off"),
 
-    # --- IM2COL: kernels_cl/im2col.cl, kernels_cl/bias_add.cl ---------------
+    # --- IM2COL: kernels_cl/im2col.cl, kernels_cl/output_stage.cl -----------
     dict(id="im2col-pad-left", area="padding", file="kernels_cl/im2col.cl",
          find="const int w = q * stride_w - pad_left + s * dil_w;",
          replace="const int w = q * stride_w - pad_top + s * dil_w;",
