@@ -467,7 +467,7 @@ cl::Event Conv2d::run(const ConvShapes& shapes, const RunTensors& tensors, const
     return prepared.last;
 }
 
-cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait, const Tensor* workspace) {
+ConvShapes Conv2d::forward_shapes(const Tensor& x, const Tensor& y) const {
     constexpr const char* op = "Conv2d::forward";
     NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
     if (weights_version_ == 0) {
@@ -478,6 +478,12 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
     require_shape(op, y, {shapes.N, shapes.K, shapes.P(), shapes.Q()}, "output",
                   " for input " + shape_string(x.shape()));
     require_same_context(op, y, "output");
+    return shapes;
+}
+
+cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Event>& wait, const Tensor* workspace) {
+    constexpr const char* op = "Conv2d::forward";
+    const ConvShapes shapes = forward_shapes(x, y);
     return run(shapes, {op, {&x}, {&y}}, wait, workspace,
                [&](ConvStrategy& strategy, const Workspace& scratch, internal::EventChain& chain) {
                    strategy.enqueue(x, y, scratch, chain);
@@ -487,20 +493,12 @@ cl::Event Conv2d::forward(const Tensor& x, Tensor& y, const std::vector<cl::Even
 cl::Event Conv2d::forward(const Tensor& x, const Tensor& residual, Tensor& y, const std::vector<cl::Event>& wait,
                           const Tensor* workspace) {
     constexpr const char* op = "Conv2d::forward";
-    NETCL_REQUIRE(x.defined(), "Conv2d::forward: the input tensor is undefined; expected an N x C x H x W tensor");
     if (!options_.post_ops.sum) {
         throw Error("Conv2d::forward: a residual was given to a layer without the sum post-op (post_ops: '" +
                     options_.post_ops.str() + "'); expected Conv2dOptions::post_ops.sum = true");
     }
-    if (weights_version_ == 0) {
-        throw Error("Conv2d::forward called before set_weights; expected set_weights(weights[, bias]) first");
-    }
-    require_same_context(op, x, "input");
-    const ConvShapes shapes = shapes_for(x.shape());
-    const Tensor::Shape out_shape{shapes.N, shapes.K, shapes.P(), shapes.Q()};
-    require_shape(op, y, out_shape, "output", " for input " + shape_string(x.shape()));
-    require_same_context(op, y, "output");
-    require_shape(op, residual, out_shape, "residual", ", the output's shape");
+    const ConvShapes shapes = forward_shapes(x, y);
+    require_shape(op, residual, y.shape(), "residual", ", the output's shape");
     require_same_context(op, residual, "residual");
     const bool is_y = residual.buffer()() == y.buffer()() && residual.offset_bytes() == y.offset_bytes();
     RunTensors tensors{op, {&x}, {&y}};

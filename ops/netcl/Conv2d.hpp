@@ -179,6 +179,8 @@ private:
     cl::Event run(const ConvShapes& shapes, const RunTensors& tensors, const std::vector<cl::Event>& wait,
                   const Tensor* workspace, Enqueue&& enqueue);
     void require_same_context(const char* op, const Tensor& tensor, const char* what) const;
+    // forward's checks of x, y and the weights, shared by both overloads; the problem.
+    ConvShapes forward_shapes(const Tensor& x, const Tensor& y) const;
     Prepared& prepare(const ConvShapes& shapes, Variant* planned = nullptr);  // `planned`: the plan's variant, once made
     // prepare(), and the layer's own workspace when it needs one, falling back
     // to another plan when an implementation cannot allocate.
