@@ -8,17 +8,18 @@ inline float gradient_blend(const float beta, __global const float* old, const f
     return beta == 0.0f ? value : fma(beta, *old, value);
 }
 
-// db[k] = sum over n, p, q of dy[n][k][p][q], one work-item per channel.
+// db[k] = sum over n and every output position (P x Q; O x P x Q in 3-D) of
+// dy[n][k][...], one work-item per channel.
 __kernel void bias_gradient(__global const float* restrict dy, const ulong dy_offset, __global float* restrict db,
-                            const ulong db_offset, const float beta, const int N, const int K, const int PQ) {
+                            const ulong db_offset, const float beta, const int N, const int K, const int positions) {
     dy += dy_offset;
     db += db_offset;
     const int k = (int)get_global_id(0);
     if (k >= K) return;
     float acc = 0.0f;
     for (int n = 0; n < N; ++n) {
-        __global const float* dyk = dy + (size_t)(n * K + k) * PQ;
-        for (int i = 0; i < PQ; ++i) acc += dyk[i];
+        __global const float* dyk = dy + (size_t)(n * K + k) * positions;
+        for (int i = 0; i < positions; ++i) acc += dyk[i];
     }
     db[k] = gradient_blend(beta, db + k, acc);
 }

@@ -10,6 +10,19 @@ std::int64_t ConvShapes::P() const { return (H + pad_top + pad_bottom - dilation
 std::int64_t ConvShapes::Q() const { return (W + pad_left + pad_right - dilation_w * (S - 1) - 1) / stride_w + 1; }
 std::int64_t ConvShapes::O() const { return (D + pad_front + pad_back - dilation_d * (T - 1) - 1) / stride_d + 1; }
 
+std::vector<std::int64_t> ConvShapes::input_shape() const {
+    if (spatial_rank == 3) return {N, C, D, H, W};
+    return {N, C, H, W};
+}
+std::vector<std::int64_t> ConvShapes::output_shape() const {
+    if (spatial_rank == 3) return {N, K, O(), P(), Q()};
+    return {N, K, P(), Q()};
+}
+std::vector<std::int64_t> ConvShapes::weight_shape() const {
+    if (spatial_rank == 3) return {K, C / groups, T, R, S};
+    return {K, C / groups, R, S};
+}
+
 double ConvShapes::direct_flops() const {
     return 2.0 * static_cast<double>(N) * K * (C / groups) * T * R * S * static_cast<double>(O()) * P() * Q();
 }

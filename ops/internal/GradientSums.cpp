@@ -15,7 +15,7 @@ void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, co
                            const Tensor& db, float beta, EventChain& chain) {
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     set_args(kernel, kBiasGradientKernel, dy.buffer(), offset_of(dy), db.buffer(), offset_of(db), beta, i(s.N),
-             i(s.K), i(s.P() * s.Q()));
+             i(s.K), i(s.O() * s.P() * s.Q()));
     launch(queue, kernel, kBiasGradientKernel, cl::NDRange(static_cast<std::size_t>(s.K)), cl::NDRange(1), chain);
 }
 

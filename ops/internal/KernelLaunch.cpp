@@ -24,7 +24,7 @@ void launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const char*
 }
 
 void check_io(const char* strategy, const ConvShapes& s, const Tensor& x, const Tensor& y) {
-    const Tensor::Shape in{s.N, s.C, s.H, s.W}, out{s.N, s.K, s.P(), s.Q()};
+    const Tensor::Shape in = s.input_shape(), out = s.output_shape();
     if (!x.defined() || x.shape() != in) {
         throw Error(std::string(strategy) + ": input is " + (x.defined() ? shape_string(x.shape()) : "undefined") +
                     "; " + s.str() + " expects " + shape_string(in));

@@ -39,11 +39,11 @@ const char* NaiveConfig::kernel_name() const {
 cl::NDRange NaiveConfig::global(const ConvShapes& s) const {
     switch (direction) {
         case ConvDirection::BACKWARD_DATA:  // column blocks of one phase under the horizontal stride
-            return cl::NDRange(size(s.stride_w * blocks(blocks(s.W, s.stride_w), kColumnBlock)), size(s.H),
+            return cl::NDRange(size(s.stride_w * blocks(blocks(s.W, s.stride_w), kColumnBlock)), size(s.D * s.H),
                                size(s.N * s.groups * blocks(s.C / s.groups, channel_block)));
-        case ConvDirection::BACKWARD_WEIGHTS: return cl::NDRange(size(s.R * s.S), size(s.C / s.groups), size(s.K));
+        case ConvDirection::BACKWARD_WEIGHTS: return cl::NDRange(size(s.T * s.R * s.S), size(s.C / s.groups), size(s.K));
         default:
-            return cl::NDRange(size(blocks(s.Q(), kColumnBlock)), size(s.P()),
+            return cl::NDRange(size(blocks(s.Q(), kColumnBlock)), size(s.O() * s.P()),
                                size(s.N * s.groups * blocks(s.K / s.groups, channel_block)));
     }
 }

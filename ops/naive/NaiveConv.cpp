@@ -40,7 +40,8 @@ void NaiveConv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, inte
                        internal::offset_of(weights_), bias.buffer(), internal::offset_of(bias), y.buffer(),
                        internal::offset_of(y), i(s.bias ? 1 : 0), i(s.C), i(s.H), i(s.W), i(s.K), i(s.P()), i(s.Q()),
                        i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
-                       i(s.dilation_w), i(s.groups));
+                       i(s.dilation_w), i(s.groups), i(s.D), i(s.T), i(s.O()), i(s.stride_d), i(s.pad_front),
+                       i(s.dilation_d));
     internal::launch(context_->queue(), kernel_, "conv2d_naive", config_.global(s), config_.local(), chain);
 }
 
@@ -55,7 +56,8 @@ void NaiveConv::enqueue_backward_data(const Tensor& dy, const Tensor& dx, const 
     internal::set_args(kernel_, config_.kernel_name(), dy.buffer(), internal::offset_of(dy), weights_.buffer(),
                        internal::offset_of(weights_), dx.buffer(), internal::offset_of(dx), i(s.C), i(s.H), i(s.W),
                        i(s.K), i(s.P()), i(s.Q()), i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top),
-                       i(s.pad_left), i(s.dilation_h), i(s.dilation_w), i(s.groups));
+                       i(s.pad_left), i(s.dilation_h), i(s.dilation_w), i(s.groups), i(s.D), i(s.T), i(s.O()),
+                       i(s.stride_d), i(s.pad_front), i(s.dilation_d));
     internal::launch(context_->queue(), kernel_, config_.kernel_name(), config_.global(s), config_.local(), chain);
 }
 
@@ -70,7 +72,8 @@ void NaiveConv::enqueue_backward_weights(const Tensor& x, const Tensor& dy, cons
     internal::set_args(kernel_, config_.kernel_name(), x.buffer(), internal::offset_of(x), dy.buffer(),
                        internal::offset_of(dy), dw.buffer(), internal::offset_of(dw), beta, i(s.N), i(s.C), i(s.H),
                        i(s.W), i(s.K), i(s.P()), i(s.Q()), i(s.R), i(s.S), i(s.stride_h), i(s.stride_w),
-                       i(s.pad_top), i(s.pad_left), i(s.dilation_h), i(s.dilation_w), i(s.groups));
+                       i(s.pad_top), i(s.pad_left), i(s.dilation_h), i(s.dilation_w), i(s.groups), i(s.D), i(s.T),
+                       i(s.O()), i(s.stride_d), i(s.pad_front), i(s.dilation_d));
     internal::launch(context_->queue(), kernel_, config_.kernel_name(), config_.global(s), config_.local(), chain);
     if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_kernel_, s, dy, *db, beta, chain);
 }

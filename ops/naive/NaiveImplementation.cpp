@@ -1,5 +1,5 @@
-// CONV2D_NAIVE's descriptor: one variant, takes every valid 2-D float32
-// convolution in every direction.
+// CONV2D_NAIVE's descriptor: one variant, takes every valid float32
+// convolution, 2-D and 3-D, in every direction.
 #include "ops/ConvImplementation.hpp"
 #include "ops/naive/NaiveConfig.hpp"
 #include "ops/naive/NaiveConv.hpp"
@@ -13,7 +13,7 @@ public:
     std::string name() const override { return "naive"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
     ProblemKinds problem_kinds() const override {
-        return {all_conv_directions(), {2}, {DataType::FLOAT32}};
+        return {all_conv_directions(), {2, 3}, {DataType::FLOAT32}};
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("naive")};

@@ -4,6 +4,7 @@
 // oneDNN's convolution descriptor carries prop_kind, ndims and data types).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "netcl/ConvDirection.hpp"
 #include "netcl/DataType.hpp"
@@ -53,6 +54,11 @@ struct ConvShapes {
     std::int64_t input_numel() const { return N * C * D * H * W; }
     std::int64_t output_numel() const { return N * K * O() * P() * Q(); }
     std::int64_t weight_numel() const { return K * (C / groups) * T * R * S; }
+    // The tensors' shapes at this rank: N x C x H x W (N x C x D x H x W),
+    // N x K x P x Q (N x K x O x P x Q), K x C/groups x R x S (x T before R).
+    std::vector<std::int64_t> input_shape() const;
+    std::vector<std::int64_t> output_shape() const;
+    std::vector<std::int64_t> weight_shape() const;
     // 2·N·K·(C/groups)·T·R·S·O·P·Q: the direct-convolution count the papers
     // use; the same in every direction (each is one such sum, reordered).
     double direct_flops() const;

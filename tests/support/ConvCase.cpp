@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "netcl/Conv2d.hpp"
+#include "netcl/Conv3d.hpp"
 #include "netcl/Error.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Tensor.hpp"
@@ -15,14 +16,20 @@ namespace netcl::test {
 
 namespace {
 
-Conv2dOptions layer_options(const ConvShapes& s, const ConvCaseOptions& options) {
-    Conv2dOptions conv_options = Conv2dOptions::for_shapes(s);
+// A Conv2d or, for a rank-3 problem, a Conv3d computing `s`.
+template <typename Options>
+Options layer_options(Options conv_options, const ConvCaseOptions& options) {
     conv_options.strategy = options.strategy;
     conv_options.variant = options.variant;
     conv_options.workspace_limit_bytes = options.workspace_limit_bytes;
     conv_options.max_error_factor = options.max_error_factor;
     conv_options.selector = options.selector;
     return conv_options;
+}
+std::unique_ptr<ConvLayer> make_layer(const std::shared_ptr<Context>& context, const ConvShapes& s,
+                                      const ConvCaseOptions& options) {
+    if (s.spatial_rank == 3) return std::make_unique<Conv3d>(context, layer_options(Conv3dOptions::for_shapes(s), options));
+    return std::make_unique<Conv2d>(context, layer_options(Conv2dOptions::for_shapes(s), options));
 }
 
 // Folds one computed tensor's comparison into the result (the worst of all).
@@ -52,19 +59,20 @@ ConvCaseResult run_gradient_case(const ConvShapes& s, const ConvCaseOptions& opt
     const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
     const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 2);
-    Conv2d conv(context, layer_options(s, options));
-    const Tensor dy_tensor = Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()});
+    const auto layer = make_layer(context, s, options);
+    ConvLayer& conv = *layer;
+    const Tensor dy_tensor = Tensor::from_host(context, dy, s.output_shape());
     ConvCaseResult result;
     result.tolerance = conv_tolerance(s, options.tolerance_factor);
     if (s.direction == ConvDirection::BACKWARD_DATA) {
         conv.set_weights(w, s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 3)
                                    : std::vector<float>{});
-        Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+        Tensor dx = Tensor::empty(context, s.input_shape());
         dx.fill(std::numeric_limits<float>::quiet_NaN());
         conv.backward_data(dy_tensor, dx);
         fold(result, dx.to_host(), reference_conv_backward_data(s, dy, w));
     } else {
-        const Tensor x_tensor = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
+        const Tensor x_tensor = Tensor::from_host(context, x, s.input_shape());
         const WeightGradients expected = reference_conv_backward_weights(s, x, dy);
         const auto prior = [&](std::size_t count, std::uint64_t stream) {
             return options.beta == 0 ? std::vector<float>(count, std::numeric_limits<float>::quiet_NaN())
@@ -72,7 +80,7 @@ ConvCaseResult run_gradient_case(const ConvShapes& s, const ConvCaseOptions& opt
         };
         const auto dw_before = prior(expected.dw.size(), 4);
         const auto db_before = prior(expected.db.size(), 5);
-        Tensor dw = Tensor::from_host(context, dw_before, {s.K, s.C / s.groups, s.R, s.S});
+        Tensor dw = Tensor::from_host(context, dw_before, s.weight_shape());
         Tensor db = s.bias ? Tensor::from_host(context, db_before, {s.K}) : Tensor{};
         conv.backward_weights(x_tensor, dy_tensor, dw, s.bias ? &db : nullptr, {}, nullptr, options.beta);
         const auto blended = [&](std::vector<double> gradient, const std::vector<float>& before) {
@@ -100,10 +108,11 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
     const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
     const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
 
-    Conv2d conv(context, layer_options(s, options));
+    const auto layer = make_layer(context, s, options);
+    ConvLayer& conv = *layer;
     conv.set_weights(w, b);
 
-    const Tensor input = Tensor::from_host(context, x, {s.N, s.C, s.H, s.W});
+    const Tensor input = Tensor::from_host(context, x, s.input_shape());
     // The sum post-op adds y's contents on entry: a random residual there
     // (an element left unwritten then keeps it and fails the comparison);
     // else NaN poison.
@@ -111,8 +120,8 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
                                          : std::vector<float>{};
     NETCL_REQUIRE(options.samples == 0 || s.post_ops.empty(),
                   "run_conv_case: sampled outputs are compared without post-ops; expected samples = 0");
-    Tensor output = s.post_ops.sum ? Tensor::from_host(context, residual, {s.N, s.K, s.P(), s.Q()})
-                                   : Tensor::empty(context, {s.N, s.K, s.P(), s.Q()});
+    Tensor output = s.post_ops.sum ? Tensor::from_host(context, residual, s.output_shape())
+                                   : Tensor::empty(context, s.output_shape());
     if (!s.post_ops.sum) output.fill(std::numeric_limits<float>::quiet_NaN());
     conv.forward(input, output);
     const std::vector<float> actual = output.to_host();
@@ -181,11 +190,12 @@ std::string describe(const ConvShapes& s, const ConvCaseResult& r) {
         return text.str();
     }
     const std::size_t Q = static_cast<std::size_t>(s.Q()), P = static_cast<std::size_t>(s.P());
-    const std::size_t K = static_cast<std::size_t>(s.K);
+    const std::size_t O = static_cast<std::size_t>(s.O()), K = static_cast<std::size_t>(s.K);
     std::ostringstream text;
     text << s.str() << " bias=" << (s.bias ? 1 : 0) << " [" << r.plan.str() << "]: max error " << r.max_abs_error
          << " (tolerance " << r.tolerance << "), " << r.non_finite << " non-finite of " << r.compared
-         << " compared, worst output n=" << r.worst_index / (Q * P * K) << " k=" << r.worst_index / (Q * P) % K
+         << " compared, worst output n=" << r.worst_index / (Q * P * O * K) << " k=" << r.worst_index / (Q * P * O) % K
+         << (s.spatial_rank == 3 ? " o=" + std::to_string(r.worst_index / (Q * P) % O) : std::string())
          << " p=" << r.worst_index / Q % P << " q=" << r.worst_index % Q;
     return text.str();
 }

@@ -18,7 +18,7 @@ void check_lengths(const ConvShapes& s, const std::vector<float>& x, const std::
     }
     if (w.size() != static_cast<std::size_t>(s.weight_numel())) {
         throw Error("reference_conv: weights have " + std::to_string(w.size()) + " floats; " + s.str() +
-                    " expects K x C/groups x R x S = " + std::to_string(s.weight_numel()));
+                    " expects K x C/groups x (T x) R x S = " + std::to_string(s.weight_numel()));
     }
     if (s.bias && bias.size() != static_cast<std::size_t>(s.K)) {
         throw Error("reference_conv: bias has " + std::to_string(bias.size()) + " floats; expected K = " +
@@ -27,27 +27,31 @@ void check_lengths(const ConvShapes& s, const std::vector<float>& x, const std::
 }
 
 // The (input, weight) index pairs of one output element's sum (flat N x K x
-// P x Q index), in the order a direct loop takes them: the one place the
-// convolution's indexing is written, read by every direction.
+// O x P x Q index; O = 1 at rank 2), in the order a direct loop takes them:
+// the one place the convolution's indexing is written, read by every
+// direction and both ranks (a 2-D problem is a 3-D one of depth 1).
 template <typename Visit>
 void for_each_term_of(const ConvShapes& s, std::size_t index, Visit&& visit) {
-    const std::int64_t P = s.P(), Q = s.Q();
-    const std::int64_t q = static_cast<std::int64_t>(index % Q);
-    const std::int64_t p = static_cast<std::int64_t>(index / Q % P);
-    const std::int64_t k = static_cast<std::int64_t>(index / (Q * P) % s.K);
-    const std::int64_t n = static_cast<std::int64_t>(index / (Q * P * s.K));
+    const std::int64_t O = s.O(), P = s.P(), Q = s.Q();
+    const auto i = static_cast<std::int64_t>(index);
+    const std::int64_t q = i % Q, p = i / Q % P, o = i / (Q * P) % O, k = i / (Q * P * O) % s.K;
+    const std::int64_t n = i / (Q * P * O * s.K);
     const std::int64_t Cg = s.C / s.groups, Kg = s.K / s.groups, g = k / Kg;
     for (std::int64_t c = 0; c < Cg; ++c) {
-        const std::int64_t x_channel = ((n * s.C + g * Cg + c) * s.H) * s.W;
-        const std::int64_t w_channel = ((k * Cg + c) * s.R) * s.S;
-        for (std::int64_t r = 0; r < s.R; ++r) {
-            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
-            if (h < 0 || h >= s.H) continue;
-            for (std::int64_t t = 0; t < s.S; ++t) {
-                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
-                if (col < 0 || col >= s.W) continue;
-                visit(static_cast<std::size_t>(x_channel + h * s.W + col),
-                      static_cast<std::size_t>(w_channel + r * s.S + t));
+        const std::int64_t x_channel = (n * s.C + g * Cg + c) * s.D;
+        const std::int64_t w_channel = (k * Cg + c) * s.T;
+        for (std::int64_t u = 0; u < s.T; ++u) {
+            const std::int64_t d = o * s.stride_d - s.pad_front + u * s.dilation_d;
+            if (d < 0 || d >= s.D) continue;
+            for (std::int64_t r = 0; r < s.R; ++r) {
+                const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
+                if (h < 0 || h >= s.H) continue;
+                for (std::int64_t t = 0; t < s.S; ++t) {
+                    const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
+                    if (col < 0 || col >= s.W) continue;
+                    visit(static_cast<std::size_t>(((x_channel + d) * s.H + h) * s.W + col),
+                          static_cast<std::size_t>(((w_channel + u) * s.R + r) * s.S + t));
+                }
             }
         }
     }
@@ -55,8 +59,8 @@ void for_each_term_of(const ConvShapes& s, std::size_t index, Visit&& visit) {
 
 // One output element; lengths already checked.
 double output_at(const ConvShapes& s, const float* x, const float* w, const float* bias, std::size_t index) {
-    const std::int64_t k = static_cast<std::int64_t>(index / static_cast<std::size_t>(s.Q() * s.P()) %
-                                                     static_cast<std::size_t>(s.K));
+    const auto k = static_cast<std::int64_t>(index / static_cast<std::size_t>(s.O() * s.P() * s.Q()) %
+                                             static_cast<std::size_t>(s.K));
     double sum = s.bias ? static_cast<double>(bias[k]) : 0.0;
     for_each_term_of(s, index, [&](std::size_t xi, std::size_t wi) {
         sum += static_cast<double>(x[xi]) * static_cast<double>(w[wi]);
@@ -107,8 +111,8 @@ WeightGradients reference_conv_backward_weights(const ConvShapes& s, const std::
     });
     if (s.bias) {
         g.db.assign(static_cast<std::size_t>(s.K), 0.0);
-        const std::size_t PQ = static_cast<std::size_t>(s.P() * s.Q());
-        for (std::size_t i = 0; i < dy.size(); ++i) g.db[i / PQ % static_cast<std::size_t>(s.K)] += dy[i];
+        const auto OPQ = static_cast<std::size_t>(s.O() * s.P() * s.Q());
+        for (std::size_t i = 0; i < dy.size(); ++i) g.db[i / OPQ % static_cast<std::size_t>(s.K)] += dy[i];
     }
     return g;
 }
@@ -121,21 +125,27 @@ double reference_conv_backward_data_at(const ConvShapes& s, const std::vector<fl
         throw Error("reference_conv_backward_data_at: index " + std::to_string(index) + " is outside dx of " + s.str());
     }
     const auto i = static_cast<std::int64_t>(index);
-    const std::int64_t col = i % s.W, h = i / s.W % s.H, c = i / (s.W * s.H) % s.C, n = i / (s.W * s.H * s.C);
-    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups, g = c / Cg;
-    // The forward sum's terms that read x[n][c][h][col]: h = p*stride - pad + r*dil, the same for col.
+    const std::int64_t col = i % s.W, h = i / s.W % s.H, d = i / (s.W * s.H) % s.D;
+    const std::int64_t c = i / (s.W * s.H * s.D) % s.C, n = i / (s.W * s.H * s.D * s.C);
+    const std::int64_t O = s.O(), P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups, g = c / Cg;
+    // The forward sum's terms that read x[n][c][d][h][col]: h = p*stride - pad + r*dil, the same for d and col.
     double sum = 0;
     for (std::int64_t kk = 0; kk < Kg; ++kk) {
         const std::int64_t k = g * Kg + kk;
-        for (std::int64_t r = 0; r < s.R; ++r) {
-            const std::int64_t hp = h + s.pad_top - r * s.dilation_h;
-            if (hp < 0 || hp % s.stride_h != 0 || hp / s.stride_h >= P) continue;
-            for (std::int64_t t = 0; t < s.S; ++t) {
-                const std::int64_t wq = col + s.pad_left - t * s.dilation_w;
-                if (wq < 0 || wq % s.stride_w != 0 || wq / s.stride_w >= Q) continue;
-                const auto y = static_cast<std::size_t>(((n * s.K + k) * P + hp / s.stride_h) * Q + wq / s.stride_w);
-                const auto wi = static_cast<std::size_t>(((k * Cg + (c - g * Cg)) * s.R + r) * s.S + t);
-                sum += static_cast<double>(dy[y]) * static_cast<double>(w[wi]);
+        for (std::int64_t u = 0; u < s.T; ++u) {
+            const std::int64_t dz = d + s.pad_front - u * s.dilation_d;
+            if (dz < 0 || dz % s.stride_d != 0 || dz / s.stride_d >= O) continue;
+            for (std::int64_t r = 0; r < s.R; ++r) {
+                const std::int64_t hp = h + s.pad_top - r * s.dilation_h;
+                if (hp < 0 || hp % s.stride_h != 0 || hp / s.stride_h >= P) continue;
+                for (std::int64_t t = 0; t < s.S; ++t) {
+                    const std::int64_t wq = col + s.pad_left - t * s.dilation_w;
+                    if (wq < 0 || wq % s.stride_w != 0 || wq / s.stride_w >= Q) continue;
+                    const auto y = static_cast<std::size_t>(
+                        (((n * s.K + k) * O + dz / s.stride_d) * P + hp / s.stride_h) * Q + wq / s.stride_w);
+                    const auto wi = static_cast<std::size_t>((((k * Cg + (c - g * Cg)) * s.T + u) * s.R + r) * s.S + t);
+                    sum += static_cast<double>(dy[y]) * static_cast<double>(w[wi]);
+                }
             }
         }
     }
@@ -147,7 +157,7 @@ double reference_conv_backward_weights_at(const ConvShapes& s, const std::vector
     check_length("x", x, s.input_numel(), s);
     check_length("dy", dy, s.output_numel(), s);
     const auto weights = static_cast<std::size_t>(s.weight_numel());
-    const std::int64_t P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
+    const std::int64_t O = s.O(), P = s.P(), Q = s.Q(), Cg = s.C / s.groups, Kg = s.K / s.groups;
     if (index >= weights) {  // db
         const auto k = static_cast<std::int64_t>(index - weights);
         if (!s.bias || k >= s.K) {
@@ -156,23 +166,31 @@ double reference_conv_backward_weights_at(const ConvShapes& s, const std::vector
         }
         double sum = 0;
         for (std::int64_t n = 0; n < s.N; ++n) {
-            for (std::int64_t j = 0; j < P * Q; ++j) sum += dy[static_cast<std::size_t>((n * s.K + k) * P * Q + j)];
+            for (std::int64_t j = 0; j < O * P * Q; ++j) {
+                sum += dy[static_cast<std::size_t>((n * s.K + k) * O * P * Q + j)];
+            }
         }
         return sum;
     }
     const auto i = static_cast<std::int64_t>(index);
-    const std::int64_t t = i % s.S, r = i / s.S % s.R, c = i / (s.S * s.R) % Cg, k = i / (s.S * s.R * Cg);
+    const std::int64_t t = i % s.S, r = i / s.S % s.R, u = i / (s.S * s.R) % s.T;
+    const std::int64_t c = i / (s.S * s.R * s.T) % Cg, k = i / (s.S * s.R * s.T * Cg);
     const std::int64_t g = k / Kg;
     double sum = 0;
     for (std::int64_t n = 0; n < s.N; ++n) {
-        for (std::int64_t p = 0; p < P; ++p) {
-            const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
-            if (h < 0 || h >= s.H) continue;
-            for (std::int64_t q = 0; q < Q; ++q) {
-                const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
-                if (col < 0 || col >= s.W) continue;
-                sum += static_cast<double>(dy[static_cast<std::size_t>(((n * s.K + k) * P + p) * Q + q)]) *
-                       static_cast<double>(x[static_cast<std::size_t>(((n * s.C + g * Cg + c) * s.H + h) * s.W + col)]);
+        for (std::int64_t o = 0; o < O; ++o) {
+            const std::int64_t d = o * s.stride_d - s.pad_front + u * s.dilation_d;
+            if (d < 0 || d >= s.D) continue;
+            for (std::int64_t p = 0; p < P; ++p) {
+                const std::int64_t h = p * s.stride_h - s.pad_top + r * s.dilation_h;
+                if (h < 0 || h >= s.H) continue;
+                for (std::int64_t q = 0; q < Q; ++q) {
+                    const std::int64_t col = q * s.stride_w - s.pad_left + t * s.dilation_w;
+                    if (col < 0 || col >= s.W) continue;
+                    const auto y = static_cast<std::size_t>((((n * s.K + k) * O + o) * P + p) * Q + q);
+                    const auto x_at = static_cast<std::size_t>((((n * s.C + g * Cg + c) * s.D + d) * s.H + h) * s.W + col);
+                    sum += static_cast<double>(dy[y]) * static_cast<double>(x[x_at]);
+                }
             }
         }
     }

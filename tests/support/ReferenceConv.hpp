@@ -10,8 +10,10 @@ namespace netcl {
 
 // The project's one fp64 host reference convolution (tests, netcl-bench's
 // accuracy table). NCHW input, K x C/groups x R x S weights, every parameter of
-// ConvShapes (stride, padding, dilation, groups, bias). Products and sums are
-// taken in double, so its own error is negligible beside any fp32 kernel's.
+// ConvShapes (stride, padding, dilation, groups, bias); at spatial rank 3
+// NCDHW input and K x C/groups x T x R x S weights, the depth with its own
+// stride, padding and dilation. Products and sums are taken in double, so its
+// own error is negligible beside any fp32 kernel's.
 //
 // `bias` must hold K values when shapes.bias is set and is ignored otherwise.
 // Throws netcl::Error when a vector's length does not match the shapes.

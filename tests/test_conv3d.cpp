@@ -1,0 +1,221 @@
+// Conv3d (NCDHW, Lan et al.'s rank): every direction on a 3-D edge table
+// against the fp64 reference, the selector's op of its own, the errors a
+// user meets, and a 2-D layer being the 3-D one of depth 1.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "netcl/Conv2d.hpp"
+#include "netcl/Conv3d.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+struct Axis {
+    std::int64_t size, kernel, stride = 1, pad_begin = 0, pad_end = 0, dilation = 1;
+};
+
+ConvShapes make3d(std::int64_t N, std::int64_t C, std::int64_t K, Axis d, Axis h, Axis w, std::int64_t groups = 1,
+                  bool bias = true) {
+    ConvShapes s;
+    s.spatial_rank = 3;
+    s.N = N, s.C = C, s.K = K, s.groups = groups, s.bias = bias;
+    s.D = d.size, s.T = d.kernel, s.stride_d = d.stride, s.pad_front = d.pad_begin, s.pad_back = d.pad_end;
+    s.dilation_d = d.dilation;
+    s.H = h.size, s.R = h.kernel, s.stride_h = h.stride, s.pad_top = h.pad_begin, s.pad_bottom = h.pad_end;
+    s.dilation_h = h.dilation;
+    s.W = w.size, s.S = w.kernel, s.stride_w = w.stride, s.pad_left = w.pad_begin, s.pad_right = w.pad_end;
+    s.dilation_w = w.dilation;
+    return s;
+}
+
+// Depth 1 and 2, odd sizes, a stride of 2 in one axis only, dilation in
+// depth, groups and depthwise, six different pads, N > 1, C and K off the
+// naive kernel's block of 4, a kernel deeper than it is tall, 1x1x1.
+std::vector<ConvShapes> edge_table_3d() {
+    return {
+        make3d(2, 3, 5, {5, 3, 1, 1, 1}, {7, 3, 1, 1, 1}, {6, 3, 1, 1, 1}),
+        make3d(1, 4, 8, {1, 1}, {9, 3, 1, 1, 1}, {9, 3, 1, 1, 1}),             // depth 1
+        make3d(1, 2, 3, {2, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3}, 1, false),  // depth 2 under a 3-deep kernel
+        make3d(1, 3, 6, {9, 3, 2, 1, 1}, {6, 3, 1, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in depth only
+        make3d(2, 3, 4, {4, 3, 1, 1, 1}, {9, 3, 2, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in height only
+        make3d(1, 2, 5, {7, 3, 1, 2, 2, 2}, {6, 3, 1, 1, 1}, {8, 3, 1, 2, 2, 2}),  // dilation 2 in depth and width
+        make3d(1, 4, 6, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 2),     // groups 2
+        make3d(2, 5, 5, {4, 3, 1, 1, 1}, {6, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 5),     // depthwise
+        make3d(1, 3, 7, {5, 3, 2, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 2, 1, 1}),        // six pads, two strides
+        make3d(3, 6, 9, {5, 1, 2}, {5, 1, 2}, {5, 1, 2}),                          // 1x1x1 stride 2, N = 3
+        make3d(1, 1, 1, {1, 1}, {1, 1}, {1, 1}),                                   // one voxel
+        make3d(1, 2, 3, {6, 5, 1, 2, 2}, {4, 1}, {5, 3, 1, 1, 1}),                 // 5x1x3
+    };
+}
+
+std::string with_direction(ConvShapes s, ConvDirection d) { return s.in_direction(d).str(); }
+
+TEST(Conv3d, EveryDirectionMatchesTheReferenceOnTheEdgeTable) {
+    for (const ConvShapes& forward : edge_table_3d()) {
+        for (const ConvDirection direction : all_conv_directions()) {
+            const ConvShapes s = forward.in_direction(direction);
+            const ConvCaseResult r = run_conv_case(s);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            EXPECT_EQ(r.plan.variant.id, "naive") << with_direction(forward, direction);
+            EXPECT_EQ(r.compared, static_cast<std::size_t>(direction == ConvDirection::FORWARD ? s.output_numel()
+                                                          : direction == ConvDirection::BACKWARD_DATA
+                                                              ? s.input_numel()
+                                                              : s.weight_numel() + (s.bias ? s.K : 0)));
+        }
+    }
+}
+
+TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
+    const ConvShapes s = edge_table_3d()[3].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ConvCaseOptions options;
+    options.beta = 1.0f;
+    options.seed = 7;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+}
+
+TEST(Conv3d, PostOpsApplyAsEachOutputIsWritten) {
+    ConvShapes s = edge_table_3d()[0];
+    s.post_ops = PostOps::relu().with_sum();
+    const ConvCaseResult r = run_conv_case(s);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+}
+
+TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
+    // Above the profile's naive_max_flops, so the ranking is asked, not the tiny-layer rule.
+    const ConvShapes s = make3d(1, 16, 16, {8, 3, 1, 1, 1}, {16, 3, 1, 1, 1}, {16, 3, 1, 1, 1});
+    const auto& profile = shared_context()->profile();
+    for (const ConvDirection d : all_conv_directions()) {
+        const ConvShapes problem = s.in_direction(d);
+        const std::string op = selector_op(problem);
+        EXPECT_EQ(op.rfind("conv3d", 0), 0u) << op;
+        const Decision decision = KernelSelector::global().explain(op, problem, profile);
+        EXPECT_EQ(decision.plan.variant.id, "naive");
+        std::size_t refused_for_rank = 0;
+        for (const auto& candidate : decision.candidates) {
+            if (candidate.reason.find("3-D") != std::string::npos) ++refused_for_rank;
+        }
+        EXPECT_GT(refused_for_rank, 0u) << decision.str();
+    }
+    // A global default that cannot take 3-D falls through to one that can.
+    set_default_conv_strategy(Kernel::IM2COL);
+    Conv3d conv(shared_context(), Conv3dOptions::for_shapes(s));
+    EXPECT_EQ(conv.plan_for(s.input_shape()).variant.id, "naive");
+    reload_default_conv_strategy_from_environment();
+}
+
+TEST(Conv3d, AStrictStrategyThatCannotTakeThreeDimensionsSaysSo) {
+    Conv3dOptions o = Conv3dOptions::for_shapes(edge_table_3d()[0]);
+    o.strategy = Kernel::CONV2D_WINOGRAD;
+    Conv3d conv(shared_context(), o);
+    try {
+        conv.plan_for(edge_table_3d()[0].input_shape());
+        FAIL() << "Winograd planned a 3-D layer";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("3-D"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Conv3d, AutoPadSameKeepsEveryAxisAtCeilOfSizeOverStride) {
+    Conv3dOptions o;
+    o.in_channels = 2, o.out_channels = 3, o.kernel = {3, 2, 3}, o.stride = {2, 1, 3};
+    o.auto_pad = AutoPad::SAME_UPPER;
+    Conv3d conv(shared_context(), o);
+    const ConvShapes s = conv.shapes_for({1, 2, 7, 5, 8});
+    EXPECT_EQ(s.O(), 4);
+    EXPECT_EQ(s.P(), 5);
+    EXPECT_EQ(s.Q(), 3);
+    EXPECT_EQ(s.pad_front + s.pad_back, 2);
+    EXPECT_EQ(s.pad_top, 0);  // SAME_UPPER puts the odd pixel at the end
+    EXPECT_EQ(s.pad_bottom, 1);
+    const ConvCaseResult r = run_conv_case(s);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+}
+
+// The naive kernel is one source for both ranks: a Conv3d of depth 1 and a
+// Conv2d of the same layer run the same sums in the same order.
+TEST(Conv3d, DepthOneIsTheTwoDimensionalLayerBitForBit) {
+    ConvShapes s2;
+    s2.N = 2, s2.C = 3, s2.H = 9, s2.W = 11, s2.K = 6, s2.R = 3, s2.S = 3, s2.stride_w = 2;
+    s2.set_padding(1, 2, 0, 1), s2.bias = true;
+    ConvShapes s3 = s2;
+    s3.spatial_rank = 3;
+    const auto context = shared_context();
+    const auto x = random_uniform(static_cast<std::size_t>(s2.input_numel()), 11);
+    const auto w = random_uniform(static_cast<std::size_t>(s2.weight_numel()), 12);
+    const auto b = random_uniform(static_cast<std::size_t>(s2.K), 13);
+    Conv2dOptions o2 = Conv2dOptions::for_shapes(s2);
+    o2.strategy = Kernel::CONV2D_NAIVE;
+    Conv3dOptions o3 = Conv3dOptions::for_shapes(s3);
+    o3.strategy = Kernel::CONV2D_NAIVE;
+    Conv2d conv2(context, o2);
+    Conv3d conv3(context, o3);
+    conv2.set_weights(w, b);
+    conv3.set_weights(w, b);
+    const Tensor y2 = conv2.forward(Tensor::from_host(context, x, s2.input_shape()));
+    const Tensor y3 = conv3.forward(Tensor::from_host(context, x, s3.input_shape()));
+    EXPECT_EQ(y3.shape(), (Tensor::Shape{2, 6, 1, s2.P(), s2.Q()}));
+    EXPECT_EQ(y2.to_host(), y3.to_host());
+}
+
+template <typename Body>
+std::string error_of(Body&& body) {
+    try {
+        body();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(Conv3d, BadInputIsAnErrorThatSaysWhatWasExpectedAndWritesNothing) {
+    const auto context = shared_context();
+    const ConvShapes s = edge_table_3d()[0];
+    Conv3d conv(context, Conv3dOptions::for_shapes(s));
+    conv.set_weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), 1),
+                     random_uniform(static_cast<std::size_t>(s.K), 2));
+    Tensor y = Tensor::empty(context, s.output_shape());
+    y.fill(std::numeric_limits<float>::quiet_NaN());
+
+    // A 4-D tensor.
+    const Tensor four_d = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+    EXPECT_NE(error_of([&] { conv.forward(four_d, y); }).find("expected rank 5, N x C x D x H x W"), std::string::npos);
+    // A kernel deeper than the padded input.
+    const Tensor shallow = Tensor::empty(context, {1, s.C, 0 + 1, s.H, s.W});
+    Conv3dOptions deep = Conv3dOptions::for_shapes(s);
+    deep.padding = Padding3d(0);
+    Conv3d unpadded(context, deep);
+    EXPECT_NE(error_of([&] { unpadded.shapes_for(shallow.shape()); }).find("depth (3) is larger than the padded input's (1)"),
+              std::string::npos);
+    // Groups not dividing C.
+    Conv3dOptions bad_groups = Conv3dOptions::for_shapes(s);
+    bad_groups.groups = 2;
+    EXPECT_NE(error_of([&] { Conv3d(context, bad_groups); }).find("groups = 2 must divide in_channels = 3"),
+              std::string::npos);
+    // Weights of a 2-D layer's size.
+    EXPECT_NE(error_of([&] { conv.set_weights(std::vector<float>(static_cast<std::size_t>(s.K * s.C * 9)), {}); })
+                  .find("out_channels x in_channels/groups x T x R x S"),
+              std::string::npos);
+    // An output of the wrong depth.
+    const Tensor x = Tensor::from_host(context, random_uniform(static_cast<std::size_t>(s.input_numel()), 3), s.input_shape());
+    Tensor wrong = Tensor::empty(context, {s.N, s.K, s.O() + 1, s.P(), s.Q()});
+    EXPECT_NE(error_of([&] { conv.forward(x, wrong); }).find("expected " + shape_string(s.output_shape())),
+              std::string::npos);
+    // A negative depth padding.
+    Conv3dOptions negative = Conv3dOptions::for_shapes(s);
+    negative.padding.back = -1;
+    EXPECT_NE(error_of([&] { Conv3d(context, negative); }).find("padding (back) = -1"), std::string::npos);
+    for (const float v : y.to_host()) ASSERT_TRUE(std::isnan(v)) << "an error wrote to the caller's output";
+}
+
+}  // namespace
+}  // namespace netcl::test
