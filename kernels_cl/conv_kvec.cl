@@ -36,6 +36,13 @@
 // width (PoCL compiles a kernel in seconds); for a layer large enough to pay
 // for a build of its own the configuration fixes it too (FIXED_GEOMETRY with
 // FR, FSH, FSW, FPH, FPW: 5-15% faster on ResNet-50's 3x3 stride-2 layers).
+//
+// 3-D (NCDHW, build option DEPTH): the pixels are counted over O x P x Q,
+// each pixel also has a first plane, and a loop over the T filter planes
+// wraps the row taps, the weights packed Wp[panel][T][R][C][S][NR] (the pack
+// kernel below is handed T*R rows and gives exactly that order). Without
+// DEPTH the plane loop is gone and the 2-D kernel is the one it was; its
+// depth arguments are then 1, 1, 1, 1, 0.
 
 __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, const int x_image_stride,
                         __global const float* restrict Wp, const ulong wp_offset, __global float* restrict Y,
@@ -43,7 +50,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
                         const int y_image_stride, __global const float* restrict bias, const ulong bias_offset,
                         const int C, const int H, const int W, const int K, const int P, const int Q,
                         const int images, const int r_arg, const int sh_arg, const int sw_arg, const int ph_arg,
-                        const int pw_arg) {
+                        const int pw_arg, const int D, const int O, const int T, const int sd, const int pd_arg) {
 #ifdef FIXED_GEOMETRY
 #define R FR
 #define SH FSH
@@ -57,26 +64,40 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #define PH ph_arg
 #define PW pw_arg
 #endif
-    const int PQ = P * Q, M = images * PQ;
+    const int PQ = P * Q;
+#ifdef DEPTH
+    const int image_pixels = O * PQ, plane = H * W, channel = D * plane;
+#else
+    const int image_pixels = PQ, channel = H * W;
+#endif
+    const int M = images * image_pixels;
     const int ntk = (K + NR - 1) / NR, ntp = (M + MR - 1) / MR;
     const int tk = (int)get_global_id(0), tp = (int)get_global_id(1);
     if (tk >= ntk || tp >= ntp) return;
     const int k0 = tk * NR;                      // a panel: guarded stores, no shift-back
     const int m0 = max(min(tp * MR, M - MR), 0);  // the last pixel tile shifted back
-    const int HW = H * W;
     X += x_offset;
     Y += y_offset;
-    Wp += wp_offset + (size_t)tk * R * C * S * NR;
+    Wp += wp_offset + (size_t)tk * T * R * C * S * NR;
     bias += bias_offset;
 
     // Per pixel: its top-left tap (row, column) and its image's first float,
     // where every address of the tile is then base + row * W + column.
     int ph[MR], pw[MR], base[MR];
+#ifdef DEPTH
+    int first_plane[MR];
+#endif
     int cols_in = 1;  // every tap of every pixel inside the row width
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
         const int pixel = min(m0 + i, M - 1);
-        const int n = pixel / PQ, pq = pixel - n * PQ;
+        const int n = pixel / image_pixels;
+#ifdef DEPTH
+        const int opq = pixel - n * image_pixels, o = opq / PQ, pq = opq - o * PQ;
+        first_plane[i] = o * sd - pd_arg;
+#else
+        const int pq = pixel - n * PQ;
+#endif
         const int p = pq / Q, q = pq - p * Q;
         ph[i] = p * SH - PH;
         pw[i] = q * SW - PW;
@@ -91,12 +112,33 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
         for (int v = 0; v < NV; ++v) acc[i][v] = (vec_t)(0.0f);
     vec_t b[NV];
 
+    // pbase: each pixel's first float of this filter plane's input plane;
+    // pin: whether that plane is inside the input (always, in 2-D).
+    int pbase[MR], pin[MR];
+#ifdef DEPTH
+    for (int u = 0; u < T; ++u) {
+        int any_plane = 0;
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+            const int d = first_plane[i] + u;
+            pin[i] = (d >= 0) & (d < D);
+            pbase[i] = base[i] + (pin[i] ? d : 0) * plane;
+            any_plane |= pin[i];
+        }
+        if (!any_plane) continue;
+        __global const float* wu = Wp + (size_t)u * R * C * S * NR;
+#else
+    {
+#pragma unroll
+        for (int i = 0; i < MR; ++i) pbase[i] = base[i], pin[i] = 1;
+        __global const float* wu = Wp;
+#endif
     for (int r = 0; r < R; ++r) {
-        __global const float* wr = Wp + (size_t)r * C * S * NR;
+        __global const float* wr = wu + (size_t)r * C * S * NR;
         int row_in = 1, any_row = 0;
 #pragma unroll
         for (int i = 0; i < MR; ++i) {
-            const int in = (ph[i] + r >= 0) & (ph[i] + r < H);
+            const int in = (ph[i] + r >= 0) & (ph[i] + r < H) & pin[i];
             row_in &= in;
             any_row |= in;
         }
@@ -104,7 +146,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
         if (row_in & cols_in) {
             int off[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) off[i] = base[i] + (ph[i] + r) * W + pw[i];
+            for (int i = 0; i < MR; ++i) off[i] = pbase[i] + (ph[i] + r) * W + pw[i];
             __global const float* xp = X;
             __global const float* wp = wr;
             for (int c = 0; c < C; ++c) {
@@ -120,7 +162,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
                     }
                 }
                 wp += S * NR;
-                xp += HW;
+                xp += channel;
             }
             continue;
         }
@@ -130,8 +172,8 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
                 const int ih = ph[i] + r, iw = pw[i] + s;
-                in[i] = ih >= 0 && ih < H && iw >= 0 && iw < W;
-                off[i] = in[i] ? base[i] + ih * W + iw : 0;
+                in[i] = pin[i] && ih >= 0 && ih < H && iw >= 0 && iw < W;
+                off[i] = in[i] ? pbase[i] + ih * W + iw : 0;
                 inside += in[i];
             }
             if (inside == 0) continue;
@@ -148,10 +190,11 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
                     for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
                 }
                 wp += S * NR;
-                xp += HW;
+                xp += channel;
             }
         }
     }
+    }  // the filter planes (one in 2-D)
 
     // Transposed store: acc[i][v] holds channels k0 + v*VW .. of pixel m0 + i.
     // A full panel stores unguarded: with a guard per lane PoCL kept the 64
@@ -170,14 +213,14 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #ifdef POST_SUM
         if (m0 + i < tp * MR) continue;  // the shifted-back last tile's rows its neighbour stored
 #endif
-        const int n = (m0 + i) / PQ;
-        __global float* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * PQ) + (size_t)k0 * PQ;
+        const int n = (m0 + i) / image_pixels;
+        __global float* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * image_pixels) + (size_t)k0 * image_pixels;
         if (full_panel) {
 #pragma unroll
             for (int v = 0; v < NV; ++v)
 #pragma unroll
                 for (int t = 0; t < VW; ++t) {
-                    __global float* yo = yi + (size_t)(v * VW + t) * PQ;
+                    __global float* yo = yi + (size_t)(v * VW + t) * image_pixels;
                     *yo = POST_OPS(OUT(i, v, t), *yo);
                 }
         } else {
@@ -186,7 +229,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
                     if (k0 + v * VW + t < K) {
-                        __global float* yo = yi + (size_t)(v * VW + t) * PQ;
+                        __global float* yo = yi + (size_t)(v * VW + t) * image_pixels;
                         *yo = POST_OPS(OUT(i, v, t), *yo);
                     }
         }
@@ -202,7 +245,9 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 
 // Packs weights K x C x R x S (one group's, `w` at its first filter) into
 // conv_kvec's panels Wp[ceil(K/NR)][R][C][S][NR], zeros past K. Once per
-// set_weights. NDRange: dim0 = ceil(K/NR)*NR, dim1 = C*R*S.
+// set_weights. NDRange: dim0 = ceil(K/NR)*NR, dim1 = C*R*S. A 3-D filter
+// K x C x T x R x S is packed as one with T*R rows: row u*R + r of channel c
+// is its plane u, row r, the Wp[panel][T][R][C][S][NR] conv_kvec reads.
 __kernel void conv_kvec_pack(__global const float* restrict w, const ulong w_offset, __global float* restrict wp,
                              const ulong wp_offset, const int K, const int C, const int R) {
     const int k = (int)get_global_id(0);

@@ -20,6 +20,189 @@
 
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 
+#ifdef DEPTH
+// 3-D, F(m x m x m, r x r x r) (Lan et al.): the same three kernels on
+// alpha^3 transform elements, e = (z * alpha + y) * alpha + x, each
+// transform the 1-D one along every axis in turn, with the plain layouts
+// U[e][K][C], V[e][C][T], M[e][K][T] (no U_PANEL: the transposed multiply
+// is 2-D). Tiles are numbered image by image, then plane, row, column.
+#define A3 (WINO_ALPHA * WINO_ALPHA * WINO_ALPHA)
+
+void tile_position_3d(const int tile, const int tiles_per_image, const int tiles_h, const int tiles_w, int* n,
+                      int* tz, int* ty, int* tx) {
+    *n = tile / tiles_per_image;
+    int rest = tile - *n * tiles_per_image;
+    *tz = rest / (tiles_h * tiles_w);
+    rest -= *tz * tiles_h * tiles_w;
+    *ty = rest / tiles_w;
+    *tx = rest - *ty * tiles_w;
+}
+
+// U = g transformed by G along each axis, into [e][K][C], once per
+// set_weights. NDRange: dim0 = C, dim1 = K.
+__kernel void winograd_gemm_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+                                    const int C, const int K) {
+    const int c = (int)get_global_id(0), k = (int)get_global_id(1);
+    if (c >= C || k >= K) return;
+    w += w_offset + ((size_t)k * C + c) * (WINO_R * WINO_R * WINO_R);
+    float g[WINO_R][WINO_R][WINO_R];
+    float t1[WINO_R][WINO_R][WINO_ALPHA];
+    float t2[WINO_R][WINO_ALPHA][WINO_ALPHA];
+    float v[WINO_ALPHA][WINO_ALPHA][WINO_ALPHA];
+#pragma unroll
+    for (int z = 0; z < WINO_R; ++z)
+#pragma unroll
+        for (int y = 0; y < WINO_R; ++y)
+#pragma unroll
+            for (int x = 0; x < WINO_R; ++x) g[z][y][x] = w[(z * WINO_R + y) * WINO_R + x];
+#define IN_X(i) g[z][y][i]
+#define OUT_X(i) t1[z][y][i]
+#pragma unroll
+    for (int z = 0; z < WINO_R; ++z)
+#pragma unroll
+        for (int y = 0; y < WINO_R; ++y) { WINO_G(IN_X, OUT_X) }
+#define IN_Y(i) t1[z][i][x]
+#define OUT_Y(i) t2[z][i][x]
+#pragma unroll
+    for (int z = 0; z < WINO_R; ++z)
+#pragma unroll
+        for (int x = 0; x < WINO_ALPHA; ++x) { WINO_G(IN_Y, OUT_Y) }
+#define IN_Z(i) t2[i][y][x]
+#define OUT_Z(i) v[i][y][x]
+#pragma unroll
+    for (int y = 0; y < WINO_ALPHA; ++y)
+#pragma unroll
+        for (int x = 0; x < WINO_ALPHA; ++x) { WINO_G(IN_Z, OUT_Z) }
+#undef IN_X
+#undef OUT_X
+#undef IN_Y
+#undef OUT_Y
+#undef IN_Z
+#undef OUT_Z
+#pragma unroll
+    for (int e = 0; e < A3; ++e) {
+        u[((size_t)e * K + k) * C + c] = v[e / A2][e / WINO_ALPHA % WINO_ALPHA][e % WINO_ALPHA];
+    }
+}
+
+// V = d transformed by B^T along each axis, for tiles tile0 .. tile0 + T - 1
+// of every channel; loads outside the input (padding, ragged last tiles)
+// read 0. NDRange: dim0 = T, dim1 = C.
+__kernel void winograd_gemm_input(__global const float* restrict x, const ulong x_offset, __global float* restrict v,
+                                  const ulong v_offset, const int C, const int H, const int W, const int pad_top,
+                                  const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
+                                  const int T, const int D, const int pad_front, const int tiles_h) {
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1);
+    if (t >= T || c >= C) return;
+    int n, tz, ty, tx;
+    tile_position_3d(tile0 + t, tiles_per_image, tiles_h, tiles_w, &n, &tz, &ty, &tx);
+    const int iz0 = tz * WINO_M - pad_front, iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
+    __global const float* xp = x + x_offset + ((size_t)n * C + c) * D * H * W;
+    float d[WINO_TILE][WINO_TILE][WINO_TILE];
+#pragma unroll
+    for (int z = 0; z < WINO_TILE; ++z) {
+        const int iz = iz0 + z;
+        const bool plane_in = iz >= 0 && iz < D;
+        const int plane = clamp(iz, 0, D - 1) * H;
+#pragma unroll
+        for (int y = 0; y < WINO_TILE; ++y) {
+            const int iy = iy0 + y;
+            const bool row_in = plane_in && iy >= 0 && iy < H;
+            const int row = (plane + clamp(iy, 0, H - 1)) * W;
+#pragma unroll
+            for (int j = 0; j < WINO_TILE; ++j) {
+                const int ix = ix0 + j;
+                const float value = xp[row + clamp(ix, 0, W - 1)];
+                d[z][y][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
+            }
+        }
+    }
+    float s1[WINO_TILE][WINO_TILE][WINO_ALPHA];
+    float s2[WINO_TILE][WINO_ALPHA][WINO_ALPHA];
+#define IN_X(i) d[z][y][i]
+#define OUT_X(i) s1[z][y][i]
+#pragma unroll
+    for (int z = 0; z < WINO_TILE; ++z)
+#pragma unroll
+        for (int y = 0; y < WINO_TILE; ++y) { WINO_BT(IN_X, OUT_X) }
+#define IN_Y(i) s1[z][i][xx]
+#define OUT_Y(i) s2[z][i][xx]
+#pragma unroll
+    for (int z = 0; z < WINO_TILE; ++z)
+#pragma unroll
+        for (int xx = 0; xx < WINO_ALPHA; ++xx) { WINO_BT(IN_Y, OUT_Y) }
+#define IN_Z(i) s2[i][y][xx]
+#define VOUT(i) v[v_offset + ((size_t)(((i) * WINO_ALPHA + y) * WINO_ALPHA + xx) * C + c) * T + t]
+#pragma unroll
+    for (int y = 0; y < WINO_ALPHA; ++y)
+#pragma unroll
+        for (int xx = 0; xx < WINO_ALPHA; ++xx) { WINO_BT(IN_Z, VOUT) }
+#undef IN_X
+#undef OUT_X
+#undef IN_Y
+#undef OUT_Y
+#undef IN_Z
+#undef VOUT
+}
+
+// Y = M transformed by A^T along each axis (+ bias, the output stage) for
+// tiles tile0 .. tile0 + T - 1 of every output channel; outputs past O, P
+// or Q are not written. NDRange: dim0 = T, dim1 = K.
+__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global float* restrict y,
+                                   const ulong y_offset, __global const float* restrict bias, const ulong bias_offset,
+                                   const int has_bias, const int K, const int P, const int Q, const int tiles_w,
+                                   const int tiles_per_image, const int tile0, const int T, const int O,
+                                   const int tiles_h) {
+    const int t = (int)get_global_id(0), k = (int)get_global_id(1);
+    if (t >= T || k >= K) return;
+    float s1[WINO_M][WINO_ALPHA][WINO_ALPHA];
+    float s2[WINO_M][WINO_M][WINO_ALPHA];
+    float o[WINO_M][WINO_M][WINO_M];
+#define IN_Z(i) m[m_offset + ((size_t)(((i) * WINO_ALPHA + yy) * WINO_ALPHA + xx) * K + k) * T + t]
+#define OUT_Z(i) s1[i][yy][xx]
+#pragma unroll
+    for (int yy = 0; yy < WINO_ALPHA; ++yy)
+#pragma unroll
+        for (int xx = 0; xx < WINO_ALPHA; ++xx) { WINO_AT(IN_Z, OUT_Z) }
+#define IN_Y(i) s1[z][i][xx]
+#define OUT_Y(i) s2[z][i][xx]
+#pragma unroll
+    for (int z = 0; z < WINO_M; ++z)
+#pragma unroll
+        for (int xx = 0; xx < WINO_ALPHA; ++xx) { WINO_AT(IN_Y, OUT_Y) }
+#define IN_X(i) s2[z][yy][i]
+#define OUT_X(i) o[z][yy][i]
+#pragma unroll
+    for (int z = 0; z < WINO_M; ++z)
+#pragma unroll
+        for (int yy = 0; yy < WINO_M; ++yy) { WINO_AT(IN_X, OUT_X) }
+#undef IN_Z
+#undef OUT_Z
+#undef IN_Y
+#undef OUT_Y
+#undef IN_X
+#undef OUT_X
+    const float b = has_bias ? bias[bias_offset + k] : 0.0f;
+    int n, tz, ty, tx;
+    tile_position_3d(tile0 + t, tiles_per_image, tiles_h, tiles_w, &n, &tz, &ty, &tx);
+    const int oz0 = tz * WINO_M, oy0 = ty * WINO_M, ox0 = tx * WINO_M;
+    __global float* yp = y + y_offset + ((size_t)n * K + k) * O * P * Q;
+#pragma unroll
+    for (int z = 0; z < WINO_M; ++z) {
+        if (oz0 + z >= O) break;
+#pragma unroll
+        for (int i = 0; i < WINO_M; ++i) {
+            if (oy0 + i >= P) break;
+            __global float* row = yp + ((size_t)(oz0 + z) * P + oy0 + i) * Q + ox0;
+#pragma unroll
+            for (int j = 0; j < WINO_M; ++j)
+                if (ox0 + j < Q) row[j] = POST_OPS(o[z][i][j] + b, row[j]);
+        }
+    }
+}
+
+#else  // 2-D
+
 // Where tile `tile` of the layer lies: image n, tile row ty, tile column tx
 // (tiles numbered image by image, row by row).
 void tile_position(const int tile, const int tiles_per_image, const int tiles_w, int* n, int* ty, int* tx) {
@@ -155,3 +338,5 @@ __kernel void winograd_gemm_output(__global const float* restrict m, const ulong
             if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = POST_OPS(o[i][j] + b, yp[(oy0 + i) * Q + ox0 + j]);
     }
 }
+
+#endif  // DEPTH

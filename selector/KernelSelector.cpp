@@ -269,7 +269,7 @@ Plan KernelSelector::select_strategy(const std::string& op, Kernel kernel, const
     }
     const DeviceProfile profile = resolve_profile(device);
     const Candidate c = plan_for("strict override", kernel, variant, shapes, profile, "strict override", /*strict=*/true);
-    if (!c.accepted) throw Error("Conv2d strict override: " + c.reason + " (" + shapes.str() + ")");
+    if (!c.accepted) throw Error("strict override (op " + op + "): " + c.reason + " (" + shapes.str() + ")");
     Plan plan = c.plan;
     plan.reason = "strict override";
     return plan;

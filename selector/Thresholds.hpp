@@ -22,6 +22,11 @@ inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output"; 
 // N * ceil(P/4) * ceil(Q/4) for F(4x4) first: fewer tiles share its weights than stream them well; 0: any.
 inline constexpr const char* winograd_f4_min_tiles = "winograd_f4_min_tiles";
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
+// 3-D: min(C, K) for Winograd at all (its transforms cost (C + K) per tile
+// against the multiply's C x K), and the F(4x4x4) tiles in the batch for it
+// before F(2x2x2) (N * ceil(O/4) * ceil(P/4) * ceil(Q/4)).
+inline constexpr const char* winograd3d_min_channels = "winograd3d_min_channels";
+inline constexpr const char* winograd3d_f4_min_tiles = "winograd3d_f4_min_tiles";
 inline constexpr const char* winograd_5x5_tile = "winograd_5x5_tile";  // preferred m for 5x5 filters: 4, 5 or 9
 // 0/1: for 5x5 filters F(4x4,5x5), F(9x9,5x5) or F(5x5,5x5), whichever pads the output least, first (over winograd_5x5_tile).
 inline constexpr const char* winograd_5x5_tile_by_padding = "winograd_5x5_tile_by_padding";

@@ -12,6 +12,7 @@
 #include "netcl/Conv3d.hpp"
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
+#include "ops/Implementations.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "tests/support/TestData.hpp"
@@ -74,6 +75,76 @@ TEST(Conv3d, EveryDirectionMatchesTheReferenceOnTheEdgeTable) {
     }
 }
 
+// The implicit GEMM's DEPTH build: every undilated forward shape of the
+// table, and two wider layers whose tiles take the interior path (every tap
+// of a pixel tile inside the image), C >= 8 (the wide tile) and the
+// residual sum over the shifted-back last pixel tile.
+TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
+    const Variant implicit("implicit-gemm");
+    const auto& profile = shared_context()->profile();
+    std::vector<ConvShapes> shapes = edge_table_3d();
+    shapes.push_back(make3d(2, 16, 20, {6, 3, 1, 1, 1}, {10, 3, 1, 1, 1}, {11, 3, 1, 1, 1}));
+    shapes.push_back(make3d(1, 9, 13, {5, 3, 2, 0, 1}, {12, 1, 1}, {9, 3, 2, 1, 0}));
+    shapes.back().post_ops = PostOps::leaky_relu(0.1f).with_sum();
+    int ran = 0;
+    for (const ConvShapes& s : shapes) {
+        if (const auto reason = why_not(implicit, s, profile)) {
+            EXPECT_GT(s.dilation_d * s.dilation_h * s.dilation_w, 1) << s.str() << ": " << *reason;
+            EXPECT_NE(reason->find("dilation 1"), std::string::npos) << *reason;
+            continue;
+        }
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, implicit);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        ++ran;
+    }
+    EXPECT_EQ(ran, static_cast<int>(shapes.size()) - 1);  // all but the dilated one
+    // Its backward data runs as forward convolutions, which are 2-D.
+    const auto refusal = why_not(implicit, shapes[0].in_direction(ConvDirection::BACKWARD_DATA), profile);
+    ASSERT_TRUE(refusal.has_value());
+    EXPECT_NE(refusal->find("takes 2-D layers"), std::string::npos) << *refusal;
+}
+
+// 3-D Winograd (Lan et al.'s F(2x2x2,3x3x3) and F(4x4x4,3x3x3)), separate
+// transforms around the GEMM engine: the table's 3x3x3 stride-1 ungrouped
+// layers (ragged last tiles in every axis, depth 2 under a 3-deep kernel,
+// six pads), a wider one with a residual sum, and one split into passes by
+// a small workspace limit.
+TEST(Conv3d, WinogradTilesMatchTheReference) {
+    const auto& profile = shared_context()->profile();
+    std::vector<ConvShapes> shapes = edge_table_3d();
+    shapes.push_back(make3d(1, 3, 4, {5, 3, 1, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 1, 1, 1}));   // six pads, stride 1
+    shapes.push_back(make3d(3, 2, 3, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {9, 3, 1, 0, 0}, 1, false));  // N = 3
+    shapes.push_back(make3d(2, 16, 20, {6, 3, 1, 1, 1}, {10, 3, 1, 1, 1}, {11, 3, 1, 1, 1}));
+    shapes.back().post_ops = PostOps::relu().with_sum();
+    for (const char* id : {"wino3d-f2-gemm", "wino3d-f4-gemm"}) {
+        const Variant variant(id);
+        int ran = 0;
+        for (const ConvShapes& s : shapes) {
+            if (why_not(variant, s, profile)) continue;
+            const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_WINOGRAD, variant, 5, tolerance_factor(variant));
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            ++ran;
+        }
+        EXPECT_GE(ran, 5) << id;
+        ConvCaseOptions small;
+        small.strategy = Kernel::CONV2D_WINOGRAD;
+        small.variant = variant;
+        small.tolerance_factor = tolerance_factor(variant);
+        small.workspace_limit_bytes = 64 * 1024;  // a few tiles a pass
+        const ConvCaseResult r = run_conv_case(shapes.back(), small);
+        EXPECT_TRUE(r.passed()) << describe(shapes.back(), r);
+    }
+    // A 2-D tile refuses a 3-D layer and the other way round, saying why.
+    const auto flat = why_not(Variant("wino-f2-gemm"), shapes[0], profile);
+    ASSERT_TRUE(flat.has_value());
+    EXPECT_NE(flat->find("3-D"), std::string::npos) << *flat;
+    ConvShapes two_d;
+    two_d.C = 4, two_d.K = 4, two_d.H = two_d.W = 8, two_d.set_padding(1);
+    const auto deep = why_not(Variant("wino3d-f2-gemm"), two_d, profile);
+    ASSERT_TRUE(deep.has_value());
+    EXPECT_NE(deep->find("takes 3-D layers; this one is 2-D"), std::string::npos) << *deep;
+}
+
 TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
     const ConvShapes s = edge_table_3d()[3].in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ConvCaseOptions options;
@@ -99,29 +170,41 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
         const std::string op = selector_op(problem);
         EXPECT_EQ(op.rfind("conv3d", 0), 0u) << op;
         const Decision decision = KernelSelector::global().explain(op, problem, profile);
-        EXPECT_EQ(decision.plan.variant.id, "naive");
+        // Forward on the GEMM engine; the gradients have the direct kernels only, so far.
+        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::FORWARD ? "implicit-gemm" : "naive") << decision.str();
         std::size_t refused_for_rank = 0;
         for (const auto& candidate : decision.candidates) {
             if (candidate.reason.find("3-D") != std::string::npos) ++refused_for_rank;
         }
         EXPECT_GT(refused_for_rank, 0u) << decision.str();
     }
-    // A global default that cannot take 3-D falls through to one that can.
-    set_default_conv_strategy(Kernel::IM2COL);
-    Conv3d conv(shared_context(), Conv3dOptions::for_shapes(s));
-    EXPECT_EQ(conv.plan_for(s.input_shape()).variant.id, "naive");
+    // min(C, K) = 16: the 3-D Winograd rule passes over it, saying why.
+    const Decision forward = KernelSelector::global().explain("conv3d", s, profile);
+    EXPECT_NE(forward.str().find("winograd3d_min_channels"), std::string::npos) << forward.str();
+    // A global default that cannot take the layer (Winograd, under a depth
+    // stride) falls through to one that can.
+    ConvShapes strided = s;
+    strided.stride_d = 2;
+    set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
+    Conv3d conv(shared_context(), Conv3dOptions::for_shapes(strided));
+    const Plan& fallen = conv.plan_for(strided.input_shape());
+    EXPECT_NE(fallen.kernel, Kernel::CONV2D_WINOGRAD) << fallen.str();
+    EXPECT_NE(fallen.reason.find("built-in"), std::string::npos) << fallen.str();
     reload_default_conv_strategy_from_environment();
 }
 
-TEST(Conv3d, AStrictStrategyThatCannotTakeThreeDimensionsSaysSo) {
-    Conv3dOptions o = Conv3dOptions::for_shapes(edge_table_3d()[0]);
+// A 1x3x3 filter: the 3-D tiles take 3x3x3 only, the 2-D ones 2-D layers only.
+TEST(Conv3d, AStrictStrategyThatCannotTakeTheLayerSaysWhy) {
+    const ConvShapes s = edge_table_3d()[1];
+    Conv3dOptions o = Conv3dOptions::for_shapes(s);
     o.strategy = Kernel::CONV2D_WINOGRAD;
     Conv3d conv(shared_context(), o);
     try {
-        conv.plan_for(edge_table_3d()[0].input_shape());
-        FAIL() << "Winograd planned a 3-D layer";
+        conv.plan_for(s.input_shape());
+        FAIL() << "Winograd planned a 1x3x3 layer";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("3-D"), std::string::npos) << e.what();
+        const std::string what = e.what();
+        EXPECT_NE(what.find("takes 3x3x3 filters; this layer has 1x3x3"), std::string::npos) << what;
     }
 }
 

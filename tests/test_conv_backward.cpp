@@ -300,12 +300,12 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
     half.dtype = DataType::FLOAT16;
     expect_error([&] { (void)selector.select("conv2d", half, profile); },
                  {"no implementation takes", "dtype=float16", "naive takes float32 tensors; this problem's are float16"});
-    // A 3-D problem is asked under its own op; the GEMM engine's variants say why not (tests/test_conv3d.cpp).
+    // A 3-D problem is asked under its own op; the 2-D-only variants say why not (tests/test_conv3d.cpp).
     ConvShapes volume = s;
     volume.spatial_rank = 3, volume.D = 4;
     const Decision deep = selector.explain("conv3d", volume, profile);
     EXPECT_EQ(deep.plan.variant, Variant("naive")) << deep.str();
-    const auto rank_refusal = why_not(Variant("implicit-gemm"), volume, profile);
+    const auto rank_refusal = why_not(Variant("gemm-1x1"), volume, profile);
     ASSERT_TRUE(rank_refusal.has_value());
     EXPECT_NE(rank_refusal->find("takes 2-D convolutions; this one is 3-D"), std::string::npos) << *rank_refusal;
 

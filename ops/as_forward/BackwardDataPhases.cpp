@@ -43,6 +43,10 @@ std::size_t output_floats(const BackwardDataPhase& p) {
 }  // namespace
 
 std::optional<std::string> backward_data_phases_why_not(const ConvShapes& s) {
+    if (s.spatial_rank != 2) {
+        return "backward data as forward convolutions takes 2-D layers (its stride phases and filter rotation are "
+               "2-D); this one is " + std::to_string(s.spatial_rank) + "-D";
+    }
     if ((s.stride_h > 1 && s.dilation_h > 1) || (s.stride_w > 1 && s.dilation_w > 1)) {
         return "backward data as forward convolutions takes a stride or a dilation on an axis, not both; this layer "
                "has stride " + std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w) + " and dilation " +

@@ -30,6 +30,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     c.stride_h = static_cast<int>(s.stride_h), c.stride_w = static_cast<int>(s.stride_w);
     c.pad_top = static_cast<int>(s.pad_top), c.pad_left = static_cast<int>(s.pad_left);
     c.bias = s.bias;
+    c.depth = s.spatial_rank == 3;
     c.post_ops = s.post_ops;
     c.fixed_geometry = s.direct_flops() >= profile.tuned_or("implicit_gemm_fixed_min_flops", 5e7);
     // Few pixels and many weights (ResNet's 7x7 outputs at N = 1): all the
@@ -39,7 +40,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     // it in): at N = 8 the wide tile reads each panel for 49 tiles of 8 and
     // ran res5.3x3 at 6.3 against 9.9 ms, res5.expand 2.4 against 4.5 (AVX-512
     // profile, Zen 5); at N = 2 the two were within the noise.
-    if (!thin && s.N * s.P() * s.Q() <= 64) {
+    if (!thin && s.N * s.O() * s.P() * s.Q() <= 64) {
         c.tile = gemm_tile(profile, "implicit_gemm_few_pixels", GemmTile{4, 2, 8, {1, 16}});
     }
     return c;
@@ -47,11 +48,11 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
 
 std::size_t ImplicitGemmConfig::packed_floats_per_group(const ConvShapes& s) const {
     const std::int64_t kg = s.K / s.groups, panels = (kg + tile.nr() - 1) / tile.nr();
-    return static_cast<std::size_t>(panels * tile.nr() * (s.C / s.groups) * s.R * s.S);
+    return static_cast<std::size_t>(panels * tile.nr() * (s.C / s.groups) * s.T * s.R * s.S);
 }
 
 cl::NDRange ImplicitGemmConfig::global(const ConvShapes& s, std::int64_t images) const {
-    const std::int64_t kg = s.K / s.groups, pixels = images * s.P() * s.Q();
+    const std::int64_t kg = s.K / s.groups, pixels = images * s.O() * s.P() * s.Q();
     return cl::NDRange(static_cast<std::size_t>((kg + tile.nr() - 1) / tile.nr()),
                        static_cast<std::size_t>((pixels + tile.mr - 1) / tile.mr), 1);
 }
@@ -59,7 +60,7 @@ cl::NDRange ImplicitGemmConfig::global(const ConvShapes& s, std::int64_t images)
 std::int64_t ImplicitGemmConfig::images_per_launch(const ConvShapes& s) {
     // The kernel addresses an image's first float and a flat pixel index in
     // int (an int offset is what PoCL's vectoriser keeps cheap).
-    const std::int64_t per_image = std::max(s.C * s.H * s.W, s.K * s.P() * s.Q());
+    const std::int64_t per_image = std::max(s.input_numel(), s.output_numel()) / s.N;
     return std::clamp<std::int64_t>(std::numeric_limits<int>::max() / std::max<std::int64_t>(per_image, 1), 1, s.N);
 }
 
@@ -73,6 +74,7 @@ ProgramSpec ImplicitGemmConfig::program() const {
                    " -DFPW=" + std::to_string(pad_left);
     }
     if (bias) options += " -DBIAS";
+    if (depth) options += " -DDEPTH";
     options += internal::post_ops_options(post_ops);
     return {"conv_kvec", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
             {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};

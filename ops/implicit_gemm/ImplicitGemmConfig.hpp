@@ -17,13 +17,14 @@ struct ImplicitGemmConfig {
     GemmTile tile;
     int R = 1, S = 1, stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
     bool bias = false;
+    bool depth = false;  // a 3-D layer: conv_kvec's DEPTH build (the plane loop)
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
     // The whole geometry as build constants: for layers of at least
     // implicit_gemm_fixed_min_flops (default 5e7), which pay for a build of
     // their own; smaller ones share one build per filter width.
     bool fixed_geometry = false;
 
-    // Packed weights of one group: ceil(Kg / NR) panels x Cg*R*S x NR floats.
+    // Packed weights of one group: ceil(Kg / NR) panels x Cg*T*R*S x NR floats.
     std::size_t packed_floats_per_group(const ConvShapes& shapes) const;
     // One launch covers `images` images (their pixels are one flat range).
     cl::NDRange global(const ConvShapes& shapes, std::int64_t images) const;

@@ -26,13 +26,14 @@ void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
     const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
-    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, crs = cg * s.R * s.S;
+    // A 3-D filter packs as a 2-D one of T*R rows (kernels_cl/conv_kvec.cl).
+    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, crs = cg * s.T * s.R * s.S;
     const std::int64_t padded_k = (kg + config_.tile.nr() - 1) / config_.tile.nr() * config_.tile.nr();
     for (std::int64_t g = 0; g < s.groups; ++g) {
         internal::set_args(pack_, "conv_kvec_pack", weights.buffer(),
                            internal::offset_of(weights) + static_cast<cl_ulong>(g * kg * crs), packed_.buffer(),
                            static_cast<cl_ulong>(g * per_group), static_cast<int>(kg), static_cast<int>(cg),
-                           static_cast<int>(s.R));
+                           static_cast<int>(s.T * s.R));
         internal::launch(context_->queue(), pack_, "conv_kvec_pack",
                          cl::NDRange(static_cast<std::size_t>(padded_k), static_cast<std::size_t>(crs)),
                          cl::NDRange(8, 1), chain);
@@ -45,7 +46,8 @@ void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     NETCL_REQUIRE(has_weights_, "implicit-gemm: enqueue before set_weights; expected weights first");
     internal::check_io(kName, shapes_, x, y);
     const ConvShapes& s = shapes_;
-    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, hw = s.H * s.W, pq = s.P() * s.Q();
+    // Per channel: the input's D*H*W and the output's O*P*Q floats (D = O = 1 in 2-D).
+    const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, hw = s.D * s.H * s.W, pq = s.O() * s.P() * s.Q();
     const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
     const Tensor& bias = s.bias ? bias_ : packed_;  // never read without BIAS
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
@@ -59,7 +61,7 @@ void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                                internal::offset_of(y) + u(n0 * s.K * pq + g * kg * pq), i(s.K * pq), bias.buffer(),
                                internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(cg), i(s.H), i(s.W), i(kg),
                                i(s.P()), i(s.Q()), i(images), i(s.R), i(s.stride_h), i(s.stride_w), i(s.pad_top),
-                               i(s.pad_left));
+                               i(s.pad_left), i(s.D), i(s.O()), i(s.T), i(s.stride_d), i(s.pad_front));
             internal::launch(context_->queue(), conv_, "conv_kvec", config_.global(s, images), config_.local(), chain);
         }
     }

@@ -17,16 +17,21 @@ public:
     Kernel kernel() const override { return Kernel::IM2COL; }
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
-        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        // 3-D forward on the same kernel (its DEPTH build); backward data as
+        // forward convolutions is 2-D (its stride phases say so for 3-D).
+        ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        kinds.spatial_ranks = {2, 3};
+        return kinds;
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("implicit-gemm")};
         return list;
     }
     std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
-        if ((s.dilation_h != 1 && s.R > 1) || (s.dilation_w != 1 && s.S > 1)) {
-            return "the implicit GEMM takes dilation 1; this layer has dilation " + std::to_string(s.dilation_h) + "x" +
-                   std::to_string(s.dilation_w);
+        if ((s.dilation_h != 1 && s.R > 1) || (s.dilation_w != 1 && s.S > 1) || (s.dilation_d != 1 && s.T > 1)) {
+            return "the implicit GEMM takes dilation 1; this layer has dilation " +
+                   (s.spatial_rank == 3 ? std::to_string(s.dilation_d) + "x" : std::string()) +
+                   std::to_string(s.dilation_h) + "x" + std::to_string(s.dilation_w);
         }
         if (s.R > 11 || s.S > 11) return std::string("the implicit GEMM unrolls its taps: filters up to 11x11");
         return std::nullopt;

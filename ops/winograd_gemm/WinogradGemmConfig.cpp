@@ -12,7 +12,8 @@ namespace netcl {
 
 const std::vector<Variant>& winograd_gemm_variants() {
     static const std::vector<Variant> list = {Variant("wino-f2-gemm"), Variant("wino-f4-gemm"), Variant("wino-f6-gemm"),
-                                              Variant("wino-f4r5-gemm"), Variant("wino-f5r5-gemm"), Variant("wino-f9r5-gemm")};
+                                              Variant("wino-f4r5-gemm"), Variant("wino-f5r5-gemm"), Variant("wino-f9r5-gemm"),
+                                              Variant("wino3d-f2-gemm"), Variant("wino3d-f4-gemm")};
     return list;
 }
 
@@ -23,6 +24,8 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant) {
     if (variant.id == "wino-f4r5-gemm") return WinogradTile{4, 5};
     if (variant.id == "wino-f5r5-gemm") return WinogradTile{5, 5};
     if (variant.id == "wino-f9r5-gemm") return WinogradTile{9, 5};
+    if (variant.id == "wino3d-f2-gemm") return WinogradTile{2, 3, 3};
+    if (variant.id == "wino3d-f4-gemm") return WinogradTile{4, 3, 3};
     return std::nullopt;
 }
 
@@ -75,11 +78,12 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.m = m;
     c.r = t.r;
     c.alpha = t.alpha();
+    c.rank = t.rank;
     c.post_ops = s.post_ops;
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
-    c.tiles = s.N * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
-    const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
+    c.tiles = s.N * ((s.O() + m - 1) / m) * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
+    const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
     const std::int64_t most = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(winograd_gemm_workspace_limit(profile) / per_tile), 1, c.tiles);
     // Passes of equal size (give or take one tile): no short last pass
@@ -120,7 +124,10 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // "winograd_gemm_transposed_min_channels" (C, K at least that: a channel
     // vector's worth).
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
-    c.transposed = forced >= 0 ? forced != 0
+    // 3-D: the one-tile transforms and the plain layouts only (the channel
+    // and row-lane kernels are 2-D).
+    c.transposed = c.rank == 3 ? false
+                   : forced >= 0 ? forced != 0
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
                                      std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
     if (c.transposed) c.tile = transposed_tile(profile, c.tiles_per_pass);
@@ -152,14 +159,14 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
                     " is not one the transforms build; expected 0 (a tile a work-item), 8 or 16");
     }
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
-    c.row_lanes = !c.transposed && lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
+    c.row_lanes = c.rank == 2 && !c.transposed && lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
     c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
     c.edge_n = !c.transposed && fewest < c.tile.nr();  // transposed: U in whole panels (B_PANEL)
     return c;
 }
 
 std::size_t WinogradGemmConfig::workspace_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * alpha * alpha) * sizeof(float);
+    return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float);
 }
 
 std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
@@ -167,15 +174,15 @@ std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
 }
 
 std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(alpha * alpha * u_columns(s) * s.C) * sizeof(float);
+    return static_cast<std::size_t>(elements() * u_columns(s) * s.C) * sizeof(float);
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
-    ProgramSpec spec{"winograd F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" +
-                         std::to_string(r) + ") transforms" + (scaled ? "" : " unscaled"),
+    ProgramSpec spec{"winograd " + tile_name() + " transforms" + (scaled ? "" : " unscaled"),
                      internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
                          embedded_source("winograd_gemm"),
-                     (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + internal::post_ops_options(post_ops),
+                     (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
+                         internal::post_ops_options(post_ops),
                      {{"winograd_gemm_input", {16, 4, 1}}, {"winograd_gemm_output", {16, 4, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
     if (transposed) {
@@ -199,8 +206,16 @@ ProgramSpec WinogradGemmConfig::gemm_program() const {
     return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed, prefetch_panels);
 }
 
+std::string WinogradGemmConfig::tile_name() const {
+    const auto cube = [this](int v) {
+        const std::string side = std::to_string(v);
+        return rank == 3 ? side + "x" + side + "x" + side : side + "x" + side;
+    };
+    return "F(" + cube(m) + "," + cube(r) + ")";
+}
+
 std::string WinogradGemmConfig::str() const {
-    return "F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" + std::to_string(r) + ")" +
+    return tile_name() +
            (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " tiles a pass, GEMM " + (transposed ? "transposed (tiles in rows, K along vectors) " : "") + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +

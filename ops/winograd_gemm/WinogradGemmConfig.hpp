@@ -2,7 +2,8 @@
 // Internal: how separate-transform Winograd (kernels_cl/winograd_gemm.cl +
 // the GEMM engine) runs one layer: the tile F(m x m, r x r), the GEMM's
 // register tile, and how many tiles one pass transforms (the workspace holds
-// V and M of one pass: (C + K) x alpha^2 floats per tile).
+// V and M of one pass: (C + K) x alpha^2 floats per tile; alpha^3 in 3-D,
+// F(m x m x m, r x r x r), Lan et al.).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,10 +19,11 @@
 namespace netcl {
 
 // The variants ("wino-f2-gemm", "wino-f4-gemm", "wino-f6-gemm" for 3x3
-// filters, "wino-f4r5-gemm", "wino-f5r5-gemm", "wino-f9r5-gemm" for 5x5) and the
-// tile each names.
+// filters, "wino-f4r5-gemm", "wino-f5r5-gemm", "wino-f9r5-gemm" for 5x5;
+// "wino3d-f2-gemm", "wino3d-f4-gemm" for 3x3x3) and the tile each names.
 struct WinogradTile {
     int m = 4, r = 3;  // F(m x m, r x r)
+    int rank = 2;      // 3: F(m x m x m, r x r x r), the 1-D matrices along each axis
     // The transformed tile's side: m + r - 1, or more where the tile has
     // quadratic factors (F(9x9,5x5): 16; WinogradMatrices.hpp).
     int alpha() const;
@@ -31,10 +33,13 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);
 
 struct WinogradGemmConfig {
     int m = 4, r = 3, alpha = 6;
+    int rank = 2;  // 3: the DEPTH build of kernels_cl/winograd_gemm.cl (one tile a work-item, plain layouts)
+    // Transform elements, the GEMMs of the batch: alpha^2, or alpha^3 in 3-D.
+    int elements() const { return rank == 3 ? alpha * alpha * alpha : alpha * alpha; }
     bool scaled = true;               // all but F(2,3): netcl's power-of-two scaling (profile "winograd_scaling"; separate transforms only)
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
-    std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m)
+    std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m) (x ceil(O/m) in 3-D)
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
@@ -61,12 +66,13 @@ struct WinogradGemmConfig {
     PostOps post_ops;  // the output transforms' output stage (kernels_cl/post_ops.cl)
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
-    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: alpha^2 x u_columns x C floats
+    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats
     // K, or transposed K padded to whole panels of the GEMM's NR columns (U
     // [e][K / NR][C][NR], streamed a panel at a time).
     std::int64_t u_columns(const ConvShapes& shapes) const;
     ProgramSpec transforms_program() const;
     ProgramSpec gemm_program() const;
+    std::string tile_name() const;  // "F(4x4,3x3)", "F(2x2x2,3x3x3)"
     std::string str() const;
 };
 

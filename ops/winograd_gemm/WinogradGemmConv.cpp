@@ -27,7 +27,7 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     output_kernel_ = internal::make_kernel(transforms, output_name_.c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
-    u_ = Tensor::empty(context_, {config_.alpha * config_.alpha, config_.u_columns(shapes_), shapes_.C});
+    u_ = Tensor::empty(context_, {config_.elements(), config_.u_columns(shapes_), shapes_.C});
 }
 
 void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
@@ -50,8 +50,10 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                   "winograd-gemm: the workspace is missing or smaller than the " +
                       std::to_string(config_.workspace_bytes(shapes_)) + " bytes it declared");
     const ConvShapes& s = shapes_;
-    const int m = config_.m, a2 = config_.alpha * config_.alpha;
-    const std::int64_t tiles_w = (s.Q() + m - 1) / m, tiles_per_image = tiles_w * ((s.P() + m - 1) / m);
+    const int m = config_.m, a2 = config_.elements();
+    const bool deep = config_.rank == 3;
+    const std::int64_t tiles_w = (s.Q() + m - 1) / m, tiles_hw = tiles_w * ((s.P() + m - 1) / m);
+    const std::int64_t tiles_per_image = tiles_hw * ((s.O() + m - 1) / m);
     const auto v_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float));
     const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.C * a2);
     const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
@@ -62,7 +64,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         // The row kernels: the pass's tile rows (its first and last may be partial), in groups of row_lanes tiles.
         const std::int64_t lanes = config_.row_lanes, row0 = tile0 / tiles_w, rows = (tile0 + T - 1) / tiles_w - row0 + 1,
                            groups_per_row = (tiles_w + lanes - 1) / std::max<std::int64_t>(lanes, 1),
-                           groups = rows * groups_per_row, tiles_h = tiles_per_image / tiles_w;
+                           groups = rows * groups_per_row, tiles_h = tiles_hw / tiles_w;
         // The one-tile kernels and the channel ones (transposed) take the same
         // arguments: a work-item is a tile of one channel, or of tile.vw; the
         // tiles along dim0 but in the channel input transform (whose
@@ -82,6 +84,12 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
                              cl::NDRange(1, 4), chain);
+        } else if (deep) {  // the DEPTH build's one-tile kernel: the plane arguments too
+            internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
+                               workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.D), i(s.pad_front), i(tiles_h));
+            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C, true),
+                             one_tile_group, chain);
         } else {
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
@@ -113,6 +121,13 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.K)),
                              cl::NDRange(1, 4), chain);
+        } else if (deep) {
+            internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
+                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.O()),
+                               i(tiles_h));
+            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K, true),
+                             one_tile_group, chain);
         } else {
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),

@@ -16,11 +16,25 @@ public:
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
-        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        // 3-D forward through the wino3d variants (the DEPTH build); backward
+        // data as forward convolutions is 2-D (its stride phases say so for 3-D).
+        ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        kinds.spatial_ranks = {2, 3};
+        return kinds;
     }
     const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }
     std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradTile t = *winograd_gemm_tile(v);
+        if (s.spatial_rank != t.rank) {
+            return v.id + " takes " + std::to_string(t.rank) + "-D layers; this one is " +
+                   std::to_string(s.spatial_rank) + "-D";
+        }
+        if (t.rank == 3 && (s.T != t.r || s.R != t.r || s.S != t.r)) {
+            const std::string rrr = std::to_string(t.r) + "x" + std::to_string(t.r) + "x" + std::to_string(t.r);
+            return v.id + " takes " + rrr + " filters; this layer has " + std::to_string(s.T) + "x" +
+                   std::to_string(s.R) + "x" + std::to_string(s.S);
+        }
+        if (s.stride_d != 1 || s.dilation_d != 1) return std::string("Winograd takes stride and dilation 1 in depth too");
         if (s.R != t.r || s.S != t.r) {
             const std::string rr = std::to_string(t.r) + "x" + std::to_string(t.r);
             return "F(" + std::to_string(t.m) + "x" + std::to_string(t.m) + "," + rr + ") takes " + rr +
@@ -30,7 +44,7 @@ public:
         if (s.dilation_h != 1 || s.dilation_w != 1) return std::string("Winograd takes dilation 1");
         if (s.groups != 1) return std::string("separate-transform Winograd takes ungrouped layers");
         const WinogradGemmConfig c = winograd_gemm_config(t, s, profile);
-        const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.alpha * c.alpha) * sizeof(float);
+        const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
         if (one_tile > winograd_gemm_workspace_limit(profile)) {
             return "one tile's transforms need " + std::to_string(one_tile) + " bytes; the workspace limit is " +
                    std::to_string(winograd_gemm_workspace_limit(profile));
@@ -60,6 +74,10 @@ public:
     // accurate of the two.
     double error_factor(const Variant& v) const override {
         const WinogradTile t = *winograd_gemm_tile(v);
+        // 3-D: measured max error over the implicit GEMM's on v3d's conv2-5
+        // (netcl-bench, N = 1): F(2x2x2) 0.2-0.3x, F(4x4x4) 3.0-4.8x, within
+        // 2-D F(2x2)'s and F(4x4)'s ranges above, so the same factors.
+        if (t.rank == 3) return t.m == 2 ? 4.0 : 16.0;
         if (t.r == 5) return t.m == 4 ? 16.0 : t.m == 5 ? 128.0 : 8.0;
         return t.m == 2 ? 4.0 : t.m == 4 ? 16.0 : 64.0;
     }

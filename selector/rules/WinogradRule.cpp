@@ -30,6 +30,17 @@ public:
             return reject("K = " + std::to_string(s.K) + " < winograd_min_filters " + number(min_k) +
                           ": too few filters to amortise the input transform");
         }
+        // 3-D: on v3d's conv2 (C = 32, K = 64; 2 Zen 3 cores, N = 1) the
+        // transforms outweighed the cut in multiplies: F(4x4x4) 77 ms and
+        // F(2x2x2) 91 against the implicit GEMM's 64; from min(C, K) = 64
+        // (conv3) F(4x4x4) ran 2.3x faster than the implicit GEMM.
+        if (s.spatial_rank == 3) {
+            const double min_3d = threshold(profile, threshold_key::winograd3d_min_channels);
+            if (static_cast<double>(std::min(s.C, s.K)) < min_3d) {
+                return reject("min(C, K) = " + std::to_string(std::min(s.C, s.K)) + " < winograd3d_min_channels " +
+                              number(min_3d) + ": too few channels to amortise the 3-D transforms");
+            }
+        }
         // Tiles multiply the weights (F(4x4): 36 transformed values per 9), and
         // on a small image few tiles share them, so a profile may pass over
         // small outputs altogether (res5.3x3 on Zen 5 before the transposed

@@ -5,8 +5,8 @@
 #include <limits>
 #include <sstream>
 
-#include "netcl/Conv2d.hpp"
-#include "netcl/Conv3d.hpp"
+#include "netcl/ConvLayer.hpp"
+#include "tests/support/LayerFactory.hpp"
 #include "netcl/Error.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Tensor.hpp"
@@ -16,20 +16,11 @@ namespace netcl::test {
 
 namespace {
 
-// A Conv2d or, for a rank-3 problem, a Conv3d computing `s`.
-template <typename Options>
-Options layer_options(Options conv_options, const ConvCaseOptions& options) {
-    conv_options.strategy = options.strategy;
-    conv_options.variant = options.variant;
-    conv_options.workspace_limit_bytes = options.workspace_limit_bytes;
-    conv_options.max_error_factor = options.max_error_factor;
-    conv_options.selector = options.selector;
-    return conv_options;
-}
 std::unique_ptr<ConvLayer> make_layer(const std::shared_ptr<Context>& context, const ConvShapes& s,
                                       const ConvCaseOptions& options) {
-    if (s.spatial_rank == 3) return std::make_unique<Conv3d>(context, layer_options(Conv3dOptions::for_shapes(s), options));
-    return std::make_unique<Conv2d>(context, layer_options(Conv2dOptions::for_shapes(s), options));
+    return make_conv_layer(context, s,
+                           {options.strategy, options.variant, options.workspace_limit_bytes, options.max_error_factor,
+                            options.selector});
 }
 
 // Folds one computed tensor's comparison into the result (the worst of all).

@@ -20,7 +20,52 @@ ConvShapes conv(std::int64_t C, std::int64_t HW, std::int64_t K, std::int64_t RS
     return s;
 }
 
+// A 3x3x3 (or T x RS x RS) layer on a C x D x HW x HW clip, the same stride
+// and padding on every axis unless `depth_stride`/`depth_pad` say otherwise.
+ConvShapes conv3d(std::int64_t C, std::int64_t D, std::int64_t HW, std::int64_t K, std::int64_t stride = 1,
+                  std::int64_t pad = 1, std::int64_t T = 3, std::int64_t RS = 3) {
+    ConvShapes s = conv(C, HW, K, RS, stride, pad);
+    s.spatial_rank = 3;
+    s.D = D, s.T = T, s.stride_d = stride, s.pad_front = s.pad_back = pad;
+    return s;
+}
+
 }  // namespace
+
+const std::vector<NamedLayer>& v3d_layers() {
+    // Lan et al. Table 2 (their batch: 32): C x D x H x W, K; 3x3x3, padding 1.
+    static const std::vector<NamedLayer> layers = {
+        {"conv1", conv3d(3, 16, 112, 32), 1},  {"conv2", conv3d(32, 16, 56, 64), 1},
+        {"conv3", conv3d(64, 8, 28, 256), 1},  {"conv4", conv3d(256, 4, 14, 256), 1},
+        {"conv5", conv3d(256, 2, 7, 256), 1},
+    };
+    return layers;
+}
+
+const std::vector<NamedLayer>& c3d_layers() {
+    // C3D (Tran et al. 2015) on 16 x 112 x 112 clips: eight 3x3x3 pad-1
+    // layers; pool1 halves H and W only, pools 2-4 every axis.
+    static const std::vector<NamedLayer> layers = {
+        {"conv1a", conv3d(3, 16, 112, 64), 1},  {"conv2a", conv3d(64, 16, 56, 128), 1},
+        {"conv3a", conv3d(128, 8, 28, 256), 1}, {"conv3b", conv3d(256, 8, 28, 256), 1},
+        {"conv4a", conv3d(256, 4, 14, 512), 1}, {"conv4b", conv3d(512, 4, 14, 512), 1},
+        {"conv5a", conv3d(512, 2, 7, 512), 1},  {"conv5b", conv3d(512, 2, 7, 512), 1},
+    };
+    return layers;
+}
+
+const std::vector<NamedLayer>& r3d18_layers() {
+    // The 3x3x3 layers of a 3-D ResNet-18 (torchvision's r3d_18) on 16 x 112
+    // x 112 clips, after its 3x7x7 stride-(1,2,2) stem: the first block of
+    // stages 2-4 has stride 2 on every axis; the 1x1x1 projections are left out.
+    static const std::vector<NamedLayer> layers = {
+        {"layer1", conv3d(64, 16, 56, 64), 4},
+        {"layer2.stride2", conv3d(64, 16, 56, 128, 2), 1},  {"layer2", conv3d(128, 8, 28, 128), 3},
+        {"layer3.stride2", conv3d(128, 8, 28, 256, 2), 1},  {"layer3", conv3d(256, 4, 14, 256), 3},
+        {"layer4.stride2", conv3d(256, 4, 14, 512, 2), 1},  {"layer4", conv3d(512, 2, 7, 512), 3},
+    };
+    return layers;
+}
 
 const std::vector<NamedLayer>& vgg16_layers() {
     // Lavin & Gray Table 3: C x H x W, K, depth; 3x3 filters, stride 1, pad 1.
@@ -81,14 +126,19 @@ const std::vector<NamedLayer>& inception5x5_layers() {
     return layers;
 }
 
-std::vector<std::string> layer_set_names() { return {"vgg16", "resnet50", "alexnet5x5", "inception5x5"}; }
+std::vector<std::string> layer_set_names() {
+    return {"vgg16", "resnet50", "alexnet5x5", "inception5x5", "v3d", "c3d", "r3d18"};
+}
 
 const std::vector<NamedLayer>& layer_set(const std::string& name) {
     if (name == "vgg16") return vgg16_layers();
     if (name == "resnet50") return resnet50_layers();
     if (name == "alexnet5x5") return alexnet5x5_layers();
     if (name == "inception5x5") return inception5x5_layers();
-    throw Error("unknown layer set '" + name + "'; expected vgg16, resnet50, alexnet5x5 or inception5x5");
+    if (name == "v3d") return v3d_layers();
+    if (name == "c3d") return c3d_layers();
+    if (name == "r3d18") return r3d18_layers();
+    throw Error("unknown layer set '" + name + "'; expected vgg16, resnet50, alexnet5x5, inception5x5, v3d, c3d or r3d18");
 }
 
 ConvShapes parse_shape_spec(const std::string& spec) {

@@ -21,8 +21,13 @@ const std::vector<NamedLayer>& resnet50_layers();
 // The 5x5 layers of Vincent et al.'s tables (AlexNet; Inception v3).
 const std::vector<NamedLayer>& alexnet5x5_layers();
 const std::vector<NamedLayer>& inception5x5_layers();
-// "vgg16", "resnet50", "alexnet5x5" or "inception5x5"; throws netcl::Error
-// listing the names otherwise.
+// 3-D (NCDHW): Lan et al.'s v3d (Table 2), C3D's eight layers and the 3x3x3
+// layers of a 3-D ResNet-18, on 16 x 112 x 112 clips.
+const std::vector<NamedLayer>& v3d_layers();
+const std::vector<NamedLayer>& c3d_layers();
+const std::vector<NamedLayer>& r3d18_layers();
+// "vgg16", "resnet50", "alexnet5x5", "inception5x5", "v3d", "c3d" or "r3d18";
+// throws netcl::Error listing the names otherwise.
 const std::vector<NamedLayer>& layer_set(const std::string& name);
 std::vector<std::string> layer_set_names();
 

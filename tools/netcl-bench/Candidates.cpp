@@ -63,6 +63,7 @@ std::optional<std::string> candidate_why_not(const Candidate& candidate, const C
             if (shapes.direction != ConvDirection::FORWARD) {
                 return "CLBlast's Convgemm computes forward only; this problem is " + to_string(shapes.direction);
             }
+            if (shapes.spatial_rank != 2) return std::string("CLBlast's Convgemm is 2-D; this layer is 3-D");
             return clblast_convgemm_why_not(shapes);
         case Candidate::Kind::OneDnn: return onednn_why_not(shapes, profile);
         case Candidate::Kind::Strategy: return why_not(candidate.variant, shapes, profile);

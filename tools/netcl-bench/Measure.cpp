@@ -10,7 +10,8 @@
 #include "netcl/KernelSelector.hpp"
 #include "OneDnnConv.hpp"
 #include "OtherLoad.hpp"
-#include "netcl/Conv2d.hpp"
+#include "netcl/ConvLayer.hpp"
+#include "tests/support/LayerFactory.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -19,7 +20,7 @@ namespace netcl::bench {
 
 namespace {
 
-Tensor::Shape output_shape(const ConvShapes& s) { return {s.N, s.K, s.P(), s.Q()}; }
+Tensor::Shape output_shape(const ConvShapes& s) { return s.output_shape(); }
 
 double program_ms(Context& context) {
     const auto stats = context.programs().stats();
@@ -89,19 +90,19 @@ std::shared_ptr<Tensor> device_tensor(const LayerData& layer, Tensor::Shape shap
     return std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), std::move(shape)));
 }
 
-// A Conv2d candidate (the selector's plan or a forced variant) in the layer's direction.
-Runner conv2d_runner(Context& context, std::shared_ptr<Conv2d> conv, const LayerData& layer) {
+// A Conv2d or Conv3d candidate (the selector's plan or a forced variant) in the layer's direction.
+Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, const LayerData& layer) {
     const ConvShapes& s = layer.shapes;
     switch (s.direction) {
         case ConvDirection::BACKWARD_DATA: {
-            auto dx = device_tensor(layer, {s.N, s.C, s.H, s.W});
+            auto dx = device_tensor(layer, s.input_shape());
             return opencl_runner(context, {dx}, [conv, &layer, dx] {
                 conv->backward_data(layer.dy_device, *dx);
                 return conv->last_events();
             });
         }
         case ConvDirection::BACKWARD_WEIGHTS: {
-            auto dw = device_tensor(layer, {s.K, s.C / s.groups, s.R, s.S});
+            auto dw = device_tensor(layer, s.weight_shape());
             auto db = s.bias ? device_tensor(layer, {s.K}) : nullptr;
             return opencl_runner(context, db ? Outputs{dw, db} : Outputs{dw}, [conv, &layer, dw, db] {
                 conv->backward_weights(layer.x_device, layer.dy_device, *dw, db.get());
@@ -127,9 +128,9 @@ LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& 
       bias(s.bias ? random_uniform(static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
       dy(s.direction == ConvDirection::FORWARD ? std::vector<float>{}
                                                 : random_uniform(static_cast<std::size_t>(s.output_numel()), seed + 3)),
-      x_device(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W})),
-      weights_device(Tensor::from_host(context, weights, {s.K, s.C / s.groups, s.R, s.S})),
-      dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()})) {}
+      x_device(Tensor::from_host(context, x, s.input_shape())),
+      weights_device(Tensor::from_host(context, weights, s.weight_shape())),
+      dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, s.output_shape())) {}
 
 std::string order_text(const RunSettings& settings) {
     return settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
@@ -195,14 +196,14 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             c.builds_inside_first_run = true;
             first_run(c.runner, reference, m);
         } else {
-            Conv2dOptions options = Conv2dOptions::for_shapes(s);
+            LayerOverrides overrides;
             if (candidate.kind == Candidate::Kind::Strategy) {
-                options.strategy = candidate.kernel;
-                options.variant = candidate.variant;
+                overrides.strategy = candidate.kernel;
+                overrides.variant = candidate.variant;
             }
-            auto conv = std::make_shared<Conv2d>(context, options);
+            std::shared_ptr<ConvLayer> conv = make_conv_layer(context, s, overrides);
             if (s.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(layer.weights, layer.bias);
-            c.runner = conv2d_runner(*context, conv, layer);
+            c.runner = conv_runner(*context, conv, layer);
             first_run(c.runner, reference, m);
             const Plan& plan = conv->last_plan();
             m.plan = plan.str();

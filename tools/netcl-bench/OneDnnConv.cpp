@@ -115,18 +115,29 @@ OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vect
     : state_(std::make_unique<State>()) {
     try {
         const memory::dim G = s.groups;
-        const memory::dims x_dims{s.N, s.C, s.H, s.W}, y_dims{s.N, s.K, s.P(), s.Q()};
-        // Grouped weights are 5-D for oneDNN: G x K/G x C/G x R x S, the same bytes as K x C/G x R x S.
-        const memory::dims w_dims = G == 1 ? memory::dims{s.K, s.C, s.R, s.S}
-                                           : memory::dims{G, s.K / G, s.C / G, s.R, s.S};
-        const tag w_tag = G == 1 ? tag::oihw : tag::goihw;
-        const tag io = layout == OneDnnLayout::Nchw ? tag::nchw : tag::any;
+        // NCDHW for a 3-D layer: the same calls with one more dimension each.
+        const bool deep = s.spatial_rank == 3;
+        const tag plain = deep ? tag::ncdhw : tag::nchw;
+        const memory::dims x_dims = deep ? memory::dims{s.N, s.C, s.D, s.H, s.W} : memory::dims{s.N, s.C, s.H, s.W};
+        const memory::dims y_dims = deep ? memory::dims{s.N, s.K, s.O(), s.P(), s.Q()}
+                                         : memory::dims{s.N, s.K, s.P(), s.Q()};
+        // Grouped weights have a leading G for oneDNN: G x K/G x C/G x (T x) R x S, the same bytes as K x C/G x ...
+        memory::dims w_dims = deep ? memory::dims{s.K / G, s.C / G, s.T, s.R, s.S} : memory::dims{s.K / G, s.C / G, s.R, s.S};
+        if (G != 1) w_dims.insert(w_dims.begin(), G);
+        const tag w_tag = G == 1 ? (deep ? tag::oidhw : tag::oihw) : (deep ? tag::goidhw : tag::goihw);
+        const tag io = layout == OneDnnLayout::Nchw ? plain : tag::any;
         const auto f32 = memory::data_type::f32;
         const memory::desc src_md(x_dims, f32, io), weights_md(w_dims, f32, tag::any), dst_md(y_dims, f32, io);
         const memory::desc bias_md({s.K}, f32, tag::x);
         // oneDNN counts dilation from 0 (0 = dense), netcl from 1.
-        const memory::dims strides{s.stride_h, s.stride_w}, dilates{s.dilation_h - 1, s.dilation_w - 1},
-            padding_l{s.pad_top, s.pad_left}, padding_r{s.pad_bottom, s.pad_right};
+        const memory::dims strides = deep ? memory::dims{s.stride_d, s.stride_h, s.stride_w}
+                                          : memory::dims{s.stride_h, s.stride_w};
+        const memory::dims dilates = deep ? memory::dims{s.dilation_d - 1, s.dilation_h - 1, s.dilation_w - 1}
+                                          : memory::dims{s.dilation_h - 1, s.dilation_w - 1};
+        const memory::dims padding_l = deep ? memory::dims{s.pad_front, s.pad_top, s.pad_left}
+                                            : memory::dims{s.pad_top, s.pad_left};
+        const memory::dims padding_r = deep ? memory::dims{s.pad_back, s.pad_bottom, s.pad_right}
+                                            : memory::dims{s.pad_bottom, s.pad_right};
         const auto direct = dnnl::algorithm::convolution_direct;
         const auto forward_desc = [&](dnnl::prop_kind kind) {
             return s.bias ? dnnl::convolution_forward::desc(kind, direct, src_md, weights_md, bias_md, dst_md,
@@ -149,8 +160,8 @@ OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vect
                 st.name = "convolution_forward (forward_inference)";
                 st.primitive = dnnl::convolution_forward(pd);
                 st.out = memory(pd.dst_desc(), cpu_engine());
-                st.user_out_desc = memory::desc(y_dims, f32, tag::nchw);
-                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc())},
+                st.user_out_desc = memory::desc(y_dims, f32, plain);
+                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, plain, x), pd.src_desc())},
                            {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
                            {DNNL_ARG_DST, st.out}};
                 if (s.bias) st.args.emplace(DNNL_ARG_BIAS, user_memory({s.K}, tag::x, bias));
@@ -167,8 +178,8 @@ OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vect
                 st.name = "convolution_backward_data";
                 st.primitive = dnnl::convolution_backward_data(pd);
                 st.out = memory(pd.diff_src_desc(), cpu_engine());
-                st.user_out_desc = memory::desc(x_dims, f32, tag::nchw);
-                st.args = {{DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, tag::nchw, dy), pd.diff_dst_desc())},
+                st.user_out_desc = memory::desc(x_dims, f32, plain);
+                st.args = {{DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, plain, dy), pd.diff_dst_desc())},
                            {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
                            {DNNL_ARG_DIFF_SRC, st.out}};
                 break;
@@ -189,8 +200,8 @@ OneDnnConv::OneDnnConv(const ConvShapes& s, OneDnnLayout layout, const std::vect
                 st.primitive = dnnl::convolution_backward_weights(pd);
                 st.out = memory(pd.diff_weights_desc(), cpu_engine());
                 st.user_out_desc = memory::desc(w_dims, f32, w_tag);
-                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, tag::nchw, x), pd.src_desc())},
-                           {DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, tag::nchw, dy), pd.diff_dst_desc())},
+                st.args = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, plain, x), pd.src_desc())},
+                           {DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, plain, dy), pd.diff_dst_desc())},
                            {DNNL_ARG_DIFF_WEIGHTS, st.out}};
                 if (s.bias) {
                     st.out_bias = memory(bias_md, cpu_engine());

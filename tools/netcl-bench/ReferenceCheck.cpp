@@ -72,16 +72,16 @@ ReferenceCheck::ReferenceCheck(const ConvShapes& s, const std::vector<float>& x,
     switch (s.direction) {
         case ConvDirection::FORWARD:
             total_ = static_cast<std::size_t>(s.output_numel());
-            per_element = static_cast<double>(s.C / s.groups * s.R * s.S);
+            per_element = static_cast<double>(s.C / s.groups * s.T * s.R * s.S);
             break;
         case ConvDirection::BACKWARD_DATA:
             total_ = static_cast<std::size_t>(s.input_numel());
-            per_element = static_cast<double>(s.K / s.groups * s.R * s.S);
+            per_element = static_cast<double>(s.K / s.groups * s.T * s.R * s.S);
             what_ = "dx elements";
             break;
         case ConvDirection::BACKWARD_WEIGHTS:
             total_ = static_cast<std::size_t>(s.weight_numel() + (s.bias ? s.K : 0));
-            per_element = static_cast<double>(s.N * s.P() * s.Q());
+            per_element = static_cast<double>(s.N * s.O() * s.P() * s.Q());
             what_ = s.bias ? "dw and db elements" : "dw elements";
             break;
     }

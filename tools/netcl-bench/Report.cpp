@@ -141,9 +141,12 @@ bool BenchReport::any_onednn() const {
 }
 
 std::string compact_shape(const ConvShapes& s) {
-    std::string text = std::to_string(s.C) + "x" + std::to_string(s.H) + "x" + std::to_string(s.W) + " K" +
-                       std::to_string(s.K) + " " + std::to_string(s.R) + "x" + std::to_string(s.S) + " s" +
-                       std::to_string(s.stride_h) + " p" + std::to_string(s.pad_top);
+    // 3-D: the depth before the height ("64x8x28x28 K256 3x3x3").
+    const bool deep = s.spatial_rank == 3;
+    std::string text = std::to_string(s.C) + "x" + (deep ? std::to_string(s.D) + "x" : "") + std::to_string(s.H) +
+                       "x" + std::to_string(s.W) + " K" + std::to_string(s.K) + " " +
+                       (deep ? std::to_string(s.T) + "x" : "") + std::to_string(s.R) + "x" + std::to_string(s.S) +
+                       " s" + std::to_string(s.stride_h) + " p" + std::to_string(s.pad_top);
     if (s.dilation_h != 1) text += " d" + std::to_string(s.dilation_h);
     if (s.groups != 1) text += " g" + std::to_string(s.groups);
     return text;

@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
                "--sequential;\nwhen oneDNN runs, on wall time from submit to completion for every candidate (OpenCL event "
                "time kept beside it).\noneDNN runs with OMP_WAIT_POLICY=passive unless the environment sets it.");
     Arguments a;
-    app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5");
+    app.add_option("--net", a.net, "layer set: vgg16, resnet50, alexnet5x5, inception5x5; 3-D: v3d, c3d, r3d18");
     app.add_option("--shape", a.shapes, "a layer N,C,H,W,K,R,S[,stride,pad,dilation,groups] (repeatable)");
     app.add_option("--batch", a.batch, "batch sizes replacing N, e.g. 1,8,32");
     app.add_option("--direction", a.direction,

@@ -5,7 +5,8 @@
 #include <numeric>
 #include <utility>
 
-#include "netcl/Conv2d.hpp"
+#include "netcl/ConvLayer.hpp"
+#include "tests/support/LayerFactory.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "ops/ConvImplementation.hpp"
 #include "ops/Implementations.hpp"
@@ -84,7 +85,7 @@ LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s
     const auto dy_host = s.direction == ConvDirection::FORWARD
                              ? std::vector<float>{}
                              : random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed + 4);
-    const Tensor::Shape x_shape{s.N, s.C, s.H, s.W}, y_shape{s.N, s.K, s.P(), s.Q()};
+    const Tensor::Shape x_shape = s.input_shape(), y_shape = s.output_shape();
     const bool full = s.direct_flops() <= options.full_reference_flops;
     switch (s.direction) {
         case ConvDirection::FORWARD:
@@ -119,7 +120,7 @@ LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s
                     c.ref.values.push_back(reference_conv_backward_weights_at(s, x_host, dy_host, c.ref.indices.back()));
                 }
             }
-            c.outputs.push_back(Tensor::empty(context, {s.K, s.C / s.groups, s.R, s.S}));
+            c.outputs.push_back(Tensor::empty(context, s.weight_shape()));
             if (s.bias) c.outputs.push_back(Tensor::empty(context, {s.K}));
             break;
         }
@@ -130,7 +131,7 @@ LayerCase make_case(const std::shared_ptr<Context>& context, const ConvShapes& s
 }
 
 // One run of the layer's direction through `conv`.
-void run_once(Conv2d& conv, LayerCase& c) {
+void run_once(ConvLayer& conv, LayerCase& c) {
     switch (c.shapes.direction) {
         case ConvDirection::FORWARD: conv.forward(c.x, c.outputs[0]); break;
         case ConvDirection::BACKWARD_DATA: conv.backward_data(c.dy, c.outputs[0]); break;
@@ -154,10 +155,11 @@ std::optional<TimingSummary> time_candidate(const std::shared_ptr<Context>& cont
         return std::nullopt;
     }
     try {
-        Conv2dOptions o = Conv2dOptions::for_shapes(s);
-        o.strategy = kernel;
-        o.variant = variant;
-        Conv2d conv(context, o);
+        LayerOverrides strict;
+        strict.strategy = kernel;
+        strict.variant = variant;
+        const auto layer = make_conv_layer(context, s, strict);  // a Conv2d, or a Conv3d
+        ConvLayer& conv = *layer;
         if (s.direction != ConvDirection::BACKWARD_WEIGHTS) conv.set_weights(c.w_host, c.b_host);
         for (Tensor& t : c.outputs) t.fill(std::nanf(""));
         run_once(conv, c);
