@@ -1,10 +1,11 @@
-"""ONNX's own backend test cases for Conv, as netcl.Conv2d arguments.
+"""ONNX's own backend test cases for Conv, as netcl.Conv2d and netcl.Conv3d arguments.
 
 A case is taken when its graph is one Conv node on float32 data of rank 4
-(Conv2d) or rank 3 (Conv1d, run as a 2-D convolution of height 1, the way
-frameworks lower it). The translation is the one a framework's ONNX importer
-makes: pads [x1_begin, x2_begin, x1_end, x2_end] are (top, left, bottom,
-right); auto_pad is passed through by name.
+(Conv2d), rank 3 (Conv1d, run as a 2-D convolution of height 1, the way
+frameworks lower it) or rank 5 (Conv3d). The translation is the one a
+framework's ONNX importer makes: pads [x1_begin, x2_begin, x1_end, x2_end] are
+(top, left, bottom, right), and the six of a 3-D Conv (front, top, left, back,
+bottom, right), as listed; auto_pad is passed through by name.
 """
 from __future__ import annotations
 
@@ -30,18 +31,24 @@ REQUIRED = {
     "test_Conv2d_groups", "test_Conv2d_groups_thnn", "test_Conv2d_no_bias", "test_Conv2d_padding",
     "test_Conv2d_strided", "test_operator_conv",
 }
+# The same for the 3-D cases (test_conv3d.py runs them).
+REQUIRED_3D = {
+    "test_Conv3d", "test_Conv3d_dilated", "test_Conv3d_dilated_strided", "test_Conv3d_groups", "test_Conv3d_no_bias",
+    "test_Conv3d_stride", "test_Conv3d_stride_padding",
+}
 
 
 @dataclass
 class ConvCase:
     name: str
     kind: str
-    x: np.ndarray          # N x C x H x W (a Conv1d case lifted to H = 1)
-    w: np.ndarray          # K x C/groups x R x S
+    x: np.ndarray          # N x C x H x W (a Conv1d case lifted to H = 1), or N x C x D x H x W
+    w: np.ndarray          # K x C/groups x R x S, or K x C/groups x T x R x S
     b: np.ndarray | None
-    expected: np.ndarray   # N x K x P x Q
-    kwargs: dict = field(default_factory=dict)  # netcl.Conv2d keyword arguments
+    expected: np.ndarray   # N x K x P x Q, or N x K x O x P x Q
+    kwargs: dict = field(default_factory=dict)  # netcl.Conv2d (netcl.Conv3d) keyword arguments
     lifted_1d: bool = False
+    spatial_rank: int = 2  # 3: a netcl.Conv3d case
 
 
 def _attributes(node) -> dict:
@@ -68,7 +75,7 @@ def _data_sets(test) -> list:
 
 
 def _translate(name, kind, model, inputs, outputs) -> ConvCase | str:
-    """The case as netcl.Conv2d arguments, or the reason it is no 2-D convolution."""
+    """The case as netcl.Conv2d or netcl.Conv3d arguments, or the reason netcl cannot take it."""
     node = model.graph.node[0]
     initial = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     fed = [i.name for i in model.graph.input if i.name not in initial]
@@ -77,8 +84,8 @@ def _translate(name, kind, model, inputs, outputs) -> ConvCase | str:
     b = values[node.input[2]] if len(node.input) > 2 and node.input[2] else None
     if x.dtype != np.float32:
         return f"{x.dtype} data; netcl computes in float32"
-    if x.ndim not in (3, 4):
-        return f"{x.ndim - 2}-D convolution; netcl.Conv2d is 2-D"
+    if x.ndim not in (3, 4, 5):
+        return f"{x.ndim - 2}-D convolution; netcl takes 1-D (as 2-D), 2-D and 3-D"
     a = _attributes(node)
     spatial = x.ndim - 2
     strides = list(a.get("strides", [1] * spatial))
@@ -95,10 +102,11 @@ def _translate(name, kind, model, inputs, outputs) -> ConvCase | str:
     kwargs = dict(kernel_size=tuple(w.shape[2:]), stride=tuple(strides), dilation=tuple(dilations),
                   groups=int(a.get("group", 1)), bias=b is not None)
     if auto_pad == "NOTSET":
-        kwargs["padding"] = tuple(pads)  # (top, left, bottom, right)
+        kwargs["padding"] = tuple(pads)  # (top, left, bottom, right); (front, top, left, back, bottom, right)
     else:
         kwargs["auto_pad"] = auto_pad
-    return ConvCase(name, kind, np.ascontiguousarray(x), np.ascontiguousarray(w), b, expected, kwargs, lifted)
+    return ConvCase(name, kind, np.ascontiguousarray(x), np.ascontiguousarray(w), b, expected, kwargs, lifted,
+                    max(spatial, 2))
 
 
 @lru_cache(maxsize=None)

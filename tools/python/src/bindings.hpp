@@ -27,7 +27,7 @@ void bind_context(nb::module_& m);
 void bind_event(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_conv_shapes(nb::module_& m);
-void bind_conv2d(nb::module_& m);
+void bind_conv_layers(nb::module_& m);  // Conv2d and Conv3d
 void bind_selector(nb::module_& m);
 
 // The Context a call was given, else the module's default one (made on first use).

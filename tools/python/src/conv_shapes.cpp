@@ -16,12 +16,12 @@ namespace {
 
 // shapes[0], shapes[1], shapes[2]: the wiki's predicates index the problem
 // like a framework's list of operand shapes (input, weight, output), each
-// with numel() as torch.Size has it.
+// with numel() as torch.Size has it; 5-D for a rank-3 problem.
 std::vector<std::int64_t> operand(const ConvShapes& s, std::int64_t i) {
     switch (i) {
-        case 0: return {s.N, s.C, s.H, s.W};
-        case 1: return {s.K, s.C / s.groups, s.R, s.S};
-        default: return {s.N, s.K, s.P(), s.Q()};
+        case 0: return s.input_shape();
+        case 1: return s.weight_shape();
+        default: return s.output_shape();
     }
 }
 
@@ -29,23 +29,35 @@ std::vector<std::int64_t> operand(const ConvShapes& s, std::int64_t i) {
 
 void bind_conv_shapes(nb::module_& m) {
     nb::class_<ConvShapes>(m, "ConvShapes",
-                           "One 2-D convolution problem, as a selector predicate receives it.\n\n"
+                           "One 2-D or 3-D convolution problem, as a selector predicate receives it.\n\n"
                            "Fields N, C, H, W (input), K, R, S (output channels, filter height and width),\n"
                            "stride_h/w, pad_top/left/bottom/right, dilation_h/w, groups, bias; P and Q are the\n"
-                           "output height and width. As a sequence it is (input, weight, output) shapes:\n"
+                           "output height and width. spatial_rank 3 (NCDHW) adds the depth: D (input), T\n"
+                           "(filter), stride_d, pad_front/back, dilation_d, and O (output); at rank 2 they\n"
+                           "stay 1, 1, 1, 0, 0, 1 and 1. As a sequence it is (input, weight, output) shapes:\n"
                            "shapes[0].numel() is the input's element count.")
         .def(
             "__init__",
             [](ConvShapes* self, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K,
                std::int64_t R, std::int64_t S, std::int64_t stride_h, std::int64_t stride_w, std::int64_t pad_top,
                std::int64_t pad_left, std::int64_t pad_bottom, std::int64_t pad_right, std::int64_t dilation_h,
-               std::int64_t dilation_w, std::int64_t groups, bool bias) {
-                new (self) ConvShapes{N, C, H, W, K, R, S, stride_h, stride_w, pad_top, pad_left, pad_bottom,
-                                      pad_right, dilation_h, dilation_w, groups, bias};
+               std::int64_t dilation_w, std::int64_t groups, bool bias, int spatial_rank, std::int64_t D,
+               std::int64_t T, std::int64_t stride_d, std::int64_t pad_front, std::int64_t pad_back,
+               std::int64_t dilation_d) {
+                ConvShapes* s = new (self) ConvShapes();
+                s->N = N, s->C = C, s->H = H, s->W = W, s->K = K, s->R = R, s->S = S;
+                s->stride_h = stride_h, s->stride_w = stride_w;
+                s->set_padding(pad_top, pad_left, pad_bottom, pad_right);
+                s->dilation_h = dilation_h, s->dilation_w = dilation_w, s->groups = groups, s->bias = bias;
+                s->spatial_rank = spatial_rank;
+                s->D = D, s->T = T, s->stride_d = stride_d, s->pad_front = pad_front, s->pad_back = pad_back;
+                s->dilation_d = dilation_d;
             },
             nb::kw_only(), "N"_a = 1, "C"_a = 1, "H"_a = 1, "W"_a = 1, "K"_a = 1, "R"_a = 1, "S"_a = 1,
             "stride_h"_a = 1, "stride_w"_a = 1, "pad_top"_a = 0, "pad_left"_a = 0, "pad_bottom"_a = 0,
-            "pad_right"_a = 0, "dilation_h"_a = 1, "dilation_w"_a = 1, "groups"_a = 1, "bias"_a = false)
+            "pad_right"_a = 0, "dilation_h"_a = 1, "dilation_w"_a = 1, "groups"_a = 1, "bias"_a = false,
+            "spatial_rank"_a = 2, "D"_a = 1, "T"_a = 1, "stride_d"_a = 1, "pad_front"_a = 0, "pad_back"_a = 0,
+            "dilation_d"_a = 1)
         .def_rw("N", &ConvShapes::N)
         .def_rw("C", &ConvShapes::C)
         .def_rw("H", &ConvShapes::H)
@@ -63,18 +75,35 @@ void bind_conv_shapes(nb::module_& m) {
         .def_rw("dilation_w", &ConvShapes::dilation_w)
         .def_rw("groups", &ConvShapes::groups)
         .def_rw("bias", &ConvShapes::bias)
+        .def_rw("spatial_rank", &ConvShapes::spatial_rank, "2 (NCHW) or 3 (NCDHW).")
+        .def_rw("D", &ConvShapes::D, "Input depth (1 at rank 2).")
+        .def_rw("T", &ConvShapes::T, "Filter depth (1 at rank 2).")
+        .def_rw("stride_d", &ConvShapes::stride_d)
+        .def_rw("pad_front", &ConvShapes::pad_front)
+        .def_rw("pad_back", &ConvShapes::pad_back)
+        .def_rw("dilation_d", &ConvShapes::dilation_d)
         .def_prop_rw(
             "direction", [](const ConvShapes& s) { return to_string(s.direction); },
             [](ConvShapes& s, const std::string& name) { s.direction = conv_direction_from_string(name); },
             "'forward', 'backward_data' or 'backward_weights': which gradient a predicate is asked about.")
         .def_prop_ro("op", [](const ConvShapes& s) { return selector_op(s); },
-                     "The selector op this problem is planned under ('conv2d', 'conv2d_backward_data', ...).")
+                     "The selector op this problem is planned under ('conv2d', 'conv2d_backward_data', 'conv3d', ...).")
         .def_prop_ro("P", &ConvShapes::P, "Output height.")
         .def_prop_ro("Q", &ConvShapes::Q, "Output width.")
+        .def_prop_ro("O", &ConvShapes::O, "Output depth (1 at rank 2).")
+        .def("input_shape", [](const ConvShapes& s) { return make_shape(s.input_shape()); },
+             nb::sig("def input_shape(self) -> tuple[int, ...]"),
+             "(N, C, H, W), or (N, C, D, H, W) at rank 3.")
+        .def("weight_shape", [](const ConvShapes& s) { return make_shape(s.weight_shape()); },
+             nb::sig("def weight_shape(self) -> tuple[int, ...]"),
+             "(K, C/groups, R, S), or (K, C/groups, T, R, S) at rank 3.")
+        .def("output_shape", [](const ConvShapes& s) { return make_shape(s.output_shape()); },
+             nb::sig("def output_shape(self) -> tuple[int, ...]"),
+             "(N, K, P, Q), or (N, K, O, P, Q) at rank 3.")
         .def("input_numel", &ConvShapes::input_numel)
         .def("output_numel", &ConvShapes::output_numel)
         .def("weight_numel", &ConvShapes::weight_numel)
-        .def("direct_flops", &ConvShapes::direct_flops, "2*N*K*(C/groups)*R*S*P*Q.")
+        .def("direct_flops", &ConvShapes::direct_flops, "2*N*K*(C/groups)*T*R*S*O*P*Q (T = O = 1 at rank 2).")
         .def("validate", &ConvShapes::validate, "Raises netcl.Error naming the first field that makes no convolution.")
         .def("__len__", [](const ConvShapes&) { return 3; })
         .def(
@@ -85,7 +114,8 @@ void bind_conv_shapes(nb::module_& m) {
                 return make_shape(operand(s, i));
             },
             nb::sig("def __getitem__(self, index: int, /) -> tuple[int, ...]"),
-            "0: input (N, C, H, W); 1: weight (K, C/groups, R, S); 2: output (N, K, P, Q).")
+            "0: input (N, C, H, W); 1: weight (K, C/groups, R, S); 2: output (N, K, P, Q);\n"
+            "with D, T and O before H, R and P at rank 3.")
         .def("__str__", &ConvShapes::str)
         .def("__repr__", [](const ConvShapes& s) { return "netcl.ConvShapes(" + s.str() + ")"; })
         .def(nb::self == nb::self);

@@ -1,5 +1,5 @@
 // The extension module netcl._netcl. The public names are re-exported by
-// netcl/__init__.py, next to the pure-Python parts (Conv2d's PyTorch-style
+// netcl/__init__.py, next to the pure-Python parts (the layers' PyTorch-style
 // arguments, Shape, KernelSelector).
 #include "bindings.hpp"
 
@@ -22,7 +22,7 @@ NB_MODULE(_netcl, m) {
     py::bind_event(m);
     py::bind_tensor(m);
     py::bind_conv_shapes(m);
-    py::bind_conv2d(m);
+    py::bind_conv_layers(m);
     py::bind_selector(m);
     m.def("version", &netcl::version, "The version of the netcl library that is loaded.");
 }

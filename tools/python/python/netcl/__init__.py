@@ -1,5 +1,5 @@
-"""netcl: OpenCL 2-D convolution (direct, im2col + GEMM, Winograd) chosen by a
-kernel selector, with NumPy and PyOpenCL interop.
+"""netcl: OpenCL 2-D convolution (direct, im2col + GEMM, Winograd) and 3-D convolution
+(direct), chosen by a kernel selector, with NumPy and PyOpenCL interop.
 
     import numpy as np, netcl as nc
     conv = nc.Conv2d(3, 16, kernel_size=3, padding=1)
@@ -10,6 +10,7 @@ import atexit as _atexit
 
 from . import _netcl
 from ._conv2d import Conv2d
+from ._conv3d import Conv3d
 from ._netcl import (
     Candidate,
     Context,
@@ -39,7 +40,7 @@ __version__ = version()
 _atexit.register(_netcl._shutdown)
 
 __all__ = [
-    "Candidate", "Context", "Conv2d", "ConvShapes", "Decision", "DeviceProfile", "Error", "Event",
+    "Candidate", "Context", "Conv2d", "Conv3d", "ConvShapes", "Decision", "DeviceProfile", "Error", "Event",
     "KernelSelector", "Plan", "PredicateWarning", "Shape", "Tensor", "clear_default_conv_strategy",
     "default_context", "default_conv_strategy", "set_default_context", "set_default_conv_strategy",
     "strategies", "version",

@@ -72,16 +72,18 @@ class KernelSelector:
         its reason, ``decision.plan`` is what would run.
 
         Give a netcl.ConvShapes, or an input (a Tensor, an array or a shape) with the
-        ``conv`` (netcl.Conv2d) that would compute it. ``profile`` defaults to the conv's
-        device, else the default context's. ``op`` defaults to the problem's own
-        (``shapes.op``: 'conv2d', 'conv2d_backward_data', ...); naming another is an error.
+        ``conv`` (netcl.Conv2d or netcl.Conv3d) that would compute it. ``profile`` defaults to
+        the conv's device, else the default context's. ``op`` defaults to the problem's own
+        (``shapes.op``: 'conv2d', 'conv2d_backward_data', 'conv3d', ...); naming another is an
+        error.
         A layer's strict ``strategy=`` override is not a selector decision and does not show here.
         """
         if isinstance(shapes_or_input, _netcl.ConvShapes):
             shapes = shapes_or_input
         else:
             if conv is None:
-                raise TypeError("KernelSelector.explain: give a netcl.ConvShapes, or an input with conv=<netcl.Conv2d>")
+                raise TypeError("KernelSelector.explain: give a netcl.ConvShapes, or an input with "
+                                "conv=<netcl.Conv2d or netcl.Conv3d>")
             shape = getattr(shapes_or_input, "shape", shapes_or_input)
             shapes = conv.shapes_for(tuple(shape))
         if profile is None:

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 import netcl as nc
 
-from .._conv2d import _activation
+from .._conv_layer import _activation
 from ._bridge import Bridge, default_bridge
 from ._function import Conv2dFunction
 
