@@ -79,15 +79,15 @@ FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
         // tiles) in 15.5 against 18.0, but conv5 (4 tiles) in 7.5 against 3.3:
         // its 216-element transforms of a few tiles feed GEMMs too narrow to
         // stream U well.
-        const double f4_tiles = static_cast<double>(s.N * (padded_side(s.O(), 4) / 4) * (padded_side(s.P(), 4) / 4) *
+        const double cube_tiles = static_cast<double>(s.N * (padded_side(s.O(), 4) / 4) * (padded_side(s.P(), 4) / 4) *
                                                     (padded_side(s.Q(), 4) / 4));
-        const double f4_min_tiles = threshold(profile, k::winograd3d_f4_min_tiles);
-        if (f4_tiles < f4_min_tiles) {
-            return {2, "F(2x2x2) first: " + detail::number(f4_tiles) + " F(4x4x4) tiles in the batch < "
-                       "winograd3d_f4_min_tiles " + detail::number(f4_min_tiles)};
+        const double cube_min_tiles = threshold(profile, k::winograd3d_f4_min_tiles);
+        if (cube_tiles < cube_min_tiles) {
+            return {2, "F(2x2x2) first: " + detail::number(cube_tiles) + " F(4x4x4) tiles in the batch < "
+                       "winograd3d_f4_min_tiles " + detail::number(cube_min_tiles)};
         }
-        return {4, "F(4x4x4) first: " + detail::number(f4_tiles) + " F(4x4x4) tiles in the batch >= "
-                   "winograd3d_f4_min_tiles " + detail::number(f4_min_tiles)};
+        return {4, "F(4x4x4) first: " + detail::number(cube_tiles) + " F(4x4x4) tiles in the batch >= "
+                   "winograd3d_f4_min_tiles " + detail::number(cube_min_tiles)};
     }
     const double side = static_cast<double>(std::min(s.P(), s.Q()));
     const double f6_min = threshold(profile, k::winograd_f6_min_output);

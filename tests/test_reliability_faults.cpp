@@ -26,6 +26,8 @@
 #include <set>
 
 #include "netcl/Conv2d.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+#include "tests/support/LayerFactory.hpp"
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/ConvImplementation.hpp"
@@ -63,6 +65,16 @@ ConvShapes layer_5x5() {  // the 5x5 Winograd tiles take only 5x5 filters
     return s;
 }
 
+// 3-D (the naive kernel's depth loops, the implicit GEMM's and Winograd's DEPTH builds).
+ConvShapes layer_3d() {
+    ConvShapes s;
+    s.spatial_rank = 3;
+    s.N = 2, s.C = 3, s.D = 3, s.H = 5, s.W = 6, s.K = 5, s.T = s.R = s.S = 3, s.bias = true;
+    s.set_padding(1);
+    s.pad_front = s.pad_back = 1;
+    return s;
+}
+
 struct Data {
     std::vector<float> x, w, b, dy;
     std::vector<double> expected;  // y forward, dx backward data, dw then db backward weights
@@ -96,7 +108,7 @@ struct Layer {
     ConvShapes shapes;
     std::vector<cl::Buffer> buffers;
     std::vector<Tensor> inputs, outputs;
-    std::unique_ptr<Conv2d> conv;
+    std::unique_ptr<ConvLayer> conv;
 
     // A context of its own with every implementation on (TestData.hpp): the variant is forced.
     Layer(const ConvShapes& s, const Variant& variant, const Data& d) : context(test::context_with_profile()), shapes(s) {
@@ -107,7 +119,7 @@ struct Layer {
                                     : cl::Buffer(context->cl_context(), CL_MEM_READ_WRITE, bytes));
             (input ? inputs : outputs).push_back(Tensor::view(context, buffers.back()(), 0, std::move(shape)));
         };
-        const Tensor::Shape x_shape{s.N, s.C, s.H, s.W}, y_shape{s.N, s.K, s.P(), s.Q()};
+        const Tensor::Shape x_shape = s.input_shape(), y_shape = s.output_shape();
         switch (s.direction) {
             case ConvDirection::FORWARD:
                 caller_buffer(d.x, x_shape, true);
@@ -120,14 +132,14 @@ struct Layer {
             case ConvDirection::BACKWARD_WEIGHTS:
                 caller_buffer(d.x, x_shape, true);
                 caller_buffer(d.dy, y_shape, true);
-                caller_buffer({}, {s.K, s.C / s.groups, s.R, s.S}, false);
+                caller_buffer({}, s.weight_shape(), false);
                 caller_buffer({}, {s.K}, false);
                 break;
         }
-        Conv2dOptions o = Conv2dOptions::for_shapes(s);
-        o.strategy = implementation_of(variant).kernel();
-        o.variant = variant;
-        conv = std::make_unique<Conv2d>(context, o);
+        LayerOverrides strict;
+        strict.strategy = implementation_of(variant).kernel();
+        strict.variant = variant;
+        conv = make_conv_layer(context, s, strict);  // a Conv2d, or a Conv3d for the 3-D layer
     }
 
     // What a framework does with a layer: weights in (the directions that
@@ -171,12 +183,22 @@ struct FaultParam {
     ConvDirection direction = ConvDirection::FORWARD;
 };
 
+// A 3-D Winograd tile in backward data: its implementation runs backward
+// data as forward convolutions, which are 2-D, and its tiles are 3-D, so no
+// problem reaches it (Faults.ThreeDimensionalTilesTakeNoBackwardData).
+bool no_problem_reaches(const Variant& v, ConvDirection d) {
+    const auto tile = winograd_gemm_tile(v);
+    return tile && tile->rank == 3 && d == ConvDirection::BACKWARD_DATA;
+}
+
 // Every variant in every direction its implementation takes.
 std::vector<FaultParam> every_variant_and_direction() {
     std::vector<FaultParam> all;
     for (const ConvImplementation* impl : conv_implementations()) {
         for (const Variant& v : impl->variants()) {
-            for (const ConvDirection d : impl->problem_kinds().directions) all.push_back({v, d});
+            for (const ConvDirection d : impl->problem_kinds().directions) {
+                if (!no_problem_reaches(v, d)) all.push_back({v, d});
+            }
         }
     }
     return all;
@@ -185,7 +207,7 @@ std::vector<FaultParam> every_variant_and_direction() {
 // The first of the test layers the variant takes in the direction on this device.
 std::optional<Case> case_for(const FaultParam& p, std::string& why) {
     const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
-    for (const ConvShapes& forward : {layer_3x3(), layer_1x1(), layer_5x5()}) {
+    for (const ConvShapes& forward : {layer_3x3(), layer_1x1(), layer_5x5(), layer_3d()}) {
         const ConvShapes s = forward.in_direction(p.direction);
         const auto reason = why_not(p.variant, s, profile);
         if (!reason) return Case{p.variant, s};
@@ -284,7 +306,8 @@ void fail_once(const Case& c, const Data& d, const CallSite& site, bool in_conv,
             EXPECT_NE(what.find(" failed"), std::string::npos) << where << ": names no operation: " << what;
             if (in_conv) {
                 EXPECT_NE(what.find("layer "), std::string::npos) << where << ": names no layer: " << what;
-                for (const char* op : {"Conv2d::forward", "Conv2d::backward_data", "Conv2d::backward_weights"}) {
+                for (const char* op : {"Conv2d::forward", "Conv2d::backward_data", "Conv2d::backward_weights",
+                                       "Conv3d::forward", "Conv3d::backward_data", "Conv3d::backward_weights"}) {
                     if (what.find(op) != std::string::npos) {
                         EXPECT_NE(what.find("the output is undefined"), std::string::npos) << where << ": " << what;
                     }
@@ -414,6 +437,22 @@ INSTANTIATE_TEST_SUITE_P(Variants, FaultTest, ::testing::ValuesIn(every_variant_
 
 namespace netcl {
 namespace {
+
+TEST(Faults, ThreeDimensionalTilesTakeNoBackwardData) {
+    const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
+    int checked = 0;
+    for (const Variant& v : variants_of(Kernel::CONV2D_WINOGRAD)) {
+        if (!no_problem_reaches(v, ConvDirection::BACKWARD_DATA)) continue;
+        const auto on_3d = why_not(v, layer_3d().in_direction(ConvDirection::BACKWARD_DATA), profile);
+        ASSERT_TRUE(on_3d.has_value()) << v.id;
+        EXPECT_NE(on_3d->find("takes 2-D layers"), std::string::npos) << *on_3d;
+        const auto on_2d = why_not(v, layer_3x3().in_direction(ConvDirection::BACKWARD_DATA), profile);
+        ASSERT_TRUE(on_2d.has_value()) << v.id;
+        EXPECT_NE(on_2d->find("takes 3-D layers"), std::string::npos) << *on_2d;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 2);
+}
 
 // A caller's event that fails (a framework's op before this one failed): the
 // forward that waited for it fails on the device and says so on its event; the

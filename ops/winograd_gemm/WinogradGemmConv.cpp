@@ -88,8 +88,10 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.D), i(s.pad_front), i(tiles_h));
-            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C, true),
-                             one_tile_group, chain);
+            // kernels_cl/winograd_gemm.cl's 3-D transforms: 8 tiles a work-item.
+            internal::launch(context_->queue(), input_kernel_, input_name_.c_str(),
+                             cl::NDRange(static_cast<std::size_t>((T + 7) / 8), static_cast<std::size_t>(s.C)),
+                             cl::NDRange(1, 4), chain);
         } else {
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
@@ -126,8 +128,9 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.O()),
                                i(tiles_h));
-            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K, true),
-                             one_tile_group, chain);
+            internal::launch(context_->queue(), output_kernel_, output_name_.c_str(),
+                             cl::NDRange(static_cast<std::size_t>((T + 7) / 8), static_cast<std::size_t>(s.K)),
+                             cl::NDRange(1, 4), chain);
         } else {
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),

@@ -30,10 +30,11 @@ public:
             return reject("K = " + std::to_string(s.K) + " < winograd_min_filters " + number(min_k) +
                           ": too few filters to amortise the input transform");
         }
-        // 3-D: on v3d's conv2 (C = 32, K = 64; 2 Zen 3 cores, N = 1) the
-        // transforms outweighed the cut in multiplies: F(4x4x4) 77 ms and
-        // F(2x2x2) 91 against the implicit GEMM's 64; from min(C, K) = 64
-        // (conv3) F(4x4x4) ran 2.3x faster than the implicit GEMM.
+        // 3-D: the transforms cost (C + K) per tile against the multiply's
+        // C x K. On v3d's conv2 (C = 32, K = 64; 2 Zen 3 cores, N = 1)
+        // F(4x4x4) ran in 35 ms against the implicit GEMM's 72 once its
+        // transforms took 8 tiles a work-item (77 ms before); below 32
+        // channels nothing was measured, so the direct GEMM keeps them.
         if (s.spatial_rank == 3) {
             const double min_3d = threshold(profile, threshold_key::winograd3d_min_channels);
             if (static_cast<double>(std::min(s.C, s.K)) < min_3d) {

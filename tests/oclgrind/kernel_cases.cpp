@@ -88,6 +88,42 @@ TEST(Oclgrind, NaiveGradients) {
     EXPECT_TRUE(result.passed()) << test::describe(g, result);
 }
 
+// 3-D (NCDHW): a small layer with a stride of 2 in depth only, a dilation
+// of 2 in width, uneven pads on all six sides, groups 2 and a ragged channel
+// block, in each direction through the naive kernel's depth loops.
+ConvShapes volume() {
+    auto s = shape(2, 4, 5, 6, 6, 3, 0, true);
+    s.spatial_rank = 3;
+    s.D = 5, s.T = 3, s.stride_d = 2, s.pad_front = 1, s.pad_back = 0;
+    s.set_padding(0, 2, 1, 1);
+    s.dilation_w = 2;
+    s.groups = 2;
+    return s;
+}
+
+TEST(Oclgrind, ThreeDimensionalNaive) {
+    for (const ConvDirection direction : all_conv_directions()) {
+        expect_clean(volume().in_direction(direction), Kernel::CONV2D_NAIVE, std::nullopt);
+    }
+}
+
+// The GEMM engine's 3-D builds: the implicit GEMM's DEPTH build (planes
+// outside the input on both sides, the residual sum over its shifted-back
+// last pixel tile) and both 3-D Winograd tiles' DEPTH transforms (ragged
+// last tiles in every axis).
+TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
+    auto s = volume();
+    s.dilation_w = 1, s.groups = 1;
+    s.post_ops = PostOps::relu().with_sum();
+    expect_clean(s, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto w = shape(1, 3, 5, 6, 5, 3, 1, true);
+    w.spatial_rank = 3;
+    w.D = 3, w.T = 3, w.pad_front = 1, w.pad_back = 0;
+    for (const char* id : {"wino3d-f2-gemm", "wino3d-f4-gemm"}) {
+        expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
+    }
+}
+
 // Backward data through the forward kernels (ops/as_forward/): the filter
 // rotation (kernels_cl/rotate_filters.cl, groups 2 so C and K swap within
 // each group, uneven pads) before the implicit GEMM and Winograd F(2x2); and
