@@ -106,40 +106,65 @@ void lane_tile(const int tile0, const int t, const int T, const int tiles_per_im
 // V = d transformed by B^T along each axis for tiles tile0 .. tile0 + T - 1
 // of every channel; loads outside the input (padding, ragged last tiles)
 // read 0. NDRange: dim0 = ceil(T / TL3), dim1 = C.
+//
+// Where the 8 tiles are neighbours in one tile row and inside the image's
+// width (most of them: v3d's conv2 has 14 tiles a row), a row of their
+// input is one run of 4 * 7 + 6 floats read without clamps; otherwise each
+// lane gathers its own, clamped and zeroed outside the input.
 __kernel void winograd_gemm_input(__global const float* restrict x, const ulong x_offset, __global float* restrict v,
                                   const ulong v_offset, const int C, const int H, const int W, const int pad_top,
                                   const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
                                   const int T, const int D, const int pad_front, const int tiles_h) {
     const int t0 = (int)get_global_id(0) * TL3, c = (int)get_global_id(1);
     if (t0 >= T || c >= C) return;
-    float raw[WINO_TILE * WINO_TILE * WINO_TILE * TL3];
+    int lane_base[TL3], lane_z[TL3], lane_y[TL3], lane_x[TL3];
     for (int l = 0; l < TL3; ++l) {
         int n, tz, ty, tx;
         lane_tile(tile0, t0 + l, T, tiles_per_image, tiles_h, tiles_w, &n, &tz, &ty, &tx);
-        const int iz0 = tz * WINO_M - pad_front, iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
-        __global const float* xp = x + x_offset + ((size_t)n * C + c) * D * H * W;
-        for (int z = 0; z < WINO_TILE; ++z) {
-            const int iz = iz0 + z;
-            const bool plane_in = iz >= 0 && iz < D;
-            const int plane = clamp(iz, 0, D - 1) * H;
-            for (int y = 0; y < WINO_TILE; ++y) {
-                const int iy = iy0 + y;
-                const bool row_in = plane_in && iy >= 0 && iy < H;
-                const int row = (plane + clamp(iy, 0, H - 1)) * W;
-                for (int j = 0; j < WINO_TILE; ++j) {
-                    const int ix = ix0 + j;
-                    const float value = xp[row + clamp(ix, 0, W - 1)];
-                    raw[((z * WINO_TILE + y) * WINO_TILE + j) * TL3 + l] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
-                }
-            }
-        }
+        lane_base[l] = (n * C + c) * D;  // in planes
+        lane_z[l] = tz * WINO_M - pad_front, lane_y[l] = ty * WINO_M - pad_top, lane_x[l] = tx * WINO_M - pad_left;
     }
+    // One run per input row: the same image, plane and row, consecutive tiles, inside the width.
+    const bool run = lane_base[TL3 - 1] == lane_base[0] && lane_z[TL3 - 1] == lane_z[0] &&
+                     lane_y[TL3 - 1] == lane_y[0] && lane_x[TL3 - 1] == lane_x[0] + (TL3 - 1) * WINO_M &&
+                     lane_x[0] >= 0 && lane_x[0] + (TL3 - 1) * WINO_M + WINO_TILE <= W;
+    __global const float* xc = x + x_offset;
     VEC s1[WINO_TILE][WINO_TILE][WINO_ALPHA];
-    VEC s2[WINO_TILE][WINO_ALPHA][WINO_ALPHA];
-#define IN_X(i) vload8((z * WINO_TILE + y) * WINO_TILE + (i), raw)
+    VEC row_in[WINO_TILE];
+#define IN_X(i) row_in[i]
 #define OUT_X(i) s1[z][y][i]
     for (int z = 0; z < WINO_TILE; ++z)
-        for (int y = 0; y < WINO_TILE; ++y) { WINO_BT(IN_X, OUT_X) }
+        for (int y = 0; y < WINO_TILE; ++y) {
+            if (run) {
+                const int iz = lane_z[0] + z, iy = lane_y[0] + y;
+                if (iz >= 0 && iz < D && iy >= 0 && iy < H) {
+                    __global const float* r = xc + ((size_t)(lane_base[0] + iz) * H + iy) * W + lane_x[0];
+                    float seg[(TL3 - 1) * WINO_M + WINO_TILE];
+                    for (int i = 0; i < (TL3 - 1) * WINO_M + WINO_TILE; ++i) seg[i] = r[i];
+                    for (int j = 0; j < WINO_TILE; ++j)
+                        row_in[j] = (VEC)(seg[j], seg[WINO_M + j], seg[2 * WINO_M + j], seg[3 * WINO_M + j],
+                                          seg[4 * WINO_M + j], seg[5 * WINO_M + j], seg[6 * WINO_M + j],
+                                          seg[7 * WINO_M + j]);
+                } else {
+                    for (int j = 0; j < WINO_TILE; ++j) row_in[j] = (VEC)(0.0f);
+                }
+            } else {
+                float lanes[WINO_TILE * TL3];
+                for (int l = 0; l < TL3; ++l) {
+                    const int iz = lane_z[l] + z, iy = lane_y[l] + y;
+                    const bool in_row = iz >= 0 && iz < D && iy >= 0 && iy < H;
+                    const int row = ((lane_base[l] + clamp(iz, 0, D - 1)) * H + clamp(iy, 0, H - 1)) * W;
+                    for (int j = 0; j < WINO_TILE; ++j) {
+                        const int ix = lane_x[l] + j;
+                        const float value = xc[row + clamp(ix, 0, W - 1)];
+                        lanes[j * TL3 + l] = (in_row && ix >= 0 && ix < W) ? value : 0.0f;
+                    }
+                }
+                for (int j = 0; j < WINO_TILE; ++j) row_in[j] = vload8(j, lanes);
+            }
+            WINO_BT(IN_X, OUT_X)
+        }
+    VEC s2[WINO_TILE][WINO_ALPHA][WINO_ALPHA];
 #define IN_Y(i) s1[z][i][xx]
 #define OUT_Y(i) s2[z][i][xx]
     for (int z = 0; z < WINO_TILE; ++z)

@@ -107,13 +107,17 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
 // 3-D Winograd (Lan et al.'s F(2x2x2,3x3x3) and F(4x4x4,3x3x3)), separate
 // transforms around the GEMM engine: the table's 3x3x3 stride-1 ungrouped
 // layers (ragged last tiles in every axis, depth 2 under a 3-deep kernel,
-// six pads), a wider one with a residual sum, and one split into passes by
-// a small workspace limit.
+// six pads), a row of 70 (the transforms' 8 tiles in one run of the row),
+// a wider one with a residual sum, and one split into passes by a small
+// workspace limit.
 TEST(Conv3d, WinogradTilesMatchTheReference) {
     const auto& profile = shared_context()->profile();
     std::vector<ConvShapes> shapes = edge_table_3d();
     shapes.push_back(make3d(1, 3, 4, {5, 3, 1, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 1, 1, 1}));   // six pads, stride 1
     shapes.push_back(make3d(3, 2, 3, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {9, 3, 1, 0, 0}, 1, false));  // N = 3
+    // Wide enough that 8 neighbouring tiles of a row lie inside the width:
+    // the input transform's one-run rows (and its gathers where a group wraps).
+    shapes.push_back(make3d(2, 3, 4, {3, 3, 1, 1, 1}, {4, 3, 1, 1, 1}, {70, 3, 1, 1, 1}));
     shapes.push_back(make3d(2, 16, 20, {6, 3, 1, 1, 1}, {10, 3, 1, 1, 1}, {11, 3, 1, 1, 1}));
     shapes.back().post_ops = PostOps::relu().with_sum();
     for (const char* id : {"wino3d-f2-gemm", "wino3d-f4-gemm"}) {

@@ -183,8 +183,8 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
                          internal::post_ops_options(post_ops),
-                     {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, 4, 1}},  // 3-D: 8 tiles a work-item
-                      {"winograd_gemm_output", {rank == 3 ? 1u : 16u, 4, 1}},
+                     {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
+                      {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
     if (transposed) {
         spec.label += ", " + std::to_string(tile.vw) + " channels a work-item";

@@ -91,7 +91,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             // kernels_cl/winograd_gemm.cl's 3-D transforms: 8 tiles a work-item.
             internal::launch(context_->queue(), input_kernel_, input_name_.c_str(),
                              cl::NDRange(static_cast<std::size_t>((T + 7) / 8), static_cast<std::size_t>(s.C)),
-                             cl::NDRange(1, 4), chain);
+                             cl::NDRange(1, 1), chain);
         } else {
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
@@ -130,7 +130,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                                i(tiles_h));
             internal::launch(context_->queue(), output_kernel_, output_name_.c_str(),
                              cl::NDRange(static_cast<std::size_t>((T + 7) / 8), static_cast<std::size_t>(s.K)),
-                             cl::NDRange(1, 4), chain);
+                             cl::NDRange(1, 1), chain);
         } else {
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
                                internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),

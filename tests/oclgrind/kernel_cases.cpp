@@ -119,8 +119,11 @@ TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     auto w = shape(1, 3, 5, 6, 5, 3, 1, true);
     w.spatial_rank = 3;
     w.D = 3, w.T = 3, w.pad_front = 1, w.pad_back = 0;
+    auto wide = w;  // 8 tiles of a row inside the width: the input transform's one-run rows
+    wide.W = 70, wide.H = 3, wide.D = 2;
     for (const char* id : {"wino3d-f2-gemm", "wino3d-f4-gemm"}) {
         expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
+        expect_clean(wide, Kernel::CONV2D_WINOGRAD, Variant(id), tolerance_factor(Variant(id)));
     }
 }
 

@@ -111,6 +111,24 @@ struct ReadmeFixture {
                      netcl::conv_tolerance(s, factor), "README fused y");
     }
 
+    // The 3-D example: clips of D = 6 frames, 3x3x3 filters, padding 1.
+    static constexpr std::int64_t D = 6;
+    netcl::ConvShapes shapes_3d() const {
+        netcl::ConvShapes s = shapes();
+        s.spatial_rank = 3;
+        s.D = D, s.T = 3, s.pad_front = s.pad_back = 1;
+        s.bias = true;
+        return s;
+    }
+    std::vector<float> clip_h = netcl::random_uniform(N * C * D * H * W, 8), w3h = netcl::random_uniform(K * C * 27, 9);
+    void check_conv3d(const netcl::Tensor& out, netcl::Conv3d& conv) {
+        const auto s = shapes_3d();
+        EXPECT_EQ(out.shape(), s.output_shape());
+        const double factor = conv.last_plan().error_factor;
+        expect_close(out.to_host(), netcl::reference_conv(s, clip_h, w3h, bh), netcl::conv_tolerance(s, factor),
+                     "README Conv3d y");
+    }
+
     void check_choosing(netcl::KernelSelector& sel, std::size_t rules_before) {
         EXPECT_EQ(sel.rule_count(), rules_before) << "the README's rule was removed";
         EXPECT_EQ(netcl::default_conv_strategy(), netcl::Kernel::CONV2D_NAIVE);
@@ -148,6 +166,12 @@ struct ReadmeFixture {
     auto x = netcl::Tensor::from_host(ctx, fixture.xh, {N, C, H, W});                               \
     auto r = netcl::Tensor::from_host(ctx, fixture.rh, {N, K, H, W});
 #define README_EPILOGUE_fused_output_stage fixture.check_fused(y, fused);
+#define README_PROLOGUE_3_d_convolution                                                            \
+    auto ctx = fixture.own;                                                                         \
+    auto N = fixture.N, C = fixture.C, D = fixture.D, H = fixture.H, W = fixture.W, K = fixture.K;  \
+    const auto& weights_3d = fixture.w3h; const auto& bias = fixture.bh;                            \
+    auto clip = netcl::Tensor::from_host(ctx, fixture.clip_h, {N, C, D, H, W});
+#define README_EPILOGUE_3_d_convolution fixture.check_conv3d(clip_out, conv3d);
 #define README_PROLOGUE_choosing_the_strategy                                              \
     auto ctx = fixture.own; auto shapes = fixture.shapes();                                \
     const std::size_t rules_before = netcl::KernelSelector::global().rule_count();
@@ -168,6 +192,11 @@ TEST(Readme, StandaloneExampleRunsAsWritten) {
 TEST(Readme, ChoosingTheStrategyRunsAsWritten) {
     ReadmeFixture fixture;
     readme_choosing_the_strategy(fixture);
+}
+
+TEST(Readme, Conv3dExampleRunsAsWritten) {
+    ReadmeFixture fixture;
+    readme_3_d_convolution(fixture);
 }
 
 TEST(Readme, FusedOutputStageRunsAsWrittenAndAppliesItsPostOps) {
