@@ -8,21 +8,11 @@ ConvLayerOptions to_layer_options(const Conv2dOptions& o) {
     ConvLayerOptions l;
     l.name = "Conv2d";
     l.spatial_rank = 2;
-    l.in_channels = o.in_channels;
-    l.out_channels = o.out_channels;
+    copy_run_options(o, l);
     l.kernel = {1, o.kernel[0], o.kernel[1]};
     l.stride = {1, o.stride[0], o.stride[1]};
     l.dilation = {1, o.dilation[0], o.dilation[1]};
     l.padding = o.padding;
-    l.auto_pad = o.auto_pad;
-    l.groups = o.groups;
-    l.bias = o.bias;
-    l.post_ops = o.post_ops;
-    l.strategy = o.strategy;
-    l.variant = o.variant;
-    l.workspace_limit_bytes = o.workspace_limit_bytes;
-    l.max_error_factor = o.max_error_factor;
-    l.selector = o.selector;
     return l;
 }
 

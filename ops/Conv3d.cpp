@@ -10,23 +10,13 @@ ConvLayerOptions to_layer_options(const Conv3dOptions& o) {
     ConvLayerOptions l;
     l.name = "Conv3d";
     l.spatial_rank = 3;
-    l.in_channels = o.in_channels;
-    l.out_channels = o.out_channels;
+    copy_run_options(o, l);
     l.kernel = o.kernel;
     l.stride = o.stride;
     l.dilation = o.dilation;
     l.padding = Padding(o.padding.top, o.padding.left, o.padding.bottom, o.padding.right);
     l.pad_front = o.padding.front;
     l.pad_back = o.padding.back;
-    l.auto_pad = o.auto_pad;
-    l.groups = o.groups;
-    l.bias = o.bias;
-    l.post_ops = o.post_ops;
-    l.strategy = o.strategy;
-    l.variant = o.variant;
-    l.workspace_limit_bytes = o.workspace_limit_bytes;
-    l.max_error_factor = o.max_error_factor;
-    l.selector = o.selector;
     return l;
 }
 

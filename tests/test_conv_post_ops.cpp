@@ -92,7 +92,9 @@ TEST(ConvPostOps, EachWinogradOutputTransformAppliesThem) {
         o.context = context_with_profile(edit);
         const auto result = run_conv_case(s, o);
         EXPECT_TRUE(result.passed()) << name << ": " << describe(s, result);
-        if (name != "a tile a work-item") EXPECT_NE(result.plan.config.find(name), std::string::npos) << result.plan.config;
+        if (name != "a tile a work-item") {
+            EXPECT_NE(result.plan.config.find(name), std::string::npos) << result.plan.config;
+        }
     }
 }
 

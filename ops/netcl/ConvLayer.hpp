@@ -70,6 +70,23 @@ struct ConvLayerOptions {
     KernelSelector* selector = nullptr;
 };
 
+// Copies what Conv2dOptions and Conv3dOptions share beyond their geometry
+// (the same names, the same meaning) into the rank-generic options.
+template <typename Options>
+void copy_run_options(const Options& from, ConvLayerOptions& to) {
+    to.in_channels = from.in_channels;
+    to.out_channels = from.out_channels;
+    to.auto_pad = from.auto_pad;
+    to.groups = from.groups;
+    to.bias = from.bias;
+    to.post_ops = from.post_ops;
+    to.strategy = from.strategy;
+    to.variant = from.variant;
+    to.workspace_limit_bytes = from.workspace_limit_bytes;
+    to.max_error_factor = from.max_error_factor;
+    to.selector = from.selector;
+}
+
 // forward() asks the selector for a plan per input shape (kept, with its
 // reason), prepares that implementation once and enqueues it on the
 // Context's queue without blocking. One layer is used by one thread at a
