@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,69 @@ TEST(Conv3d, WinogradTilesMatchTheReference) {
     const auto deep = why_not(Variant("wino3d-f2-gemm"), two_d, profile);
     ASSERT_TRUE(deep.has_value());
     EXPECT_NE(deep->find("takes 3-D layers; this one is 2-D"), std::string::npos) << *deep;
+}
+
+// A random small 3-D layer: the 2-D draw (tests/support/ConvCase.cpp) and a
+// depth drawn the same way (kernel 1-3, stride 1-2, dilation 1 or 2, pads 0-2
+// on each side), kept small so every direction's reference stays quick.
+ConvShapes random_small_3d(std::mt19937_64& rng) {
+    auto draw = [&rng](std::int64_t low, std::int64_t high) {
+        return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+    };
+    ConvShapes s = random_small_shape(rng);
+    s.spatial_rank = 3;
+    s.H = std::min<std::int64_t>(s.H, std::max<std::int64_t>(8, s.dilation_h * (s.R - 1) + 1));
+    s.W = std::min<std::int64_t>(s.W, std::max<std::int64_t>(9, s.dilation_w * (s.S - 1) + 1));
+    s.T = draw(1, 3);
+    s.stride_d = draw(1, 2);
+    s.dilation_d = draw(0, 3) == 0 ? 2 : 1;
+    s.pad_front = draw(0, 2), s.pad_back = draw(0, 2);
+    const std::int64_t extent_d = s.dilation_d * (s.T - 1) + 1;
+    s.D = draw(std::max<std::int64_t>(1, extent_d - s.pad_front - s.pad_back), extent_d + 4);
+    return s;
+}
+
+// 40 random layers, every direction through the selector's plan, and
+// forward through each GEMM-engine variant that takes the layer.
+TEST(Conv3d, RandomLayersMatchTheReferenceInEveryDirection) {
+    std::mt19937_64 rng(2026);
+    const auto& profile = shared_context()->profile();
+    int engine_runs = 0;
+    for (int i = 0; i < 40; ++i) {
+        const ConvShapes forward = random_small_3d(rng);
+        ASSERT_NO_THROW(forward.validate()) << forward.str();
+        for (const ConvDirection direction : all_conv_directions()) {
+            const ConvShapes s = forward.in_direction(direction);
+            ConvCaseOptions options;
+            options.seed = 100 + static_cast<std::uint64_t>(i);
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+        }
+        for (const char* id : {"implicit-gemm", "wino3d-f2-gemm", "wino3d-f4-gemm"}) {
+            const Variant v(id);
+            if (why_not(v, forward, profile)) continue;
+            const ConvCaseResult r = run_conv_case(forward, implementation_of(v).kernel(), v, 7, tolerance_factor(v));
+            EXPECT_TRUE(r.passed()) << describe(forward, r);
+            ++engine_runs;
+        }
+    }
+    EXPECT_GE(engine_runs, 20);  // the draw reaches the GEMM engine, not only the direct kernel
+}
+
+// The accuracy bound decides between the 3-D tiles as it does in 2-D: 16
+// admits F(4x4x4), 4 leaves F(2x2x2) (error factors 16 and 4), 1 the direct sums.
+TEST(Conv3d, TheAccuracyBoundChoosesTheTile) {
+    const ConvShapes s = make3d(1, 64, 64, {8, 3, 1, 1, 1}, {16, 3, 1, 1, 1}, {16, 3, 1, 1, 1});
+    const std::vector<std::pair<double, std::string>> expected = {
+        {16.0, "wino3d-f4-gemm"}, {4.0, "wino3d-f2-gemm"}, {1.0, "implicit-gemm"}};
+    for (const auto& [bound, variant] : expected) {
+        Conv3dOptions o = Conv3dOptions::for_shapes(s);
+        o.max_error_factor = bound;
+        Conv3d conv(shared_context(), o);
+        const Plan& plan = conv.plan_for(s.input_shape());
+        EXPECT_EQ(plan.variant.id, variant) << "max_error_factor " << bound << ": " << plan.str();
+        EXPECT_LE(plan.error_factor, bound);
+    }
 }
 
 TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
