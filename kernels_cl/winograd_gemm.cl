@@ -153,7 +153,8 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
                 for (int l = 0; l < TL3; ++l) {
                     const int iz = lane_z[l] + z, iy = lane_y[l] + y;
                     const bool in_row = iz >= 0 && iz < D && iy >= 0 && iy < H;
-                    const int row = ((lane_base[l] + clamp(iz, 0, D - 1)) * H + clamp(iy, 0, H - 1)) * W;
+                    // size_t: an offset into the whole batch (past 2^31 floats for large clips).
+                    const size_t row = ((size_t)(lane_base[l] + clamp(iz, 0, D - 1)) * H + clamp(iy, 0, H - 1)) * W;
                     for (int j = 0; j < WINO_TILE; ++j) {
                         const int ix = lane_x[l] + j;
                         const float value = xc[row + clamp(ix, 0, W - 1)];

@@ -1,5 +1,7 @@
 #include "netcl/Conv2d.hpp"
 
+#include "netcl/Error.hpp"
+
 namespace netcl {
 
 namespace {
@@ -19,6 +21,8 @@ ConvLayerOptions to_layer_options(const Conv2dOptions& o) {
 }  // namespace
 
 Conv2dOptions Conv2dOptions::for_shapes(const ConvShapes& s) {
+    NETCL_REQUIRE(s.spatial_rank == 2, "Conv2dOptions::for_shapes: " + s.str() +
+                                           " is a 3-D problem; expected rank 2 (Conv3dOptions::for_shapes takes it)");
     Conv2dOptions o;
     o.in_channels = s.C;
     o.out_channels = s.K;

@@ -359,8 +359,10 @@ TEST(Conv3d, BadInputIsAnErrorThatSaysWhatWasExpectedAndWritesNothing) {
     // An output of the wrong depth.
     const Tensor x = Tensor::from_host(context, random_uniform(static_cast<std::size_t>(s.input_numel()), 3), s.input_shape());
     Tensor wrong = Tensor::empty(context, {s.N, s.K, s.O() + 1, s.P(), s.Q()});
+    wrong.fill(std::numeric_limits<float>::quiet_NaN());
     EXPECT_NE(error_of([&] { conv.forward(x, wrong); }).find("expected " + shape_string(s.output_shape())),
               std::string::npos);
+    for (const float v : wrong.to_host()) ASSERT_TRUE(std::isnan(v)) << "a refused run wrote to the caller's tensor";
     // A negative depth padding.
     Conv3dOptions negative = Conv3dOptions::for_shapes(s);
     negative.padding.back = -1;

@@ -23,7 +23,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
         // 8 x 48, its projections 5-13% faster at N = 1 but 13% slower at N = 8
         // (pocl-cpu-avx512.json has the figures).
         const GemmTile wide = gemm_tile(profile, "implicit_gemm", GemmTile{4, 2, 8, {4, 4}});
-        const bool pointwise = s.R == 1 && s.S == 1;
+        const bool pointwise = s.T == 1 && s.R == 1 && s.S == 1;
         c.tile = pointwise ? gemm_tile(profile, "implicit_gemm_pointwise", wide) : wide;
     }
     c.R = static_cast<int>(s.R), c.S = static_cast<int>(s.S);

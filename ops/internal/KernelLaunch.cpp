@@ -38,7 +38,8 @@ void check_io(const char* strategy, const ConvShapes& s, const Tensor& x, const 
 void check_weights(const char* strategy, const ConvShapes& s, const Tensor& weights, const Tensor* bias) {
     if (!weights.defined() || weights.numel() != static_cast<std::size_t>(s.weight_numel())) {
         throw Error(std::string(strategy) + ": weights hold " + std::to_string(weights.numel()) + " floats; " +
-                    s.str() + " expects K x C/groups x R x S = " + std::to_string(s.weight_numel()));
+                    s.str() + " expects K x C/groups x " + (s.spatial_rank == 3 ? "T x " : "") + "R x S = " +
+                    std::to_string(s.weight_numel()));
     }
     if (s.bias && (bias == nullptr || bias->numel() != static_cast<std::size_t>(s.K))) {
         throw Error(std::string(strategy) + ": bias holds " + std::to_string(bias ? bias->numel() : 0) +

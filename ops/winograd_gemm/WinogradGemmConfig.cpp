@@ -124,8 +124,8 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // "winograd_gemm_transposed_min_channels" (C, K at least that: a channel
     // vector's worth).
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
-    // 3-D: the one-tile transforms and the plain layouts only (the channel
-    // and row-lane kernels are 2-D).
+    // 3-D: the DEPTH transforms (8 tiles a work-item) and the plain layouts
+    // only (the channel and row-lane kernels are 2-D).
     c.transposed = c.rank == 3 ? false
                    : forced >= 0 ? forced != 0
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&

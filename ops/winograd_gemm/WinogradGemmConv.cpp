@@ -84,7 +84,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
             internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
                              cl::NDRange(1, 4), chain);
-        } else if (deep) {  // the DEPTH build's one-tile kernel: the plane arguments too
+        } else if (deep) {  // the DEPTH build's transforms, 8 tiles a work-item: the plane arguments too
             internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.D), i(s.pad_front), i(tiles_h));
