@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 from onnx.backend.test.loader import load_model_tests
 
 KINDS = ("node", "pytorch-converted", "pytorch-operator")
@@ -127,3 +127,22 @@ def load() -> tuple[list[ConvCase], dict[str, str]]:
                 else:
                     cases.append(case)
     return cases, passed_over
+
+
+def conv_model(L):
+    """A one-node ONNX Conv model (opset 11) for a layer described as the random-layer
+    tests draw it: kernel, stride, dilation, groups, bias, and ONNX's pads (begins,
+    then ends) or an auto_pad name; 2-D or 3-D alike."""
+    attrs = dict(kernel_shape=list(L["kernel"]), strides=list(L["stride"]), dilations=list(L["dilation"]),
+                 group=L["groups"])
+    if L["auto_pad"] == "NOTSET":
+        attrs["pads"] = L["pads"]
+    else:
+        attrs["auto_pad"] = L["auto_pad"]
+    inputs = ["X", "W"] + (["B"] if L["bias"] else [])
+    node = helper.make_node("Conv", inputs, ["Y"], **attrs)
+    graph = helper.make_graph(
+        [node], "conv",
+        [helper.make_tensor_value_info(i, TensorProto.FLOAT, None) for i in inputs],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])

@@ -7,7 +7,6 @@ import pyopencl as cl
 import pytest
 import torch
 import torch.nn.functional as F
-from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import netcl as nc
@@ -375,20 +374,6 @@ def random_layer(rng):
                         bias=bool(rng.random() < 0.7))
 
 
-def onnx_conv(L):
-    attrs = dict(kernel_shape=list(L["kernel"]), strides=list(L["stride"]), dilations=list(L["dilation"]),
-                 group=L["groups"])
-    if L["auto_pad"] == "NOTSET":
-        attrs["pads"] = L["pads"]  # [d_begin, h_begin, w_begin, d_end, h_end, w_end]
-    else:
-        attrs["auto_pad"] = L["auto_pad"]
-    inputs = ["X", "W"] + (["B"] if L["bias"] else [])
-    node = helper.make_node("Conv", inputs, ["Y"], **attrs)
-    graph = helper.make_graph(
-        [node], "conv3d",
-        [helper.make_tensor_value_info(i, TensorProto.FLOAT, None) for i in inputs],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -399,7 +384,7 @@ def test_random_layer_against_onnx_reference(seed):
     w = uniform(rng, (L["k"], L["c"] // L["groups"], *L["kernel"]))
     b = uniform(rng, (L["k"],)) if L["bias"] else None
     feeds = {"X": x, "W": w, **({"B": b} if b is not None else {})}
-    expected = ReferenceEvaluator(onnx_conv(L)).run(None, feeds)[0]
+    expected = ReferenceEvaluator(onnx_cases.conv_model(L)).run(None, feeds)[0]
 
     kwargs = dict(kernel_size=L["kernel"], stride=L["stride"], dilation=L["dilation"], groups=L["groups"],
                   bias=L["bias"])

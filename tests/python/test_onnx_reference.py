@@ -3,10 +3,10 @@ an oracle independent of netcl and of this suite's reference.py."""
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import netcl as nc
+import onnx_cases
 from reference import tolerance, uniform
 
 AUTO_PADS = ["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]
@@ -36,20 +36,6 @@ def random_layer(rng):
                         dilation=dilation, pads=pads, auto_pad=auto_pad, groups=groups, bias=bool(rng.random() < 0.7))
 
 
-def onnx_conv(L):
-    attrs = dict(kernel_shape=list(L["kernel"]), strides=list(L["stride"]), dilations=list(L["dilation"]),
-                 group=L["groups"])
-    if L["auto_pad"] == "NOTSET":
-        attrs["pads"] = L["pads"]  # [x1_begin, x2_begin, x1_end, x2_end]
-    else:
-        attrs["auto_pad"] = L["auto_pad"]
-    inputs = ["X", "W"] + (["B"] if L["bias"] else [])
-    node = helper.make_node("Conv", inputs, ["Y"], **attrs)
-    graph = helper.make_graph(
-        [node], "conv",
-        [helper.make_tensor_value_info(i, TensorProto.FLOAT, None) for i in inputs],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
 
 
 SEEDS = list(range(24))
@@ -63,7 +49,7 @@ def test_random_layer_against_onnx_reference(seed):
     w = uniform(rng, (L["k"], L["c"] // L["groups"], *L["kernel"]))
     b = uniform(rng, (L["k"],)) if L["bias"] else None
     feeds = {"X": x, "W": w, **({"B": b} if b is not None else {})}
-    expected = ReferenceEvaluator(onnx_conv(L)).run(None, feeds)[0]
+    expected = ReferenceEvaluator(onnx_cases.conv_model(L)).run(None, feeds)[0]
 
     kwargs = dict(kernel_size=L["kernel"], stride=L["stride"], dilation=L["dilation"], groups=L["groups"],
                   bias=L["bias"])
