@@ -31,14 +31,14 @@
 #endif
 
 #if DIRECTION == 0
-__kernel void conv2d_naive(__global const float* restrict x, const ulong x_offset, __global const float* restrict w,
-                           const ulong w_offset, __global const float* restrict bias, const ulong bias_offset,
-                           __global float* restrict y, const ulong y_offset, const int has_bias, const int C, const int H, const int W, const int K,
+__kernel void conv2d_naive(__global const STORAGE* restrict x, const ulong x_offset, __global const STORAGE* restrict w,
+                           const ulong w_offset, __global const STORAGE* restrict bias, const ulong bias_offset,
+                           __global STORAGE* restrict y, const ulong y_offset, const int has_bias, const int C, const int H, const int W, const int K,
                            const int P, const int Q, const int R, const int S, const int stride_h,
                            const int stride_w, const int pad_top, const int pad_left, const int dil_h,
                            const int dil_w, const int groups, const int D, const int T, const int O,
                            const int stride_d, const int pad_front, const int dil_d) {
-    // Each tensor starts `*_offset` floats into its buffer (a framework's view).
+    // Each tensor starts `*_offset` elements into its buffer (a framework's view).
     x += x_offset;
     w += w_offset;
     bias += bias_offset;
@@ -73,21 +73,21 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
         for (int u = 0; u < T; ++u) {
             const int d = d_origin + u * dil_d;
             if (d < 0 || d >= D) continue;
-            __global const float* xc = x + (size_t)(((n * C + g * Cg + c) * D + d) * H) * W;
+            __global const STORAGE* xc = x + (size_t)(((n * C + g * Cg + c) * D + d) * H) * W;
             const int wc = (c * T + u) * RS;
             for (int r = 0; r < R; ++r) {
                 const int h = h_origin + r * dil_h;
                 if (h < 0 || h >= H) continue;
-                __global const float* xrow = xc + h * W;
+                __global const STORAGE* xrow = xc + h * W;
                 for (int s = 0; s < S; ++s) {
                     float xv[QB];
                     for (int j = 0; j < QB; ++j) {
                         const int col = w_origin + j * stride_w + s * dil_w;
-                        xv[j] = (col >= 0 && col < W && q0 + j < Q) ? xrow[col] : 0.0f;
+                        xv[j] = (col >= 0 && col < W && q0 + j < Q) ? LOAD(xrow, col) : 0.0f;
                     }
                     const int tap = wc + r * S + s;
                     for (int kk = 0; kk < KB; ++kk) {
-                        const float wv = w[wbase[kk] + tap];
+                        const float wv = LOAD(w, wbase[kk] + tap);
                         for (int j = 0; j < QB; ++j) acc[kk][j] = fma(wv, xv[j], acc[kk][j]);
                     }
                 }
@@ -102,10 +102,10 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
     for (int kk = 0; kk < KB; ++kk) {
         if (kk < kvalid) {
             const int k = k0 + kk;
-            const float b = has_bias ? bias[k] : 0.0f;
-            __global float* out = y + (size_t)(((n * K + k) * O + o) * P + p) * Q;
+            const float b = has_bias ? LOAD(bias, k) : 0.0f;
+            __global STORAGE* out = y + (size_t)(((n * K + k) * O + o) * P + p) * Q;
             for (int j = 0; j < QB; ++j) {
-                if (q0 + j < Q) out[q0 + j] = POST_OPS(acc[kk][j] + b, out[q0 + j]);
+                if (q0 + j < Q) STORE(out, q0 + j, POST_OPS(acc[kk][j] + b, LOAD(out, q0 + j)));
             }
         }
     }
@@ -133,9 +133,9 @@ __kernel void conv2d_naive(__global const float* restrict x, const ulong x_offse
 //
 // NDRange: dim0 = stride_w x ceil(ceil(W / stride_w) / QB) (phase-major),
 // dim1 = D x H, dim2 = N x groups x ceil((C/groups) / KB).
-__kernel void conv2d_naive_backward_data(__global const float* restrict dy, const ulong dy_offset,
-                                         __global const float* restrict w, const ulong w_offset,
-                                         __global float* restrict dx, const ulong dx_offset, const int C, const int H,
+__kernel void conv2d_naive_backward_data(__global const STORAGE* restrict dy, const ulong dy_offset,
+                                         __global const STORAGE* restrict w, const ulong w_offset,
+                                         __global STORAGE* restrict dx, const ulong dx_offset, const int C, const int H,
                                          const int W, const int K, const int P, const int Q, const int R, const int S,
                                          const int stride_h, const int stride_w, const int pad_top,
                                          const int pad_left, const int dil_h, const int dil_w, const int groups,
@@ -169,15 +169,15 @@ __kernel void conv2d_naive_backward_data(__global const float* restrict dy, cons
 
     for (int kk = 0; kk < Kg; ++kk) {
         const int k = g * Kg + kk;
-        __global const float* wk = w + (size_t)k * Cg * T * RS;
+        __global const STORAGE* wk = w + (size_t)k * Cg * T * RS;
         for (int u = 0; u < T; ++u) {
             const int dz = d + pad_front - u * dil_d;  // o * stride_d, if this tap was used
             if (dz < 0 || dz % stride_d != 0 || dz / stride_d >= O) continue;
-            __global const float* dyk = dy + (size_t)(((n * K + k) * O + dz / stride_d) * P) * Q;
+            __global const STORAGE* dyk = dy + (size_t)(((n * K + k) * O + dz / stride_d) * P) * Q;
             for (int r = 0; r < R; ++r) {
                 const int hp = h + pad_top - r * dil_h;  // p * stride_h, if this tap was used
                 if (hp < 0 || hp % stride_h != 0 || hp / stride_h >= P) continue;
-                __global const float* dyrow = dyk + (hp / stride_h) * Q;
+                __global const STORAGE* dyrow = dyk + (hp / stride_h) * Q;
                 for (int s = 0; s < S; ++s) {
                     const int wq = w0 + pad_left - s * dil_w;  // q * stride_w for column 0, if this tap was used
                     if (((wq % stride_w) + stride_w) % stride_w != 0) continue;  // the same for every column of the phase
@@ -185,12 +185,12 @@ __kernel void conv2d_naive_backward_data(__global const float* restrict dy, cons
                     float dv[QB];
                     for (int j = 0; j < QB; ++j) {
                         const int q = q0 + j;
-                        dv[j] = (t0 + j < columns && q >= 0 && q < Q) ? dyrow[q] : 0.0f;
+                        dv[j] = (t0 + j < columns && q >= 0 && q < Q) ? LOAD(dyrow, q) : 0.0f;
                     }
                     const int tap = u * RS + r * S + s;
                     for (int cc = 0; cc < KB; ++cc) {
                         // Channels past the group's end read the last valid one's weights; never stored.
-                        const float wv = wk[(c0 + min(cc, cvalid - 1)) * T * RS + tap];
+                        const float wv = LOAD(wk, (c0 + min(cc, cvalid - 1)) * T * RS + tap);
                         for (int j = 0; j < QB; ++j) acc[cc][j] = fma(wv, dv[j], acc[cc][j]);
                     }
                 }
@@ -201,9 +201,9 @@ __kernel void conv2d_naive_backward_data(__global const float* restrict dy, cons
 #pragma unroll
     for (int cc = 0; cc < KB; ++cc) {
         if (cc < cvalid) {
-            __global float* out = dx + (size_t)(((n * C + g * Cg + c0 + cc) * D + d) * H + h) * W;
+            __global STORAGE* out = dx + (size_t)(((n * C + g * Cg + c0 + cc) * D + d) * H + h) * W;
             for (int j = 0; j < QB; ++j) {
-                if (t0 + j < columns) out[w0 + j * stride_w] = acc[cc][j];
+                if (t0 + j < columns) STORE(out, w0 + j * stride_w, acc[cc][j]);
             }
         }
     }
@@ -220,9 +220,9 @@ __kernel void conv2d_naive_backward_data(__global const float* restrict dy, cons
 // of dw, summing in one fixed order, so dw is the same bit for bit on every
 // run (no atomics, no split reduction).
 // NDRange: dim0 = T x R x S taps, dim1 = C/groups, dim2 = K.
-__kernel void conv2d_naive_backward_weights(__global const float* restrict x, const ulong x_offset,
-                                            __global const float* restrict dy, const ulong dy_offset,
-                                            __global float* restrict dw, const ulong dw_offset, const float beta,
+__kernel void conv2d_naive_backward_weights(__global const STORAGE* restrict x, const ulong x_offset,
+                                            __global const STORAGE* restrict dy, const ulong dy_offset,
+                                            __global STORAGE* restrict dw, const ulong dw_offset, const float beta,
                                             const int N, const int C, const int H, const int W, const int K,
                                             const int P, const int Q, const int R, const int S, const int stride_h,
                                             const int stride_w, const int pad_top, const int pad_left,
@@ -253,17 +253,17 @@ __kernel void conv2d_naive_backward_weights(__global const float* restrict x, co
     for (int n = 0; n < N; ++n) {
         const int x_channel = n * C + g * Cg + c;
         for (int o = o_first; o < o_end; ++o) {
-            __global const float* xc = x + (size_t)(x_channel * D + o * stride_d + depth_offset) * H * W;
-            __global const float* dyk = dy + (size_t)(((n * K + k) * O + o) * P) * Q;
+            __global const STORAGE* xc = x + (size_t)(x_channel * D + o * stride_d + depth_offset) * H * W;
+            __global const STORAGE* dyk = dy + (size_t)(((n * K + k) * O + o) * P) * Q;
             for (int p = p_first; p < p_end; ++p) {
-                __global const float* xrow = xc + (p * stride_h + row_offset) * W + col_offset;
-                __global const float* dyrow = dyk + p * Q;
-                for (int q = q_first; q < q_end; ++q) acc = fma(dyrow[q], xrow[q * stride_w], acc);
+                __global const STORAGE* xrow = xc + (p * stride_h + row_offset) * W + col_offset;
+                __global const STORAGE* dyrow = dyk + p * Q;
+                for (int q = q_first; q < q_end; ++q) acc = fma(LOAD(dyrow, q), LOAD(xrow, q * stride_w), acc);
             }
         }
     }
-    __global float* out = dw + ((size_t)(k * Cg + c) * T * R * S + tap);
-    *out = gradient_blend(beta, out, acc);
+    const size_t at = (size_t)(k * Cg + c) * T * R * S + tap;
+    STORE(dw, at, gradient_blend(beta, dw, at, acc));
 }
 
 #endif  // DIRECTION == 2

@@ -44,10 +44,10 @@
 // DEPTH the plane loop is gone and the 2-D kernel is the one it was; its
 // depth arguments are then 1, 1, 1, 1, 0.
 
-__kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, const int x_image_stride,
-                        __global const float* restrict Wp, const ulong wp_offset, __global float* restrict Y,
+__kernel void conv_kvec(__global const STORAGE* restrict X, const ulong x_offset, const int x_image_stride,
+                        __global const float* restrict Wp, const ulong wp_offset, __global STORAGE* restrict Y,
                         const ulong y_offset,
-                        const int y_image_stride, __global const float* restrict bias, const ulong bias_offset,
+                        const int y_image_stride, __global const STORAGE* restrict bias, const ulong bias_offset,
                         const int C, const int H, const int W, const int K, const int P, const int Q,
                         const int images, const int r_arg, const int sh_arg, const int sw_arg, const int ph_arg,
                         const int pw_arg, const int D, const int O, const int T, const int sd, const int pd_arg) {
@@ -156,7 +156,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
             int off[MR];
 #pragma unroll
             for (int i = 0; i < MR; ++i) off[i] = PIXEL_BASE(i) + (ph[i] + r) * W + pw[i];
-            __global const float* xp = X;
+            __global const STORAGE* xp = X;
             __global const float* wp = wr;
             for (int c = 0; c < C; ++c) {
 #pragma unroll
@@ -165,7 +165,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
                     for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp + s * NR);
 #pragma unroll
                     for (int i = 0; i < MR; ++i) {
-                        const vec_t a = (vec_t)(xp[off[i] + s]);
+                        const vec_t a = (vec_t)(LOAD(xp, off[i] + s));
 #pragma unroll
                         for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
                     }
@@ -187,13 +187,13 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
             }
             if (inside == 0) continue;
             __global const float* wp = wr + s * NR;
-            __global const float* xp = X;
+            __global const STORAGE* xp = X;
             for (int c = 0; c < C; ++c) {
 #pragma unroll
                 for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp);
 #pragma unroll
                 for (int i = 0; i < MR; ++i) {
-                    const float x = xp[off[i]];
+                    const float x = LOAD(xp, off[i]);
                     const vec_t a = (vec_t)(in[i] ? x : 0.0f);
 #pragma unroll
                     for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
@@ -213,7 +213,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
     // LANE became a jump table per float (perf on the C = 3 stem, whose 147
     // reduction steps make the store a large share: 44-50% of the kernel).
 #ifdef BIAS
-#define OUT(i, v, t) (LANE(acc[i][v], t) + bias[k0 + (v) * VW + (t)])
+#define OUT(i, v, t) (LANE(acc[i][v], t) + LOAD(bias, k0 + (v) * VW + (t)))
 #else
 #define OUT(i, v, t) LANE(acc[i][v], t)
 #endif
@@ -225,14 +225,14 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
         if (m0 + i < tp * MR) continue;  // the shifted-back last tile's rows its neighbour stored
 #endif
         const int n = (m0 + i) / image_pixels;
-        __global float* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * image_pixels) + (size_t)k0 * image_pixels;
+        __global STORAGE* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * image_pixels) + (size_t)k0 * image_pixels;
         if (full_panel) {
 #pragma unroll
             for (int v = 0; v < NV; ++v)
 #pragma unroll
                 for (int t = 0; t < VW; ++t) {
-                    __global float* yo = yi + (size_t)(v * VW + t) * image_pixels;
-                    *yo = POST_OPS(OUT(i, v, t), *yo);
+                    __global STORAGE* yo = yi + (size_t)(v * VW + t) * image_pixels;
+                    STORE(yo, 0, POST_OPS(OUT(i, v, t), LOAD(yo, 0)));
                 }
         } else {
 #pragma unroll
@@ -240,8 +240,8 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
                     if (k0 + v * VW + t < K) {
-                        __global float* yo = yi + (size_t)(v * VW + t) * image_pixels;
-                        *yo = POST_OPS(OUT(i, v, t), *yo);
+                        __global STORAGE* yo = yi + (size_t)(v * VW + t) * image_pixels;
+                        STORE(yo, 0, POST_OPS(OUT(i, v, t), LOAD(yo, 0)));
                     }
         }
     }
@@ -259,7 +259,7 @@ __kernel void conv_kvec(__global const float* restrict X, const ulong x_offset, 
 // set_weights. NDRange: dim0 = ceil(K/NR)*NR, dim1 = C*R*S. A 3-D filter
 // K x C x T x R x S is packed as one with T*R rows: row u*R + r of channel c
 // is its plane u, row r, the Wp[panel][T][R][C][S][NR] conv_kvec reads.
-__kernel void conv_kvec_pack(__global const float* restrict w, const ulong w_offset, __global float* restrict wp,
+__kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict wp,
                              const ulong wp_offset, const int K, const int C, const int R) {
     const int k = (int)get_global_id(0);
     const int crs = (int)get_global_id(1);
@@ -267,6 +267,6 @@ __kernel void conv_kvec_pack(__global const float* restrict w, const ulong w_off
     // past the buffer when NR is 4.
     if (k >= (K + NR - 1) / NR * NR || crs >= C * R * S) return;
     const int c = crs / (R * S), r = (crs / S) % R, s = crs % S;
-    const float value = k < K ? w[w_offset + (size_t)k * C * R * S + crs] : 0.0f;
+    const float value = k < K ? LOAD(w, w_offset + (size_t)k * C * R * S + crs) : 0.0f;
     wp[wp_offset + ((((size_t)(k / NR) * R + r) * C + c) * S + s) * NR + k % NR] = value;
 }

@@ -6,7 +6,7 @@
 //   out[g*Cg + c][kk][taps_r-1-t][taps_s-1-u] = w[g*Kg + kk][c][a + t*stride_h][b + u*stride_w],
 // so out is C x K/groups x taps_r x taps_s. Run once per set_weights; one
 // work-item per element of out.
-__kernel void rotate_filters(__global const float* restrict w, const ulong w_offset, __global float* restrict out,
+__kernel void rotate_filters(__global const STORAGE* restrict w, const ulong w_offset, __global STORAGE* restrict out,
                              const int K, const int Cg, const int R, const int S, const int groups, const int a,
                              const int b, const int stride_h, const int stride_w, const int taps_r,
                              const int taps_s) {
@@ -19,5 +19,5 @@ __kernel void rotate_filters(__global const float* restrict w, const ulong w_off
     const int cc = i / (Kg * taps_r * taps_s);  // g*Cg + c: out's leading index
     const int g = cc / Cg, c = cc % Cg;
     const int r = a + t * stride_h, s = b + u * stride_w;
-    out[i] = w[w_offset + (((size_t)(g * Kg + kk) * Cg + c) * R + r) * S + s];
+    STORE(out, i, LOAD(w, w_offset + (((size_t)(g * Kg + kk) * Cg + c) * R + r) * S + s));
 }

@@ -32,6 +32,7 @@ Conv2dOptions Conv2dOptions::for_shapes(const ConvShapes& s) {
     o.dilation = {s.dilation_h, s.dilation_w};
     o.groups = s.groups;
     o.bias = s.bias;
+    o.dtype = s.dtype;
     o.post_ops = s.post_ops;
     return o;
 }

@@ -33,6 +33,7 @@ Conv3dOptions Conv3dOptions::for_shapes(const ConvShapes& s) {
     o.dilation = {s.dilation_d, s.dilation_h, s.dilation_w};
     o.groups = s.groups;
     o.bias = s.bias;
+    o.dtype = s.dtype;
     o.post_ops = s.post_ops;
     return o;
 }

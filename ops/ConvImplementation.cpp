@@ -82,8 +82,8 @@ std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const Co
             if (seen.insert({spec.source, spec.options}).second) list.push_back(std::move(spec));
         }
     }
-    list.push_back(filter_rotation_program());
-    if (!phases.direct) list.push_back(stride_phases_program());
+    list.push_back(filter_rotation_program(s.dtype));
+    if (!phases.direct) list.push_back(stride_phases_program(s.dtype));
     return list;
 }
 

@@ -142,6 +142,7 @@ ConvShapes ConvLayer::shapes_for(const Tensor::Shape& in, ConvDirection directio
     s.dilation_w = o.dilation[2];
     s.groups = o.groups;
     s.bias = o.bias;
+    s.dtype = o.dtype;
     s.direction = direction;
     if (direction == ConvDirection::FORWARD) s.post_ops = o.post_ops;
     switch (o.auto_pad) {
@@ -199,8 +200,8 @@ void ConvLayer::set_weights(const std::vector<float>& weights, const std::vector
     Tensor new_weights;
     Tensor new_bias;
     try {
-        new_weights = Tensor::from_host(context_, weights, shape);
-        new_bias = o.bias ? Tensor::from_host(context_, bias, {o.out_channels}) : Tensor{};
+        new_weights = Tensor::from_host(context_, weights, shape, o.dtype);
+        new_bias = o.bias ? Tensor::from_host(context_, bias, {o.out_channels}, o.dtype) : Tensor{};
     } catch (const Error& e) {
         throw Error(o.name + "::set_weights (" + describe() + "; the layer keeps its previous weights)", e);
     }
@@ -230,10 +231,14 @@ void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std
         if (t != nullptr && t->defined() && t->context() != context_) {
             throw Error(o.name + "::set_weights: a tensor lives on another Context; expected this layer's Context");
         }
+        if (t != nullptr && t->defined() && t->dtype() != o.dtype) {
+            throw Error(o.name + "::set_weights: a " + to_string(t->dtype()) + " tensor for a " + to_string(o.dtype) +
+                        " layer; expected weights and bias in the layer's dtype");
+        }
     }
     std::vector<cl::Event> ready;
     const auto copy = [&](const Tensor& from, Tensor::Shape to_shape) {
-        Tensor to = Tensor::empty(context_, std::move(to_shape));
+        Tensor to = Tensor::empty(context_, std::move(to_shape), o.dtype);
         cl::Event event;
         NETCL_CL_CHECK(context_->queue().enqueueCopyBuffer(from.buffer(), to.buffer(), from.offset_bytes(), 0,
                                                            from.bytes(), wait.empty() ? nullptr : &wait, &event),
@@ -391,7 +396,7 @@ Tensor ConvLayer::forward(const Tensor& x) {
     NETCL_REQUIRE(x.defined(), op_name("forward") + ": the input tensor is undefined; expected an " +
                                    (options_.spatial_rank == 3 ? "N x C x D x H x W" : "N x C x H x W") + " tensor");
     const ConvShapes shapes = shapes_for(x.shape());
-    Tensor y = Tensor::empty(context_, shapes.output_shape());
+    Tensor y = Tensor::empty(context_, shapes.output_shape(), options_.dtype);
     forward(x, y);
     return y;
 }
@@ -418,6 +423,18 @@ template <typename Enqueue>
 cl::Event ConvLayer::run(const ConvShapes& shapes, const RunTensors& tensors, const std::vector<cl::Event>& wait,
                       const Tensor* workspace, Enqueue&& enqueue) {
     const std::string& op = tensors.op;
+    // One storage type per layer (accumulation is float32 whatever it is):
+    // a float16 layer takes float16 x, y, dy, dx, dw and db, and refuses a
+    // float32 one rather than converting behind the caller's back.
+    for (const auto* list : {&tensors.reads, &tensors.writes}) {
+        for (const Tensor* t : *list) {
+            if (t->dtype() != options_.dtype) {
+                throw Error(op + ": a " + to_string(t->dtype()) + " tensor " + shape_string(t->shape()) +
+                            " given to a " + to_string(options_.dtype) + " layer; expected every tensor in " +
+                            to_string(options_.dtype) + " (the layer's dtype)");
+            }
+        }
+    }
     // Written tensors must not share memory with anything else the run touches.
     for (std::size_t i = 0; i < tensors.writes.size(); ++i) {
         const Tensor& out = *tensors.writes[i];
@@ -438,6 +455,10 @@ cl::Event ConvLayer::run(const ConvShapes& shapes, const RunTensors& tensors, co
     Workspace scratch;
     if (caller_workspace) {
         require_same_context(op, *workspace, "workspace");
+        if (workspace->dtype() != DataType::FLOAT32) {
+            throw Error(op + ": the workspace is a " + to_string(workspace->dtype()) +
+                        " tensor; expected a float32 one (netcl's intermediates are float32 in every layer type)");
+        }
         if (workspace->bytes() < prepared.workspace_bytes) {
             throw Error(op + ": the workspace holds " + std::to_string(workspace->bytes()) + " bytes; " +
                         prepared.plan.variant.id + " needs " + std::to_string(prepared.workspace_bytes) +

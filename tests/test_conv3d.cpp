@@ -21,48 +21,10 @@
 namespace netcl::test {
 namespace {
 
-struct Axis {
-    std::int64_t size, kernel, stride = 1, pad_begin = 0, pad_end = 0, dilation = 1;
-};
-
-ConvShapes make3d(std::int64_t N, std::int64_t C, std::int64_t K, Axis d, Axis h, Axis w, std::int64_t groups = 1,
-                  bool bias = true) {
-    ConvShapes s;
-    s.spatial_rank = 3;
-    s.N = N, s.C = C, s.K = K, s.groups = groups, s.bias = bias;
-    s.D = d.size, s.T = d.kernel, s.stride_d = d.stride, s.pad_front = d.pad_begin, s.pad_back = d.pad_end;
-    s.dilation_d = d.dilation;
-    s.H = h.size, s.R = h.kernel, s.stride_h = h.stride, s.pad_top = h.pad_begin, s.pad_bottom = h.pad_end;
-    s.dilation_h = h.dilation;
-    s.W = w.size, s.S = w.kernel, s.stride_w = w.stride, s.pad_left = w.pad_begin, s.pad_right = w.pad_end;
-    s.dilation_w = w.dilation;
-    return s;
-}
-
-// Depth 1 and 2, odd sizes, a stride of 2 in one axis only, dilation in
-// depth, groups and depthwise, six different pads, N > 1, C and K off the
-// naive kernel's block of 4, a kernel deeper than it is tall, 1x1x1.
-std::vector<ConvShapes> edge_table_3d() {
-    return {
-        make3d(2, 3, 5, {5, 3, 1, 1, 1}, {7, 3, 1, 1, 1}, {6, 3, 1, 1, 1}),
-        make3d(1, 4, 8, {1, 1}, {9, 3, 1, 1, 1}, {9, 3, 1, 1, 1}),             // depth 1
-        make3d(1, 2, 3, {2, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3}, 1, false),  // depth 2 under a 3-deep kernel
-        make3d(1, 3, 6, {9, 3, 2, 1, 1}, {6, 3, 1, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in depth only
-        make3d(2, 3, 4, {4, 3, 1, 1, 1}, {9, 3, 2, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in height only
-        make3d(1, 2, 5, {7, 3, 1, 2, 2, 2}, {6, 3, 1, 1, 1}, {8, 3, 1, 2, 2, 2}),  // dilation 2 in depth and width
-        make3d(1, 4, 6, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 2),     // groups 2
-        make3d(2, 5, 5, {4, 3, 1, 1, 1}, {6, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 5),     // depthwise
-        make3d(1, 3, 7, {5, 3, 2, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 2, 1, 1}),        // six pads, two strides
-        make3d(3, 6, 9, {5, 1, 2}, {5, 1, 2}, {5, 1, 2}),                          // 1x1x1 stride 2, N = 3
-        make3d(1, 1, 1, {1, 1}, {1, 1}, {1, 1}),                                   // one voxel
-        make3d(1, 2, 3, {6, 5, 1, 2, 2}, {4, 1}, {5, 3, 1, 1, 1}),                 // 5x1x3
-    };
-}
-
 std::string with_direction(ConvShapes s, ConvDirection d) { return s.in_direction(d).str(); }
 
 TEST(Conv3d, EveryDirectionMatchesTheReferenceOnTheEdgeTable) {
-    for (const ConvShapes& forward : edge_table_3d()) {
+    for (const ConvShapes& forward : edge_case_shapes_3d()) {
         for (const ConvDirection direction : all_conv_directions()) {
             const ConvShapes s = forward.in_direction(direction);
             const ConvCaseResult r = run_conv_case(s);
@@ -83,7 +45,7 @@ TEST(Conv3d, EveryDirectionMatchesTheReferenceOnTheEdgeTable) {
 TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
     const Variant implicit("implicit-gemm");
     const auto& profile = shared_context()->profile();
-    std::vector<ConvShapes> shapes = edge_table_3d();
+    std::vector<ConvShapes> shapes = edge_case_shapes_3d();
     shapes.push_back(make3d(2, 16, 20, {6, 3, 1, 1, 1}, {10, 3, 1, 1, 1}, {11, 3, 1, 1, 1}));
     shapes.push_back(make3d(1, 9, 13, {5, 3, 2, 0, 1}, {12, 1, 1}, {9, 3, 2, 1, 0}));
     shapes.back().post_ops = PostOps::leaky_relu(0.1f).with_sum();
@@ -113,7 +75,7 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
 // workspace limit.
 TEST(Conv3d, WinogradTilesMatchTheReference) {
     const auto& profile = shared_context()->profile();
-    std::vector<ConvShapes> shapes = edge_table_3d();
+    std::vector<ConvShapes> shapes = edge_case_shapes_3d();
     shapes.push_back(make3d(1, 3, 4, {5, 3, 1, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 1, 1, 1}));   // six pads, stride 1
     shapes.push_back(make3d(3, 2, 3, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {9, 3, 1, 0, 0}, 1, false));  // N = 3
     // Wide enough that 8 neighbouring tiles of a row lie inside the width:
@@ -214,7 +176,7 @@ TEST(Conv3d, TheAccuracyBoundChoosesTheTile) {
 }
 
 TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
-    const ConvShapes s = edge_table_3d()[3].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const ConvShapes s = edge_case_shapes_3d()[3].in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ConvCaseOptions options;
     options.beta = 1.0f;
     options.seed = 7;
@@ -223,7 +185,7 @@ TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
 }
 
 TEST(Conv3d, PostOpsApplyAsEachOutputIsWritten) {
-    ConvShapes s = edge_table_3d()[0];
+    ConvShapes s = edge_case_shapes_3d()[0];
     s.post_ops = PostOps::relu().with_sum();
     const ConvCaseResult r = run_conv_case(s);
     EXPECT_TRUE(r.passed()) << describe(s, r);
@@ -263,7 +225,7 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
 
 // A 1x3x3 filter: the 3-D tiles take 3x3x3 only, the 2-D ones 2-D layers only.
 TEST(Conv3d, AStrictStrategyThatCannotTakeTheLayerSaysWhy) {
-    const ConvShapes s = edge_table_3d()[1];
+    const ConvShapes s = edge_case_shapes_3d()[1];
     Conv3dOptions o = Conv3dOptions::for_shapes(s);
     o.strategy = Kernel::CONV2D_WINOGRAD;
     Conv3d conv(shared_context(), o);
@@ -330,7 +292,7 @@ std::string error_of(Body&& body) {
 
 TEST(Conv3d, BadInputIsAnErrorThatSaysWhatWasExpectedAndWritesNothing) {
     const auto context = shared_context();
-    const ConvShapes s = edge_table_3d()[0];
+    const ConvShapes s = edge_case_shapes_3d()[0];
     Conv3d conv(context, Conv3dOptions::for_shapes(s));
     conv.set_weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), 1),
                      random_uniform(static_cast<std::size_t>(s.K), 2));

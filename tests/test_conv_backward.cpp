@@ -295,11 +295,14 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         }
     }
 
-    // A problem no implementation takes yet (float16 storage) is an error naming why, not an empty plan.
-    ConvShapes half = s;
+    // A float16 problem is planned the same way; an implementation that
+    // stores only float32 says so (tests/test_conv_half.cpp covers every one).
+    ConvShapes half = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
     half.dtype = DataType::FLOAT16;
-    expect_error([&] { (void)selector.select("conv2d", half, profile); },
-                 {"no implementation takes", "dtype=float16", "naive takes float32 tensors; this problem's are float16"});
+    EXPECT_EQ(selector.explain(selector_op(half), half, profile).plan.variant, Variant("naive"));
+    const auto wgrad_refusal = why_not(Variant("wgrad-gemm"), half, profile);
+    ASSERT_TRUE(wgrad_refusal.has_value());
+    EXPECT_NE(wgrad_refusal->find("float16"), std::string::npos) << *wgrad_refusal;
     // A 3-D problem is asked under its own op; the 2-D-only variants say why not (tests/test_conv3d.cpp).
     ConvShapes volume = s;
     volume.spatial_rank = 3, volume.D = 4;

@@ -1,6 +1,7 @@
 #include "ops/as_forward/BackwardDataAsForward.hpp"
 
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -18,12 +19,16 @@ const cl::NDRange kScatterLocal{16, 4, 1};
 std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::size_t>(n) + m - 1) / m * m; }
 }  // namespace
 
-ProgramSpec filter_rotation_program() {
-    return {kRotate, embedded_source(kRotate), "", {{kRotate, {kLocal, 1, 1}}}};
+// Both move the layer's elements unchanged, so they run in its dtype: the
+// rotated filters and the phases' outputs are stored as the layer stores.
+ProgramSpec filter_rotation_program(DataType type) {
+    return {kRotate, internal::storage_source() + embedded_source(kRotate), internal::storage_options(type),
+            {{kRotate, {kLocal, 1, 1}}}};
 }
 
-ProgramSpec stride_phases_program() {
-    return {kScatterFile, embedded_source(kScatterFile), "", {{kScatter, {16, 4, 1}}}};
+ProgramSpec stride_phases_program(DataType type) {
+    return {kScatterFile, internal::storage_source() + embedded_source(kScatterFile), internal::storage_options(type),
+            {{kScatter, {16, 4, 1}}}};
 }
 
 BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
@@ -34,10 +39,10 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
         forwards_.push_back(p.has_taps() ? std::move(forwards.at(next++)) : nullptr);
     }
     if (next != forwards.size()) throw Error("internal: backward data as forward got a strategy per phase too many");
-    const ProgramSpec rotate = filter_rotation_program();
+    const ProgramSpec rotate = filter_rotation_program(shapes_.dtype);
     rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options), kRotate);
     if (!phases_.direct) {
-        const ProgramSpec scatter = stride_phases_program();
+        const ProgramSpec scatter = stride_phases_program(shapes_.dtype);
         scatter_ = internal::make_kernel(
             context_->programs().get_source(scatter.label, scatter.source, scatter.options), kScatter);
     }
@@ -56,7 +61,7 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
         const std::int64_t taps_r = p.rows.taps, taps_s = p.cols.taps;
         // Made once: a later set_weights rewrites it after the layer's previous
         // run of this shape (Conv2d orders it so).
-        if (!rotated_[n].defined()) rotated_[n] = Tensor::empty(context_, {s.C, s.K / s.groups, taps_r, taps_s});
+        if (!rotated_[n].defined()) rotated_[n] = Tensor::empty(context_, {s.C, s.K / s.groups, taps_r, taps_s}, s.dtype);
         internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
                            i(s.K), i(s.C / s.groups), i(s.R), i(s.S), i(s.groups), i(p.a), i(p.b), i(s.stride_h),
                            i(s.stride_w), i(taps_r), i(taps_s));
@@ -92,7 +97,8 @@ void BackwardDataAsForward::enqueue_backward_data(const Tensor& dy, const Tensor
         Tensor part;
         if (p.has_taps()) {
             const std::size_t offset_bytes = workspace.offset_bytes + phases_.scratch_offset(n) * sizeof(float);
-            part = Tensor::view(context_, workspace.buffer(), offset_bytes, {s.N, s.C, p.rows.length, p.cols.length});
+            part = Tensor::view(context_, workspace.buffer(), offset_bytes, {s.N, s.C, p.rows.length, p.cols.length},
+                                s.dtype);
             forwards_[n]->enqueue(dy, part, rest, chain);
             part_offset = internal::offset_of(part);
         }

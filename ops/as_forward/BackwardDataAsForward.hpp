@@ -19,8 +19,8 @@
 namespace netcl {
 
 // kernels_cl/rotate_filters.cl and kernels_cl/stride_phases.cl.
-ProgramSpec filter_rotation_program();
-ProgramSpec stride_phases_program();
+ProgramSpec filter_rotation_program(DataType type);
+ProgramSpec stride_phases_program(DataType type);
 
 class BackwardDataAsForward final : public ConvStrategy {
 public:

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -32,6 +33,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     c.bias = s.bias;
     c.depth = s.spatial_rank == 3;
     c.post_ops = s.post_ops;
+    c.dtype = s.dtype;
     c.fixed_geometry = s.direct_flops() >= profile.tuned_or("implicit_gemm_fixed_min_flops", 5e7);
     // Few pixels and many weights (ResNet's 7x7 outputs at N = 1): all the
     // pixel tiles of one channel panel in one work-group keep the panel in
@@ -75,7 +77,7 @@ ProgramSpec ImplicitGemmConfig::program() const {
     }
     if (bias) options += " -DBIAS";
     if (depth) options += " -DDEPTH";
-    options += internal::post_ops_options(post_ops);
+    options += internal::post_ops_options(post_ops) + internal::storage_options(dtype);
     return {"conv_kvec", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
             {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};
 }

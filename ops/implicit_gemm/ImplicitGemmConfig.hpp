@@ -19,6 +19,7 @@ struct ImplicitGemmConfig {
     bool bias = false;
     bool depth = false;  // a 3-D layer: conv_kvec's DEPTH build (the plane loop)
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
+    DataType dtype = DataType::FLOAT32;  // of x, w, bias and y (kernels_cl/storage.cl); the panels are float32
     // The whole geometry as build constants: for layers of at least
     // implicit_gemm_fixed_min_flops (default 5e7), which pay for a build of
     // their own; smaller ones share one build per filter width.

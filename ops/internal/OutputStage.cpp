@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl::internal {
@@ -30,6 +31,7 @@ std::string post_ops_options(const PostOps& post_ops) {
     return options;
 }
 
-std::string post_ops_source() { return embedded_source("post_ops"); }
+// Storage first: every kernel that writes an output also reads a tensor.
+std::string post_ops_source() { return storage_source() + embedded_source("post_ops"); }
 
 }  // namespace netcl::internal

@@ -2,6 +2,7 @@
 
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -15,6 +16,7 @@ NaiveConfig naive_config(const ConvShapes& s) {
     NaiveConfig config;
     config.direction = s.direction;
     config.post_ops = s.post_ops;
+    config.dtype = s.dtype;
     // The channels a work-item's tile spans: the group's outputs forward, its inputs backward data.
     const std::int64_t tiled = s.direction == ConvDirection::BACKWARD_DATA ? s.C / s.groups : s.K / s.groups;
     config.channel_block = tiled >= 4 ? 4 : 1;
@@ -23,7 +25,7 @@ NaiveConfig naive_config(const ConvShapes& s) {
 
 std::string NaiveConfig::build_options() const {
     // Forward keeps the options it always had, so its cached programs stay valid.
-    const std::string options = "-DKB=" + std::to_string(channel_block);
+    const std::string options = "-DKB=" + std::to_string(channel_block) + internal::storage_options(dtype);
     if (direction == ConvDirection::FORWARD) return options + internal::post_ops_options(post_ops);
     return options + " -DDIRECTION=" + std::to_string(direction == ConvDirection::BACKWARD_DATA ? 1 : 2);
 }
@@ -64,7 +66,7 @@ ProgramSpec NaiveConfig::program() const {
     std::string source = internal::post_ops_source() + embedded_source("conv2d_naive");
     if (direction == ConvDirection::BACKWARD_WEIGHTS) {
         kernels.push_back(internal::bias_gradient_kernel());
-        source = embedded_source("gradient_sums") + "\n" + source;
+        source = internal::storage_source() + embedded_source("gradient_sums") + "\n" + source;
     }
     const std::string label = direction == ConvDirection::FORWARD ? "conv2d_naive" : "conv2d_naive " + to_string(direction);
     return {label, source, build_options(), kernels};

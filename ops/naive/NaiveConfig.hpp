@@ -21,6 +21,7 @@ struct NaiveConfig {
     // Neighbouring columns per work-item (fixed in the kernel: QB).
     static constexpr int kColumnBlock = 4;
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
+    DataType dtype = DataType::FLOAT32;  // of the tensors (kernels_cl/storage.cl)
 
     std::string build_options() const;
     // The direction's kernel (forward, backward data, backward weights).

@@ -13,7 +13,7 @@ public:
     std::string name() const override { return "naive"; }
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
     ProblemKinds problem_kinds() const override {
-        return {all_conv_directions(), {2, 3}, {DataType::FLOAT32}};
+        return {all_conv_directions(), {2, 3}, {DataType::FLOAT32, DataType::FLOAT16}};
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("naive")};

@@ -19,6 +19,11 @@ struct Conv2dOptions {
     std::array<std::int64_t, 2> dilation{1, 1};
     std::int64_t groups = 1;
     bool bias = true;
+    // The storage type of x, weights, bias, y and the gradients, all one
+    // type; arithmetic is float32 either way (float16 is read and written
+    // with vload_half/vstore_half, so no device needs cl_khr_fp16). A tensor
+    // of another type is a netcl::Error.
+    DataType dtype = DataType::FLOAT32;
     // Forward's output stage, applied as each output is written by every
     // implementation (no pass of its own): y = activation(conv + bias
     // [+ y's contents on entry, the residual]). Not in the gradients.

@@ -38,6 +38,11 @@ struct Conv3dOptions {
     std::array<std::int64_t, 3> dilation{1, 1, 1};
     std::int64_t groups = 1;
     bool bias = true;
+    // The storage type of x, weights, bias, y and the gradients, all one
+    // type; arithmetic is float32 either way (float16 is read and written
+    // with vload_half/vstore_half, so no device needs cl_khr_fp16). A tensor
+    // of another type is a netcl::Error.
+    DataType dtype = DataType::FLOAT32;
     PostOps post_ops;
     std::optional<Kernel> strategy;
     std::optional<Variant> variant;

@@ -62,6 +62,7 @@ struct ConvLayerOptions {
     AutoPad auto_pad = AutoPad::NOTSET;
     std::int64_t groups = 1;
     bool bias = true;
+    DataType dtype = DataType::FLOAT32;
     PostOps post_ops;
     std::optional<Kernel> strategy;
     std::optional<Variant> variant;
@@ -79,6 +80,7 @@ void copy_run_options(const Options& from, ConvLayerOptions& to) {
     to.auto_pad = from.auto_pad;
     to.groups = from.groups;
     to.bias = from.bias;
+    to.dtype = from.dtype;
     to.post_ops = from.post_ops;
     to.strategy = from.strategy;
     to.variant = from.variant;

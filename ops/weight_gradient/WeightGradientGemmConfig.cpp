@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/internal/GradientSums.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -55,7 +56,7 @@ cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
     return {{"im2col", embedded_source("im2col"), "", {{"im2col_patches", {4, 16, 1}}}},
             gemm_program(tile, edge_m, edge_n, /*bias=*/false),
-            {"gradient_sums", embedded_source("gradient_sums"), "",
+            {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), "",
              {internal::sum_partials_kernel(), internal::bias_gradient_kernel()}}};
 }
 

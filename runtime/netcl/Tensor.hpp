@@ -1,13 +1,16 @@
 #pragma once
-// A float32 tensor in device memory: one that netcl allocated, or a view of
-// a caller's cl_mem at a byte offset (a framework's own buffer; netcl never
-// frees it). NCHW, contiguous, rank 1..5.
+// A tensor in device memory: one that netcl allocated, or a view of a
+// caller's cl_mem at a byte offset (a framework's own buffer; netcl never
+// frees it). NCHW, contiguous, rank 1..5, float32 or float16 elements
+// (DataType). The host side speaks float either way: from_host rounds to
+// the tensor's type (nearest even), to_host widens exactly.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "netcl/DataType.hpp"
 #include "netcl/OpenCL.hpp"
 
 namespace netcl {
@@ -22,24 +25,30 @@ public:
     Tensor() = default;
 
     // Uninitialised device memory of `shape`, allocated by netcl.
-    static Tensor empty(std::shared_ptr<Context> context, Shape shape);
-    // Copies `host` (exactly numel(shape) floats) to new device memory; blocks until copied.
-    static Tensor from_host(std::shared_ptr<Context> context, const std::vector<float>& host, Shape shape);
-    static Tensor from_host(std::shared_ptr<Context> context, const float* host, std::size_t count, Shape shape);
-    // A view of `shape` floats inside `buffer`, starting `offset_bytes` into
-    // it. netcl retains the cl_mem while the view (or a copy) lives and
-    // releases only that reference. Any offset that is a whole number of
-    // floats works: netcl's kernels and CLBlast take the offset as an
-    // argument, so CL_DEVICE_MEM_BASE_ADDR_ALIGN does not apply. Throws
-    // netcl::Error for a null buffer, a buffer of another context, an offset
-    // that is not a multiple of 4, or a view that runs past the buffer's end.
-    static Tensor view(std::shared_ptr<Context> context, cl_mem buffer, std::size_t offset_bytes, Shape shape);
+    static Tensor empty(std::shared_ptr<Context> context, Shape shape, DataType type = DataType::FLOAT32);
+    // Copies `host` (exactly numel(shape) floats, rounded to `type`) to new
+    // device memory; blocks until copied.
+    static Tensor from_host(std::shared_ptr<Context> context, const std::vector<float>& host, Shape shape,
+                            DataType type = DataType::FLOAT32);
+    static Tensor from_host(std::shared_ptr<Context> context, const float* host, std::size_t count, Shape shape,
+                            DataType type = DataType::FLOAT32);
+    // A view of `shape` elements of `type` inside `buffer`, starting
+    // `offset_bytes` into it. netcl retains the cl_mem while the view (or a
+    // copy) lives and releases only that reference. Any offset that is a
+    // whole number of elements works: netcl's kernels and CLBlast take the
+    // offset as an argument, so CL_DEVICE_MEM_BASE_ADDR_ALIGN does not apply.
+    // Throws netcl::Error for a null buffer, a buffer of another context, an
+    // offset that is not a multiple of the element size (4 or 2), or a view
+    // that runs past the buffer's end.
+    static Tensor view(std::shared_ptr<Context> context, cl_mem buffer, std::size_t offset_bytes, Shape shape,
+                       DataType type = DataType::FLOAT32);
 
     // Copies to the host; blocks. Waits for `wait` first (needed on an
     // out-of-order queue, where a blocking read does not wait for earlier commands).
+    // float16 elements widen exactly.
     std::vector<float> to_host(const std::vector<cl::Event>& wait = {}) const;
-    // Sets every element (e.g. NaN to poison an output before a run); does not
-    // block. Returns the fill's event.
+    // Sets every element (e.g. NaN to poison an output before a run; rounded
+    // to the tensor's type); does not block. Returns the fill's event.
     cl::Event fill(float value, const std::vector<cl::Event>& wait = {});
 
     bool defined() const { return context_ != nullptr; }
@@ -47,11 +56,13 @@ public:
     std::size_t rank() const { return shape_.size(); }
     std::int64_t dim(std::size_t axis) const;
     std::size_t numel() const { return numel_; }
-    std::size_t bytes() const { return numel_ * sizeof(float); }
+    DataType dtype() const { return dtype_; }
+    std::size_t element_bytes() const { return size_of(dtype_); }
+    std::size_t bytes() const { return numel_ * element_bytes(); }
     // The cl_mem the elements live in, and where in it they start.
     const cl::Buffer& buffer() const { return buffer_; }
     std::size_t offset_bytes() const { return offset_bytes_; }
-    std::size_t offset() const { return offset_bytes_ / sizeof(float); }  // in floats, as kernels take it
+    std::size_t offset() const { return offset_bytes_ / element_bytes(); }  // in elements, as kernels take it
     bool is_view() const { return view_; }
     const std::shared_ptr<Context>& context() const { return context_; }
 
@@ -59,11 +70,12 @@ public:
     bool overlaps(const Tensor& other) const;
 
 private:
-    Tensor(std::shared_ptr<Context> context, Shape shape, std::size_t numel);
+    Tensor(std::shared_ptr<Context> context, Shape shape, std::size_t numel, DataType type);
 
     std::shared_ptr<Context> context_;
     Shape shape_;
     std::size_t numel_ = 0;
+    DataType dtype_ = DataType::FLOAT32;
     cl::Buffer buffer_;
     std::size_t offset_bytes_ = 0;
     bool view_ = false;

@@ -8,6 +8,7 @@
 #include "netcl/ConvLayer.hpp"
 #include "tests/support/LayerFactory.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/Half.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "netcl/Tensor.hpp"
 #include "tests/support/TestData.hpp"
@@ -21,6 +22,26 @@ std::unique_ptr<ConvLayer> make_layer(const std::shared_ptr<Context>& context, c
     return make_conv_layer(context, s,
                            {options.strategy, options.variant, options.workspace_limit_bytes, options.max_error_factor,
                             options.selector});
+}
+
+// Random values in [-1, 1] as the layer's dtype holds them (float16: rounded
+// to half on the host), so the fp64 reference sees exactly what the device reads.
+std::vector<float> values(const ConvShapes& s, std::size_t count, std::uint64_t seed) {
+    auto v = random_uniform(count, seed);
+    if (s.dtype == DataType::FLOAT16) {
+        for (float& e : v) e = round_to_half(e);
+    }
+    return v;
+}
+
+// What storing the output in the layer's dtype adds to the arithmetic's
+// tolerance: half rounds each output to nearest even, a relative 2^-11 (and
+// 2^-25 absolute among subnormals), taken here at the largest expected value.
+double storage_rounding(const ConvShapes& s, const std::vector<double>& expected) {
+    if (s.dtype != DataType::FLOAT16) return 0.0;
+    double largest = 0.0;
+    for (const double e : expected) largest = std::max(largest, std::abs(e));
+    return largest * 0x1p-11 + 0x1p-25;
 }
 
 // Folds one computed tensor's comparison into the result (the worst of all).
@@ -47,32 +68,34 @@ void fold(ConvCaseResult& result, const std::vector<float>& actual, const std::v
 ConvCaseResult run_gradient_case(const ConvShapes& s, const ConvCaseOptions& options) {
     NETCL_REQUIRE(options.samples == 0, "run_conv_case: sampled outputs are for forward; the gradients are compared whole");
     const auto context = options.context ? options.context : shared_context();
-    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
-    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
-    const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 2);
+    const auto x = values(s, static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
+    const auto w = values(s, static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
+    const auto dy = values(s, static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 2);
     const auto layer = make_layer(context, s, options);
     ConvLayer& conv = *layer;
-    const Tensor dy_tensor = Tensor::from_host(context, dy, s.output_shape());
+    const Tensor dy_tensor = Tensor::from_host(context, dy, s.output_shape(), s.dtype);
     ConvCaseResult result;
     result.tolerance = conv_tolerance(s, options.tolerance_factor);
     if (s.direction == ConvDirection::BACKWARD_DATA) {
-        conv.set_weights(w, s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 3)
+        conv.set_weights(w, s.bias ? values(s, static_cast<std::size_t>(s.K), options.seed * 3 + 3)
                                    : std::vector<float>{});
-        Tensor dx = Tensor::empty(context, s.input_shape());
+        Tensor dx = Tensor::empty(context, s.input_shape(), s.dtype);
         dx.fill(std::numeric_limits<float>::quiet_NaN());
         conv.backward_data(dy_tensor, dx);
-        fold(result, dx.to_host(), reference_conv_backward_data(s, dy, w));
+        const auto expected = reference_conv_backward_data(s, dy, w);
+        result.tolerance += storage_rounding(s, expected);
+        fold(result, dx.to_host(), expected);
     } else {
-        const Tensor x_tensor = Tensor::from_host(context, x, s.input_shape());
+        const Tensor x_tensor = Tensor::from_host(context, x, s.input_shape(), s.dtype);
         const WeightGradients expected = reference_conv_backward_weights(s, x, dy);
         const auto prior = [&](std::size_t count, std::uint64_t stream) {
             return options.beta == 0 ? std::vector<float>(count, std::numeric_limits<float>::quiet_NaN())
-                                     : random_uniform(count, options.seed * 3 + stream);
+                                     : values(s, count, options.seed * 3 + stream);
         };
         const auto dw_before = prior(expected.dw.size(), 4);
         const auto db_before = prior(expected.db.size(), 5);
-        Tensor dw = Tensor::from_host(context, dw_before, s.weight_shape());
-        Tensor db = s.bias ? Tensor::from_host(context, db_before, {s.K}) : Tensor{};
+        Tensor dw = Tensor::from_host(context, dw_before, s.weight_shape(), s.dtype);
+        Tensor db = s.bias ? Tensor::from_host(context, db_before, {s.K}, s.dtype) : Tensor{};
         conv.backward_weights(x_tensor, dy_tensor, dw, s.bias ? &db : nullptr, {}, nullptr, options.beta);
         const auto blended = [&](std::vector<double> gradient, const std::vector<float>& before) {
             if (options.beta != 0) {
@@ -80,8 +103,11 @@ ConvCaseResult run_gradient_case(const ConvShapes& s, const ConvCaseOptions& opt
             }
             return gradient;
         };
-        fold(result, dw.to_host(), blended(expected.dw, dw_before));
-        if (s.bias) fold(result, db.to_host(), blended(expected.db, db_before));
+        const auto dw_expected = blended(expected.dw, dw_before);
+        const auto db_expected = s.bias ? blended(expected.db, db_before) : std::vector<double>{};
+        result.tolerance += std::max(storage_rounding(s, dw_expected), storage_rounding(s, db_expected));
+        fold(result, dw.to_host(), dw_expected);
+        if (s.bias) fold(result, db.to_host(), db_expected);
     }
     result.plan = conv.last_plan();
     result.workspace_bytes = conv.last_workspace_bytes();
@@ -95,24 +121,24 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
     if (s.direction != ConvDirection::FORWARD) return run_gradient_case(s, options);
     const auto context = options.context ? options.context : shared_context();
     // Distinct streams for x, w and b so no two tensors share values.
-    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
-    const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
-    const auto b = s.bias ? random_uniform(static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
+    const auto x = values(s, static_cast<std::size_t>(s.input_numel()), options.seed * 3 + 0);
+    const auto w = values(s, static_cast<std::size_t>(s.weight_numel()), options.seed * 3 + 1);
+    const auto b = s.bias ? values(s, static_cast<std::size_t>(s.K), options.seed * 3 + 2) : std::vector<float>{};
 
     const auto layer = make_layer(context, s, options);
     ConvLayer& conv = *layer;
     conv.set_weights(w, b);
 
-    const Tensor input = Tensor::from_host(context, x, s.input_shape());
+    const Tensor input = Tensor::from_host(context, x, s.input_shape(), s.dtype);
     // The sum post-op adds y's contents on entry: a random residual there
     // (an element left unwritten then keeps it and fails the comparison);
     // else NaN poison.
-    const auto residual = s.post_ops.sum ? random_uniform(static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 1000003)
+    const auto residual = s.post_ops.sum ? values(s, static_cast<std::size_t>(s.output_numel()), options.seed * 3 + 1000003)
                                          : std::vector<float>{};
     NETCL_REQUIRE(options.samples == 0 || s.post_ops.empty(),
                   "run_conv_case: sampled outputs are compared without post-ops; expected samples = 0");
-    Tensor output = s.post_ops.sum ? Tensor::from_host(context, residual, s.output_shape())
-                                   : Tensor::empty(context, s.output_shape());
+    Tensor output = s.post_ops.sum ? Tensor::from_host(context, residual, s.output_shape(), s.dtype)
+                                   : Tensor::empty(context, s.output_shape(), s.dtype);
     if (!s.post_ops.sum) output.fill(std::numeric_limits<float>::quiet_NaN());
     conv.forward(input, output);
     const std::vector<float> actual = output.to_host();
@@ -128,14 +154,18 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
 
     Comparison comparison;
     if (options.samples == 0) {
-        comparison = compare(actual, expected(reference_conv(s, x, w, b)));
+        const auto wanted = expected(reference_conv(s, x, w, b));
+        result.tolerance += storage_rounding(s, wanted);
+        comparison = compare(actual, wanted);
         result.compared = actual.size();
     } else {
         const auto indices = sample_output_indices(s, options.samples, options.seed);
         std::vector<float> picked;
         picked.reserve(indices.size());
         for (const std::size_t i : indices) picked.push_back(actual[i]);
-        comparison = compare(picked, reference_conv_sampled(s, x, w, b, indices));
+        const auto wanted = reference_conv_sampled(s, x, w, b, indices);
+        result.tolerance += storage_rounding(s, wanted);
+        comparison = compare(picked, wanted);
         comparison.worst_index = indices.empty() ? 0 : indices[comparison.worst_index];
         result.compared = indices.size();
         // Unwritten outputs outside the sample still show as poison.
@@ -254,6 +284,41 @@ std::vector<ConvShapes> edge_case_shapes() {
     shapes.push_back(one_by_one);
     return shapes;
 }
+
+ConvShapes make3d(std::int64_t N, std::int64_t C, std::int64_t K, Axis d, Axis h, Axis w, std::int64_t groups,
+                  bool bias) {
+    ConvShapes s;
+    s.spatial_rank = 3;
+    s.N = N, s.C = C, s.K = K, s.groups = groups, s.bias = bias;
+    s.D = d.size, s.T = d.kernel, s.stride_d = d.stride, s.pad_front = d.pad_begin, s.pad_back = d.pad_end;
+    s.dilation_d = d.dilation;
+    s.H = h.size, s.R = h.kernel, s.stride_h = h.stride, s.pad_top = h.pad_begin, s.pad_bottom = h.pad_end;
+    s.dilation_h = h.dilation;
+    s.W = w.size, s.S = w.kernel, s.stride_w = w.stride, s.pad_left = w.pad_begin, s.pad_right = w.pad_end;
+    s.dilation_w = w.dilation;
+    return s;
+}
+
+// Depth 1 and 2, odd sizes, a stride of 2 in one axis only, dilation in
+// depth, groups and depthwise, six different pads, N > 1, C and K off the
+// naive kernel's block of 4, a kernel deeper than it is tall, 1x1x1.
+std::vector<ConvShapes> edge_case_shapes_3d() {
+    return {
+        make3d(2, 3, 5, {5, 3, 1, 1, 1}, {7, 3, 1, 1, 1}, {6, 3, 1, 1, 1}),
+        make3d(1, 4, 8, {1, 1}, {9, 3, 1, 1, 1}, {9, 3, 1, 1, 1}),             // depth 1
+        make3d(1, 2, 3, {2, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3}, 1, false),  // depth 2 under a 3-deep kernel
+        make3d(1, 3, 6, {9, 3, 2, 1, 1}, {6, 3, 1, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in depth only
+        make3d(2, 3, 4, {4, 3, 1, 1, 1}, {9, 3, 2, 1, 1}, {7, 3, 1, 1, 1}),   // stride 2 in height only
+        make3d(1, 2, 5, {7, 3, 1, 2, 2, 2}, {6, 3, 1, 1, 1}, {8, 3, 1, 2, 2, 2}),  // dilation 2 in depth and width
+        make3d(1, 4, 6, {3, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 2),     // groups 2
+        make3d(2, 5, 5, {4, 3, 1, 1, 1}, {6, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 5),     // depthwise
+        make3d(1, 3, 7, {5, 3, 2, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 2, 1, 1}),        // six pads, two strides
+        make3d(3, 6, 9, {5, 1, 2}, {5, 1, 2}, {5, 1, 2}),                          // 1x1x1 stride 2, N = 3
+        make3d(1, 1, 1, {1, 1}, {1, 1}, {1, 1}),                                   // one voxel
+        make3d(1, 2, 3, {6, 5, 1, 2, 2}, {4, 1}, {5, 3, 1, 1, 1}),                 // 5x1x3
+    };
+}
+
 
 ConvShapes random_small_shape(std::mt19937_64& rng) {
     auto draw = [&rng](std::int64_t low, std::int64_t high) {

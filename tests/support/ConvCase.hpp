@@ -70,6 +70,16 @@ std::string describe(const ConvShapes& shapes, const ConvCaseResult& result);
 // sizes (7, 13, 27), H != W, C = 1 and 3, K not a multiple of 8, N = 1, 3, 8,
 // padding 0/1/2, stride 2, dilation 2, groups 2, depthwise, bias on and off.
 std::vector<ConvShapes> edge_case_shapes();
+// One spatial axis of a 3-D layer, and the layer from its three axes.
+struct Axis {
+    std::int64_t size, kernel, stride = 1, pad_begin = 0, pad_end = 0, dilation = 1;
+};
+ConvShapes make3d(std::int64_t N, std::int64_t C, std::int64_t K, Axis d, Axis h, Axis w, std::int64_t groups = 1,
+                  bool bias = true);
+// The same in 3-D: depth 1 and 2, a stride of 2 in one axis only, dilation
+// in depth, groups and depthwise, six different pads, N = 3, C and K off the
+// block, 1x1x1 and one voxel.
+std::vector<ConvShapes> edge_case_shapes_3d();
 // Small random convolutions (every parameter drawn), reproducible from `rng`.
 ConvShapes random_small_shape(std::mt19937_64& rng);
 

@@ -1,0 +1,229 @@
+// float16 storage (fp32 arithmetic): the host conversion, half tensors and
+// views, and every implementation that declares float16 in every direction
+// and rank it takes, on the 2-D and 3-D edge tables and random layers against
+// the fp64 reference of the exact half inputs (tests/support/ConvCase: the
+// tolerance is fp32's plus half's rounding of the output). An implementation
+// that does not take float16 must say so, and a float16 layer must always
+// find one that does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "netcl/Conv2d.hpp"
+#include "netcl/Conv3d.hpp"
+#include "netcl/Error.hpp"
+#include "netcl/Half.hpp"
+#include "netcl/KernelSelector.hpp"
+#include "ops/Implementations.hpp"
+#include "tests/support/ConvCase.hpp"
+#include "tests/support/ReferenceConv.hpp"
+#include "tests/support/TestData.hpp"
+
+namespace netcl::test {
+namespace {
+
+ConvShapes in_half(ConvShapes s) {
+    s.dtype = DataType::FLOAT16;
+    return s;
+}
+
+TEST(Half, EveryHalfWidensExactlyAndRoundTrips) {
+    for (std::uint32_t bits = 0; bits < 0x10000u; ++bits) {
+        const auto h = static_cast<std::uint16_t>(bits);
+        const float f = float_from_half(h);
+        const bool nan = (bits & 0x7c00u) == 0x7c00u && (bits & 0x3ffu) != 0;
+        if (nan) {
+            EXPECT_TRUE(std::isnan(f)) << bits;
+            EXPECT_TRUE(std::isnan(float_from_half(half_from_float(f)))) << bits;
+        } else {
+            ASSERT_EQ(half_from_float(f), h) << "half bits " << bits << " -> " << f;
+        }
+    }
+}
+
+TEST(Half, FloatRoundsToNearestEvenAsVstoreHalfDoes) {
+    EXPECT_EQ(float_from_half(half_from_float(1.0f + 0x1p-11f)), 1.0f);                 // tie: to even (down)
+    EXPECT_EQ(float_from_half(half_from_float(1.0f + 3 * 0x1p-11f)), 1.0f + 0x1p-9f);   // tie: to even (up)
+    EXPECT_EQ(float_from_half(half_from_float(1.0f + 0x1p-11f + 0x1p-20f)), 1.0f + 0x1p-10f);  // above the tie
+    EXPECT_EQ(float_from_half(half_from_float(65504.0f)), 65504.0f);                    // the largest half
+    EXPECT_EQ(float_from_half(half_from_float(65519.0f)), 65504.0f);                    // below the overflow tie
+    EXPECT_TRUE(std::isinf(float_from_half(half_from_float(65520.0f))));                // rounds to Inf
+    EXPECT_TRUE(std::isinf(float_from_half(half_from_float(-1e30f))));
+    EXPECT_EQ(float_from_half(half_from_float(0x1p-24f)), 0x1p-24f);                    // the smallest subnormal
+    EXPECT_EQ(float_from_half(half_from_float(0x1p-25f)), 0.0f);                        // its half: tie to even 0
+    EXPECT_EQ(float_from_half(half_from_float(0x1.8p-25f)), 0x1p-24f);                  // above it
+    EXPECT_EQ(float_from_half(half_from_float(0x1.ff8p-15f)), 0x1.ff8p-15f);            // the largest subnormal
+    EXPECT_EQ(float_from_half(half_from_float(0x1.ffep-15f)), 0x1p-14f);                // its tie carries to normal
+    EXPECT_TRUE(std::signbit(float_from_half(half_from_float(-0.0f))));
+    EXPECT_TRUE(std::isnan(float_from_half(half_from_float(std::numeric_limits<float>::quiet_NaN()))));
+}
+
+TEST(Half, TensorsStoreHalvesAndViewsTakeTwoByteOffsets) {
+    const auto context = shared_context();
+    const std::vector<float> host{0.1f, -1.0f / 3.0f, 2049.0f, 1e-7f, 70000.0f};
+    const Tensor t = Tensor::from_host(context, host, {5}, DataType::FLOAT16);
+    EXPECT_EQ(t.dtype(), DataType::FLOAT16);
+    EXPECT_EQ(t.bytes(), 10u);
+    const auto back = t.to_host();
+    for (std::size_t i = 0; i < host.size(); ++i) EXPECT_EQ(back[i], round_to_half(host[i])) << i;
+
+    const Tensor whole = Tensor::empty(context, {8}, DataType::FLOAT16);
+    const Tensor view = Tensor::view(context, whole.buffer()(), 6, {5}, DataType::FLOAT16);
+    EXPECT_EQ(view.offset(), 3u);  // in halves, as the kernels take it
+    expect_error([&] { Tensor::view(context, whole.buffer()(), 3, {2}, DataType::FLOAT16); },
+                 {"byte offset 3", "multiple of 2", "float16"});
+    expect_error([&] { Tensor::view(context, whole.buffer()(), 10, {4}, DataType::FLOAT16); },
+                 {"runs past the end of a 16-byte buffer"});
+
+    Tensor filled = Tensor::empty(context, {3}, DataType::FLOAT16);
+    filled.fill(0.1f);
+    for (const float v : filled.to_host()) EXPECT_EQ(v, round_to_half(0.1f));
+}
+
+// Every implementation that declares float16, in every direction and rank it
+// takes, with every variant, on every edge shape it takes. Each must run a
+// share of the table: an implementation that silently took nothing would pass.
+TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
+    const auto context = with_every_implementation(shared_context());
+    const DeviceProfile& profile = context->profile();
+    std::uint64_t seed = 9100;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        const ProblemKinds kinds = impl->problem_kinds();
+        if (std::find(kinds.types.begin(), kinds.types.end(), DataType::FLOAT16) == kinds.types.end()) continue;
+        std::map<std::string, int> ran;  // by variant and direction
+        for (const int rank : kinds.spatial_ranks) {
+            const auto table = rank == 3 ? edge_case_shapes_3d() : edge_case_shapes();
+            for (const ConvDirection direction : kinds.directions) {
+                for (const ConvShapes& edge : table) {
+                    const ConvShapes s = in_half(edge.in_direction(direction));
+                    for (const Variant& variant : impl->variants()) {
+                        if (why_not(variant, s, profile)) continue;
+                        ConvCaseOptions options;
+                        options.strategy = impl->kernel();
+                        options.variant = variant;
+                        options.seed = seed++;
+                        options.context = context;
+                        options.tolerance_factor = tolerance_factor(variant);
+                        const ConvCaseResult r = run_conv_case(s, options);
+                        EXPECT_TRUE(r.passed()) << describe(s, r);
+                        EXPECT_EQ(r.plan.variant, variant) << s.str();
+                        ++ran[variant.id + " " + to_string(direction) + " rank " + std::to_string(rank)];
+                    }
+                }
+            }
+        }
+        EXPECT_FALSE(ran.empty()) << impl->name() << " declares float16 but took no edge shape";
+        for (const auto& [what, count] : ran) EXPECT_GE(count, 3) << impl->name() << ": " << what;
+    }
+}
+
+TEST(Half, RandomLayersMatchTheReferenceInEveryDirection) {
+    std::mt19937_64 rng(20261126);
+    const auto directions = all_conv_directions();
+    for (int i = 0; i < 36; ++i) {
+        const ConvShapes s = in_half(random_small_shape(rng).in_direction(directions[i % 3]));
+        ConvCaseOptions options;
+        options.seed = 9500 + i;
+        const ConvCaseResult r = run_conv_case(s, options);  // the selector's choice
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+    }
+}
+
+// Half data through Lavin & Gray's protocol on a VGG-like layer: the error is
+// half's output rounding, not more (Table 4's fp16 column is 1.1e-2..3.2e-2
+// on their layers; the arithmetic here is fp32, so direct stays near
+// 2^-11 of the output's size).
+TEST(Half, AVggLikeLayerIsWithinHalfRoundingOfTheExactAnswer) {
+    ConvShapes s = in_half(sampled_vgg_like_shape());
+    ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_NAIVE;
+    options.samples = 2000;
+    options.seed = 9700;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_GT(r.max_abs_error, 0.0) << "half storage rounds: an exact answer means the output was not half";
+}
+
+TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {
+    const auto context = with_every_implementation(shared_context());
+    for (const ConvDirection direction : all_conv_directions()) {
+        for (const ConvShapes& edge : edge_case_shapes()) {
+            const ConvShapes s = in_half(edge.in_direction(direction));
+            const Decision d = KernelSelector::global().explain(selector_op(s), s, context->profile());
+            EXPECT_FALSE(d.plan.variant.id.empty()) << s.str();
+            EXPECT_NE(d.problem.find("dtype=float16"), std::string::npos) << d.problem;
+            for (const ConvImplementation* impl : conv_implementations()) {
+                const ProblemKinds kinds = impl->problem_kinds();
+                if (std::find(kinds.types.begin(), kinds.types.end(), DataType::FLOAT16) != kinds.types.end()) continue;
+                if (std::find(kinds.directions.begin(), kinds.directions.end(), direction) == kinds.directions.end()) {
+                    continue;  // refused for its direction first
+                }
+                const auto reason = problem_kind_why_not(*impl, s);
+                ASSERT_TRUE(reason.has_value()) << impl->name();
+                EXPECT_NE(reason->find("float16"), std::string::npos) << *reason;
+            }
+        }
+    }
+    EXPECT_NE(in_half(edge_case_shapes().front()).str().find("dtype=float16"), std::string::npos);
+}
+
+TEST(Half, MixedTypesAreAnErrorThatWritesNothing) {
+    const auto context = shared_context();
+    Conv2dOptions o;
+    o.in_channels = 2;
+    o.out_channels = 3;
+    o.padding = 1;
+    o.dtype = DataType::FLOAT16;
+    Conv2d conv(context, o);
+    conv.set_weights(random_uniform(2 * 3 * 9, 1), random_uniform(3, 2));
+    const Tensor x32 = Tensor::from_host(context, random_uniform(2 * 25, 3), {1, 2, 5, 5});
+    const Tensor x16 = Tensor::from_host(context, random_uniform(2 * 25, 3), {1, 2, 5, 5}, DataType::FLOAT16);
+    Tensor y16 = Tensor::empty(context, {1, 3, 5, 5}, DataType::FLOAT16);
+    y16.fill(std::numeric_limits<float>::quiet_NaN());
+    expect_error([&] { conv.forward(x32, y16); }, {"Conv2d::forward", "float32 tensor", "float16 layer"});
+    for (const float v : y16.to_host()) EXPECT_TRUE(std::isnan(v));
+    Tensor y32 = Tensor::empty(context, {1, 3, 5, 5});
+    expect_error([&] { conv.forward(x16, y32); }, {"float32 tensor", "expected every tensor in float16"});
+    const Tensor w32 = Tensor::from_host(context, random_uniform(2 * 3 * 9, 1), {3, 2, 3, 3});
+    const Tensor b16 = Tensor::from_host(context, random_uniform(3, 1), {3}, DataType::FLOAT16);
+    expect_error([&] { conv.set_weights(w32, &b16); }, {"set_weights", "float32 tensor for a float16 layer"});
+    Tensor workspace16 = Tensor::empty(context, {64}, DataType::FLOAT16);
+    expect_error([&] { conv.forward(x16, y16, {}, &workspace16); }, {"workspace", "expected a float32 one"});
+    // The layer still works after every refusal, and forward(x) answers in half.
+    const Tensor y = conv.forward(x16);
+    EXPECT_EQ(y.dtype(), DataType::FLOAT16);
+    conv.forward(x16, y16);
+    for (const float v : y16.to_host()) EXPECT_TRUE(std::isfinite(v));
+}
+
+// Non-finite values behave as in fp32 (README): a NaN or Inf in half input
+// reaches the outputs it feeds, and a finite sum past 65504 stores as Inf.
+TEST(Half, NonFiniteValuesPropagateAndOverflowIsInfinity) {
+    const auto context = shared_context();
+    Conv2dOptions o;
+    o.in_channels = 1;
+    o.out_channels = 1;
+    o.kernel = {1, 1};
+    o.bias = false;
+    o.dtype = DataType::FLOAT16;
+    Conv2d conv(context, o);
+    conv.set_weights(std::vector<float>{60000.0f});
+    const Tensor x = Tensor::from_host(context, {1.0f, std::numeric_limits<float>::quiet_NaN(),
+                                                 std::numeric_limits<float>::infinity(), 2.0f},
+                                       {1, 1, 2, 2}, DataType::FLOAT16);
+    const auto y = conv.forward(x).to_host();
+    EXPECT_EQ(y[0], round_to_half(60000.0f));
+    EXPECT_TRUE(std::isnan(y[1]));
+    EXPECT_TRUE(std::isinf(y[2]) && y[2] > 0);
+    EXPECT_TRUE(std::isinf(y[3]) && y[3] > 0);  // 120000 > 65504
+}
+
+}  // namespace
+}  // namespace netcl::test
