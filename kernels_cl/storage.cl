@@ -17,18 +17,22 @@
 #ifndef NETCL_STORAGE_CL
 #define NETCL_STORAGE_CL
 
+// LOADN and STOREN pass through a second macro so that n may itself be a
+// macro (VW): it is expanded before it is pasted.
+#define LOADN(n, i, p) NETCL_LOADN(n, i, p)
+#define STOREN(n, v, i, p) NETCL_STOREN(n, v, i, p)
 #ifdef STORAGE_HALF
 #define STORAGE half
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half((v), (i), (p))
-#define LOADN(n, i, p) vload_half##n((i), (p))
-#define STOREN(n, v, i, p) vstore_half##n((v), (i), (p))
+#define NETCL_LOADN(n, i, p) vload_half##n((i), (p))
+#define NETCL_STOREN(n, v, i, p) vstore_half##n((v), (i), (p))
 #else
 #define STORAGE float
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
-#define LOADN(n, i, p) vload##n((i), (p))
-#define STOREN(n, v, i, p) vstore##n((v), (i), (p))
+#define NETCL_LOADN(n, i, p) vload##n((i), (p))
+#define NETCL_STOREN(n, v, i, p) vstore##n((v), (i), (p))
 #endif
 
 #endif  // NETCL_STORAGE_CL

@@ -40,7 +40,7 @@ void tile_position_3d(const int tile, const int tiles_per_image, const int tiles
 
 // U = g transformed by G along each axis, into [e][K][C], once per
 // set_weights. NDRange: dim0 = C, dim1 = K.
-__kernel void winograd_gemm_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict u,
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
     if (c >= C || k >= K) return;
@@ -54,7 +54,7 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
 #pragma unroll
         for (int y = 0; y < WINO_R; ++y)
 #pragma unroll
-            for (int x = 0; x < WINO_R; ++x) g[z][y][x] = w[(z * WINO_R + y) * WINO_R + x];
+            for (int x = 0; x < WINO_R; ++x) g[z][y][x] = LOAD(w, (z * WINO_R + y) * WINO_R + x);
 #define IN_X(i) g[z][y][i]
 #define OUT_X(i) t1[z][y][i]
 #pragma unroll
@@ -111,7 +111,7 @@ void lane_tile(const int tile0, const int t, const int T, const int tiles_per_im
 // width (most of them: v3d's conv2 has 14 tiles a row), a row of their
 // input is one run of 4 * 7 + 6 floats read without clamps; otherwise each
 // lane gathers its own, clamped and zeroed outside the input.
-__kernel void winograd_gemm_input(__global const float* restrict x, const ulong x_offset, __global float* restrict v,
+__kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict v,
                                   const ulong v_offset, const int C, const int H, const int W, const int pad_top,
                                   const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
                                   const int T, const int D, const int pad_front, const int tiles_h) {
@@ -128,7 +128,7 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
     const bool run = lane_base[TL3 - 1] == lane_base[0] && lane_z[TL3 - 1] == lane_z[0] &&
                      lane_y[TL3 - 1] == lane_y[0] && lane_x[TL3 - 1] == lane_x[0] + (TL3 - 1) * WINO_M &&
                      lane_x[0] >= 0 && lane_x[0] + (TL3 - 1) * WINO_M + WINO_TILE <= W;
-    __global const float* xc = x + x_offset;
+    __global const STORAGE* xc = x + x_offset;
     VEC s1[WINO_TILE][WINO_TILE][WINO_ALPHA];
     VEC row_in[WINO_TILE];
 #define IN_X(i) row_in[i]
@@ -138,9 +138,9 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
             if (run) {
                 const int iz = lane_z[0] + z, iy = lane_y[0] + y;
                 if (iz >= 0 && iz < D && iy >= 0 && iy < H) {
-                    __global const float* r = xc + ((size_t)(lane_base[0] + iz) * H + iy) * W + lane_x[0];
+                    __global const STORAGE* r = xc + ((size_t)(lane_base[0] + iz) * H + iy) * W + lane_x[0];
                     float seg[(TL3 - 1) * WINO_M + WINO_TILE];
-                    for (int i = 0; i < (TL3 - 1) * WINO_M + WINO_TILE; ++i) seg[i] = r[i];
+                    for (int i = 0; i < (TL3 - 1) * WINO_M + WINO_TILE; ++i) seg[i] = LOAD(r, i);
                     for (int j = 0; j < WINO_TILE; ++j)
                         row_in[j] = (VEC)(seg[j], seg[WINO_M + j], seg[2 * WINO_M + j], seg[3 * WINO_M + j],
                                           seg[4 * WINO_M + j], seg[5 * WINO_M + j], seg[6 * WINO_M + j],
@@ -157,7 +157,7 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
                     const size_t row = ((size_t)(lane_base[l] + clamp(iz, 0, D - 1)) * H + clamp(iy, 0, H - 1)) * W;
                     for (int j = 0; j < WINO_TILE; ++j) {
                         const int ix = lane_x[l] + j;
-                        const float value = xc[row + clamp(ix, 0, W - 1)];
+                        const float value = LOAD(xc, row + clamp(ix, 0, W - 1));
                         lanes[j * TL3 + l] = (in_row && ix >= 0 && ix < W) ? value : 0.0f;
                     }
                 }
@@ -201,8 +201,8 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
 // Y = M transformed by A^T along each axis (+ bias, the output stage) for
 // tiles tile0 .. tile0 + T - 1 of every output channel; outputs past O, P
 // or Q are not written. NDRange: dim0 = ceil(T / TL3), dim1 = K.
-__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global float* restrict y,
-                                   const ulong y_offset, __global const float* restrict bias, const ulong bias_offset,
+__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global STORAGE* restrict y,
+                                   const ulong y_offset, __global const STORAGE* restrict bias, const ulong bias_offset,
                                    const int has_bias, const int K, const int P, const int Q, const int tiles_w,
                                    const int tiles_per_image, const int tile0, const int T, const int O,
                                    const int tiles_h) {
@@ -249,19 +249,19 @@ __kernel void winograd_gemm_output(__global const float* restrict m, const ulong
 #undef OUT_Y
 #undef IN_X
 #undef OUT_X
-    const float bias_k = has_bias ? bias[bias_offset + k] : 0.0f;
+    const float bias_k = has_bias ? LOAD(bias, bias_offset + k) : 0.0f;
     for (int l = 0; l < min(TL3, T - t0); ++l) {
         int n, tz, ty, tx;
         lane_tile(tile0, t0 + l, T, tiles_per_image, tiles_h, tiles_w, &n, &tz, &ty, &tx);
         const int oz0 = tz * WINO_M, oy0 = ty * WINO_M, ox0 = tx * WINO_M;
-        __global float* yp = y + y_offset + ((size_t)n * K + k) * O * P * Q;
+        __global STORAGE* yp = y + y_offset + ((size_t)n * K + k) * O * P * Q;
         for (int z = 0; z < WINO_M; ++z) {
             if (oz0 + z >= O) break;
             for (int i = 0; i < WINO_M; ++i) {
                 if (oy0 + i >= P) break;
-                __global float* row = yp + ((size_t)(oz0 + z) * P + oy0 + i) * Q + ox0;
+                __global STORAGE* row = yp + ((size_t)(oz0 + z) * P + oy0 + i) * Q + ox0;
                 for (int j = 0; j < WINO_M; ++j)
-                    if (ox0 + j < Q) row[j] = POST_OPS(o[((z * WINO_M + i) * WINO_M + j) * TL3 + l] + bias_k, row[j]);
+                    if (ox0 + j < Q) STORE(row, j, POST_OPS(o[((z * WINO_M + i) * WINO_M + j) * TL3 + l] + bias_k, LOAD(row, j)));
             }
         }
     }
@@ -282,7 +282,7 @@ void tile_position(const int tile, const int tiles_per_image, const int tiles_w,
 // dim0 = C, dim1 = K (with U_PANEL: K padded to whole panels, the padding
 // written as zeros: the GEMM multiplies it into columns it never stores, and
 // zeros keep a fresh buffer's NaNs or denormals out of those FMAs).
-__kernel void winograd_gemm_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict u,
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
 #ifdef U_PANEL
@@ -305,7 +305,7 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
 #pragma unroll
     for (int i = 0; i < WINO_R; ++i)
 #pragma unroll
-        for (int j = 0; j < WINO_R; ++j) g[i][j] = w[i * WINO_R + j];
+        for (int j = 0; j < WINO_R; ++j) g[i][j] = LOAD(w, i * WINO_R + j);
 #define GCOL(i) g[i][j]
 #define TCOL(i) t[i][j]
 #pragma unroll
@@ -331,7 +331,7 @@ __kernel void winograd_gemm_weights(__global const float* restrict w, const ulon
 // V = B^T d B for tiles tile0 .. tile0 + T - 1 of every channel. Loads are
 // clamped into the image and zeroed outside it (padding, the ragged last
 // tile). NDRange: dim0 = T (contiguous stores along t), dim1 = C.
-__kernel void winograd_gemm_input(__global const float* restrict x, const ulong x_offset, __global float* restrict v,
+__kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict v,
                                   const ulong v_offset, const int C, const int H, const int W, const int pad_top,
                                   const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
                                   const int T) {
@@ -340,7 +340,7 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
-    __global const float* xp = x + x_offset + ((size_t)n * C + c) * H * W;
+    __global const STORAGE* xp = x + x_offset + ((size_t)n * C + c) * H * W;
     float d[WINO_TILE][WINO_TILE];
 #pragma unroll
     for (int i = 0; i < WINO_TILE; ++i) {
@@ -350,7 +350,7 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
 #pragma unroll
         for (int j = 0; j < WINO_TILE; ++j) {
             const int ix = ix0 + j;
-            const float value = xp[row + clamp(ix, 0, W - 1)];
+            const float value = LOAD(xp, row + clamp(ix, 0, W - 1));
             d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
         }
     }
@@ -371,8 +371,8 @@ __kernel void winograd_gemm_input(__global const float* restrict x, const ulong 
 
 // Y = A^T M A (+ bias) for tiles tile0 .. tile0 + T - 1 of every output
 // channel; outputs past P or Q are not written. NDRange: dim0 = T, dim1 = K.
-__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global float* restrict y,
-                                   const ulong y_offset, __global const float* restrict bias, const ulong bias_offset,
+__kernel void winograd_gemm_output(__global const float* restrict m, const ulong m_offset, __global STORAGE* restrict y,
+                                   const ulong y_offset, __global const STORAGE* restrict bias, const ulong bias_offset,
                                    const int has_bias, const int K, const int P, const int Q, const int tiles_w,
                                    const int tiles_per_image, const int tile0, const int T) {
     const int t = (int)get_global_id(0), k = (int)get_global_id(1);
@@ -391,17 +391,17 @@ __kernel void winograd_gemm_output(__global const float* restrict m, const ulong
 #undef SCOL
 #undef SROW
 #undef OROW
-    const float b = has_bias ? bias[bias_offset + k] : 0.0f;
+    const float b = has_bias ? LOAD(bias, bias_offset + k) : 0.0f;
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int oy0 = ty * WINO_M, ox0 = tx * WINO_M;
-    __global float* yp = y + y_offset + ((size_t)n * K + k) * P * Q;
+    __global STORAGE* yp = y + y_offset + ((size_t)n * K + k) * P * Q;
 #pragma unroll
     for (int i = 0; i < WINO_M; ++i) {
         if (oy0 + i >= P) break;
 #pragma unroll
         for (int j = 0; j < WINO_M; ++j)
-            if (ox0 + j < Q) yp[(oy0 + i) * Q + ox0 + j] = POST_OPS(o[i][j] + b, yp[(oy0 + i) * Q + ox0 + j]);
+            if (ox0 + j < Q) STORE(yp, (oy0 + i) * Q + ox0 + j, POST_OPS(o[i][j] + b, LOAD(yp, (oy0 + i) * Q + ox0 + j)));
     }
 }
 

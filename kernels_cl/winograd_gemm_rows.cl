@@ -56,7 +56,7 @@ bool tile_lanes(const int g, const int groups_per_row, const int row0, const int
     return *lane_lo < *lane_hi;
 }
 
-__kernel void winograd_gemm_input_rows(__global const float* restrict x, const ulong x_offset,
+__kernel void winograd_gemm_input_rows(__global const STORAGE* restrict x, const ulong x_offset,
                                        __global float* restrict v, const ulong v_offset, const int N, const int C,
                                        const int H, const int W, const int pad_top, const int pad_left, const int tiles_w,
                                        const int tiles_h, const int tile0, const int T, const int groups_per_row,
@@ -88,17 +88,17 @@ __kernel void winograd_gemm_input_rows(__global const float* restrict x, const u
         const bool row_in = iy >= 0 && iy < H;
         const bool whole = row_in && (span_in_row || (at >= 0 && at + SPAN_FLOATS <= x_floats));
         if (whole) {
-            __global const float* rp = x + x_offset + at;
+            __global const STORAGE* rp = x + x_offset + at;
 #pragma unroll
-            for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = TVLOAD(q, rp);
+            for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = LOADN(TL, q, rp);
         } else {
             // Padding and the ragged edge: the part inside the image copied, zeros around it.
             float f[SPAN_FLOATS];
             for (int s = 0; s < SPAN_FLOATS; ++s) f[s] = 0.0f;
             if (iy >= 0 && iy < H) {
-                __global const float* rp = x + x_offset + at;  // float s of the span is rp[s]
+                __global const STORAGE* rp = x + x_offset + at;  // element s of the span is rp[s]
                 const int lo = max(0, -ix0), hi = min(SPAN_FLOATS, W - ix0);
-                for (int s = lo; s < hi; ++s) f[s] = rp[s];
+                for (int s = lo; s < hi; ++s) f[s] = LOAD(rp, s);
             }
 #pragma unroll
             for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = TVLOAD(q, f);
@@ -145,8 +145,8 @@ __kernel void winograd_gemm_input_rows(__global const float* restrict x, const u
 }
 
 __kernel void winograd_gemm_output_rows(__global const float* restrict m, const ulong m_offset,
-                                        __global float* restrict y, const ulong y_offset,
-                                        __global const float* restrict bias, const ulong bias_offset,
+                                        __global STORAGE* restrict y, const ulong y_offset,
+                                        __global const STORAGE* restrict bias, const ulong bias_offset,
                                         const int has_bias, const int K, const int P, const int Q, const int tiles_w,
                                         const int tiles_h, const int tile0, const int T, const int groups_per_row,
                                         const int row0, const int groups) {
@@ -179,10 +179,10 @@ __kernel void winograd_gemm_output_rows(__global const float* restrict m, const 
 #undef MCOL
 #undef SCOL
     }
-    const float b = has_bias ? bias[bias_offset + k] : 0.0f;
+    const float b = has_bias ? LOAD(bias, bias_offset + k) : 0.0f;
     const int n = row / tiles_h, ty = row - n * tiles_h;
     const int oy0 = ty * WINO_M, ox0 = tx0 * WINO_M;
-    __global float* yp = y + y_offset + ((size_t)n * K + k) * P * Q + ox0;
+    __global STORAGE* yp = y + y_offset + ((size_t)n * K + k) * P * Q + ox0;
     // Output columns [x_lo, x_hi) of this group's span that exist and are its to write.
     const int x_lo = lane_lo * WINO_M, x_hi = min(lane_hi * WINO_M, Q - ox0);
     const bool whole_span = all_lanes && x_hi == TL * WINO_M;
@@ -199,10 +199,10 @@ __kernel void winograd_gemm_output_rows(__global const float* restrict m, const 
 #pragma unroll
         for (int j = 0; j < WINO_M; ++j) o_b[j] = o[j] + b;
         WINO_UNDEAL(o_b, span)
-        __global float* rp = yp + (size_t)(oy0 + i) * Q;
+        __global STORAGE* rp = yp + (size_t)(oy0 + i) * Q;
         if (whole_span) {
 #pragma unroll
-            for (int q = 0; q < WINO_M; ++q) TVSTORE(POST_OPS(span[q], TVLOAD(q, rp)), q, rp);
+            for (int q = 0; q < WINO_M; ++q) STOREN(TL, POST_OPS(span[q], LOADN(TL, q, rp)), q, rp);
         } else {
             // Whole vectors inside [x_lo, x_hi) stored as vectors, the rest
             // a float at a time (F(4x4) at 56 wide: 6 tiles, 3 whole
@@ -214,9 +214,9 @@ __kernel void winograd_gemm_output_rows(__global const float* restrict m, const 
             for (int q = 0; q < WINO_M; ++q) {
                 const int q_lo = q * TL, q_hi = q_lo + TL;
                 if (q_lo >= x_lo && q_hi <= x_hi) {
-                    TVSTORE(POST_OPS(span[q], TVLOAD(q, rp)), q, rp);
+                    STOREN(TL, POST_OPS(span[q], LOADN(TL, q, rp)), q, rp);
                 } else {
-                    for (int xx = max(q_lo, x_lo); xx < min(q_hi, x_hi); ++xx) rp[xx] = POST_OPS(f[xx], rp[xx]);
+                    for (int xx = max(q_lo, x_lo); xx < min(q_hi, x_hi); ++xx) STORE(rp, xx, POST_OPS(f[xx], LOAD(rp, xx)));
                 }
             }
         }

@@ -88,8 +88,8 @@ TEST(Half, TensorsStoreHalvesAndViewsTakeTwoByteOffsets) {
 }
 
 // Every implementation that declares float16, in every direction and rank it
-// takes, with every variant, on every edge shape it takes. Each must run a
-// share of the table: an implementation that silently took nothing would pass.
+// takes, with every variant, on every edge shape it takes. Each variant must
+// run at least one: one that silently took nothing would pass.
 TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
     const auto context = with_every_implementation(shared_context());
     const DeviceProfile& profile = context->profile();
@@ -119,8 +119,12 @@ TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
                 }
             }
         }
-        EXPECT_FALSE(ran.empty()) << impl->name() << " declares float16 but took no edge shape";
-        for (const auto& [what, count] : ran) EXPECT_GE(count, 3) << impl->name() << ": " << what;
+        // Every variant ran somewhere: none declares float16 and silently takes nothing.
+        for (const Variant& variant : impl->variants()) {
+            const bool any = std::any_of(ran.begin(), ran.end(),
+                                         [&](const auto& entry) { return entry.first.rfind(variant.id + " ", 0) == 0; });
+            EXPECT_TRUE(any) << impl->name() << ": " << variant.id << " declares float16 but took no edge shape";
+        }
     }
 }
 

@@ -13,6 +13,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     c.edge_n = s.H * s.W < c.tile.nr();
     c.bias = s.bias;
     c.post_ops = s.post_ops;
+    c.dtype = s.dtype;
     return c;
 }
 
@@ -24,7 +25,9 @@ cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
 
 cl::NDRange Gemm1x1Config::local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
 
-ProgramSpec Gemm1x1Config::program() const { return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops); }
+ProgramSpec Gemm1x1Config::program() const {
+    return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops, dtype);
+}
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");

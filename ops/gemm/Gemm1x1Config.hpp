@@ -17,6 +17,7 @@ struct Gemm1x1Config {
     bool edge_n = false;  // H*W < NR: wider
     bool bias = false;
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
+    DataType dtype = DataType::FLOAT32;  // of weights, x, bias and y: the GEMM reads and writes them as they lie
 
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const;

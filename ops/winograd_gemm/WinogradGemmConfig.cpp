@@ -6,6 +6,7 @@
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "ops/winograd/WinogradSource.hpp"
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -80,6 +81,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.alpha = t.alpha();
     c.rank = t.rank;
     c.post_ops = s.post_ops;
+    c.dtype = s.dtype;
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     c.tiles = s.N * ((s.O() + m - 1) / m) * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
@@ -126,7 +128,9 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
     // 3-D: the DEPTH transforms (8 tiles a work-item) and the plain layouts
     // only (the channel and row-lane kernels are 2-D).
-    c.transposed = c.rank == 3 ? false
+    // float16: the channel-lane transforms read and write float32 only; the
+    // plain and row-lane ones take the layer's type.
+    c.transposed = c.rank == 3 || s.dtype == DataType::FLOAT16 ? false
                    : forced >= 0 ? forced != 0
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
                                      std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
@@ -182,7 +186,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                      internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
-                         internal::post_ops_options(post_ops),
+                         internal::post_ops_options(post_ops) + internal::storage_options(dtype),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};

@@ -33,6 +33,7 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);
 
 struct WinogradGemmConfig {
     int m = 4, r = 3, alpha = 6;
+    DataType dtype = DataType::FLOAT32;  // of x, w, bias and y; U, V and M are float32
     int rank = 2;  // 3: the DEPTH build of kernels_cl/winograd_gemm.cl (8 tiles a work-item in float8 lanes, plain layouts)
     // Transform elements, the GEMMs of the batch: alpha^2, or alpha^3 in 3-D.
     int elements() const { return rank == 3 ? alpha * alpha * alpha : alpha * alpha; }

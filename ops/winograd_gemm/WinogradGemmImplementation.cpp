@@ -20,6 +20,7 @@ public:
         // data as forward convolutions is 2-D (its stride phases say so for 3-D).
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
         kinds.spatial_ranks = {2, 3};
+        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
         return kinds;
     }
     const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }
