@@ -1,5 +1,7 @@
 #include "Measure.hpp"
 
+#include "netcl/Half.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -87,7 +89,7 @@ Runner opencl_runner(Context& context, Outputs outputs, std::function<std::vecto
 }
 
 std::shared_ptr<Tensor> device_tensor(const LayerData& layer, Tensor::Shape shape) {
-    return std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), std::move(shape)));
+    return std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), std::move(shape), layer.shapes.dtype));
 }
 
 // A Conv2d or Conv3d candidate (the selector's plan or a forced variant) in the layer's direction.
@@ -121,16 +123,28 @@ Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, const Laye
 
 }  // namespace
 
+namespace {
+// Random data as the layer's dtype stores it (float16: rounded on the host),
+// so the fp64 reference and the float32 peers read exactly netcl's inputs.
+std::vector<float> stored_uniform(const ConvShapes& s, std::size_t count, std::uint64_t seed) {
+    auto values = random_uniform(count, seed);
+    if (s.dtype == DataType::FLOAT16) {
+        for (float& v : values) v = round_to_half(v);
+    }
+    return values;
+}
+}  // namespace
+
 LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& s, std::uint64_t seed)
     : shapes(s),
-      x(random_uniform(static_cast<std::size_t>(s.input_numel()), seed)),
-      weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), seed + 1)),
-      bias(s.bias ? random_uniform(static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
+      x(stored_uniform(s, static_cast<std::size_t>(s.input_numel()), seed)),
+      weights(stored_uniform(s, static_cast<std::size_t>(s.weight_numel()), seed + 1)),
+      bias(s.bias ? stored_uniform(s, static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
       dy(s.direction == ConvDirection::FORWARD ? std::vector<float>{}
-                                                : random_uniform(static_cast<std::size_t>(s.output_numel()), seed + 3)),
-      x_device(Tensor::from_host(context, x, s.input_shape())),
-      weights_device(Tensor::from_host(context, weights, s.weight_shape())),
-      dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, s.output_shape())) {}
+                                                : stored_uniform(s, static_cast<std::size_t>(s.output_numel()), seed + 3)),
+      x_device(Tensor::from_host(context, x, s.input_shape(), s.dtype)),
+      weights_device(Tensor::from_host(context, weights, s.weight_shape(), s.dtype)),
+      dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, s.output_shape(), s.dtype)) {}
 
 std::string order_text(const RunSettings& settings) {
     return settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
@@ -182,6 +196,10 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             first_run(c.runner, reference, m);
             m.build_ms = make_ms;
         } else if (candidate.kind == Candidate::Kind::Clblast) {
+            if (s.dtype != DataType::FLOAT32) {
+                throw Error("clblast::Convgemm runs float32 here (its half needs cl_khr_fp16); this run is " +
+                            to_string(s.dtype));
+            }
             m.plan = "clblast::Convgemm<float> (im2col + GEMM, kCrossCorrelation)";
             m.choice = "clblast";
             m.tolerance = conv_tolerance(s, 1.0);
@@ -209,7 +227,9 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             m.plan = plan.str();
             m.choice = plan.variant.id;
             m.workspace_bytes = conv->last_workspace_bytes();
-            m.tolerance = conv_tolerance(s, tolerance_factor(plan.variant));
+            // Half storage rounds each output once more: 2^-11 of the largest.
+            m.tolerance = conv_tolerance(s, tolerance_factor(plan.variant)) +
+                          (s.dtype == DataType::FLOAT16 ? reference.max_abs_reference() * 0x1p-11 + 0x1p-25 : 0.0);
         }
         m.within_tolerance = m.max_error <= m.tolerance;
     } catch (const std::exception& error) {  // netcl::Error, or cl::Error from the bindings

@@ -50,6 +50,7 @@ struct Arguments {
     bool peak = false;
     std::string device;
     std::string direction = "fwd";
+    std::string dtype = "float32";
     std::size_t samples = ReferencePolicy{}.samples;
     double full_reference_macs = ReferencePolicy{}.full_limit_macs;
 };
@@ -84,11 +85,18 @@ std::vector<BenchLayer> chosen_layers(const Arguments& a) {
                              "'; expected fwd, bwd_data, bwd_weights or train");
         }
     }
+    netcl::DataType dtype = netcl::DataType::FLOAT32;
+    try {
+        dtype = netcl::data_type_from_string(a.dtype);
+    } catch (const netcl::Error&) {
+        throw UsageError("--dtype: unknown type '" + a.dtype + "'; expected float32 or float16");
+    }
     std::vector<BenchLayer> directed;
     for (const BenchLayer& layer : layers) {
         for (const netcl::ConvDirection d : directions) {
             BenchLayer l = layer;
             l.shapes.direction = d;
+            l.shapes.dtype = dtype;
             if (d != netcl::ConvDirection::FORWARD) l.name += d == netcl::ConvDirection::BACKWARD_DATA ? "/bwd_data" : "/bwd_weights";
             directed.push_back(std::move(l));
         }
@@ -175,6 +183,10 @@ int main(int argc, char** argv) {
     app.add_option("--direction", a.direction,
                    "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
                    "the total is a training step); oneDNN runs its backward primitives beside the gradients")
+        ->capture_default_str();
+    app.add_option("--dtype", a.dtype,
+                   "netcl's tensors: float32, or float16 (storage; arithmetic stays float32). The peers "
+                   "(oneDNN, CLBlast) run float32 on the same values")
         ->capture_default_str();
     app.add_option("--strategies", a.strategies,
                    "comma list: all, selector, naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., "
