@@ -1,6 +1,8 @@
 // Direct convolution vectorised along output rows, for layers with few input
 // channels and wide outputs (ResNet's stem: C = 3, 7x7 stride 2, 112 outputs
 // a row). Needs kernels_cl/gemm_tile.cl first (MR, NV, VW, vec_t, VLOAD).
+// x, w, bias and y are in the layer's type (kernels_cl/storage.cl); the split
+// planes and packed weights are netcl's float32 workspaces.
 //
 // Why it exists beside the implicit GEMM (kernels_cl/conv_kvec.cl): that one
 // vectorises over output channels and stores each pixel's channels as
@@ -23,7 +25,7 @@
 
 // The split input: [image][C][plane_h][FSW][plane_w], zeros outside the image.
 // NDRange: dim0 = plane_w, dim1 = plane_h * FSW, dim2 = images * C.
-__kernel void conv_rows_split(__global const float* restrict x, const ulong x_offset, __global float* restrict xs,
+__kernel void conv_rows_split(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict xs,
                               const ulong xs_offset, const int H, const int W, const int pad_top, const int pad_left,
                               const int plane_h, const int plane_w) {
     const int wq = (int)get_global_id(0), hf = (int)get_global_id(1), nc = (int)get_global_id(2);
@@ -31,19 +33,19 @@ __kernel void conv_rows_split(__global const float* restrict x, const ulong x_of
     const int hp = hf / FSW, f = hf - hp * FSW;
     const int ih = hp - pad_top, iw = wq * FSW + f - pad_left;
     const int inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-    const float v = inside ? x[x_offset + ((size_t)nc * H + ih) * W + iw] : 0.0f;
+    const float v = inside ? LOAD(x, x_offset + ((size_t)nc * H + ih) * W + iw) : 0.0f;
     xs[xs_offset + (((size_t)nc * plane_h + hp) * FSW + f) * plane_w + wq] = v;
 }
 
 // Weights K x C x R x S into panels [ceil(K/MR)][C][R][S][MR], zeros past K:
 // a work-item's MR broadcasts per tap are consecutive floats.
 // NDRange: dim0 = ceil(K/MR)*MR, dim1 = C*R*S.
-__kernel void conv_rows_pack(__global const float* restrict w, const ulong w_offset, __global float* restrict wp,
+__kernel void conv_rows_pack(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict wp,
                              const int K, const int C, const int R) {
     const int k = (int)get_global_id(0), crs = (int)get_global_id(1);
     // The range is rounded up to the work-group: past the last panel is past the buffer.
     if (k >= (K + MR - 1) / MR * MR || crs >= C * R * S) return;
-    const float value = k < K ? w[w_offset + (size_t)k * C * R * S + crs] : 0.0f;
+    const float value = k < K ? LOAD(w, w_offset + (size_t)k * C * R * S + crs) : 0.0f;
     wp[((size_t)(k / MR) * C * R * S + crs) * MR + k % MR] = value;
 }
 
@@ -51,8 +53,8 @@ __kernel void conv_rows_pack(__global const float* restrict w, const ulong w_off
 // images * ceil(K / MR). The last tile of a row is shifted back to end at Q
 // (rows at least NV*VW wide); a narrower row stores lane by lane.
 __kernel void conv_rows(__global const float* restrict xs, const ulong xs_offset, const int plane_h,
-                        const int plane_w, __global const float* restrict wp, __global float* restrict y,
-                        const ulong y_offset, const int y_image_stride, __global const float* restrict bias,
+                        const int plane_w, __global const float* restrict wp, __global STORAGE* restrict y,
+                        const ulong y_offset, const int y_image_stride, __global const STORAGE* restrict bias,
                         const ulong bias_offset, const int C, const int K, const int P, const int Q, const int R,
                         const int SH) {
     const int tq = (int)get_global_id(0), p = (int)get_global_id(1), nk = (int)get_global_id(2);
@@ -98,11 +100,11 @@ __kernel void conv_rows(__global const float* restrict xs, const ulong xs_offset
         const int k = kp * MR + m;
         if (k >= K) continue;
 #ifdef BIAS
-        const vec_t b = (vec_t)(bias[bias_offset + k]);
+        const vec_t b = (vec_t)(LOAD(bias, bias_offset + k));
 #else
         const vec_t b = (vec_t)(0.0f);
 #endif
-        __global float* yp = y + y_offset + (size_t)n * y_image_stride + ((size_t)k * P + p) * Q + q0;
+        __global STORAGE* yp = y + y_offset + (size_t)n * y_image_stride + ((size_t)k * P + p) * Q + q0;
 #ifdef POST_SUM
         // The shifted-back last tile stores only the columns its neighbour did not.
         const int q_own = Q >= NR ? tq * NR - q0 : 0;
@@ -111,14 +113,14 @@ __kernel void conv_rows(__global const float* restrict xs, const ulong xs_offset
 #endif
         if (Q >= NR && q_own == 0) {
 #pragma unroll
-            for (int v = 0; v < NV; ++v) VSTORE(POST_OPS(acc[m][v] + b, VLOAD(v, yp)), v, yp);
+            for (int v = 0; v < NV; ++v) STOREN(VW, POST_OPS(acc[m][v] + b, LOADN(VW, v, yp)), v, yp);
         } else {
 #pragma unroll
             for (int v = 0; v < NV; ++v) {
                 const vec_t o = acc[m][v] + b;
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
-                    if (v * VW + t < Q && v * VW + t >= q_own) yp[v * VW + t] = POST_OPS(LANE(o, t), yp[v * VW + t]);
+                    if (v * VW + t < Q && v * VW + t >= q_own) STORE(yp, v * VW + t, POST_OPS(LANE(o, t), LOAD(yp, v * VW + t)));
             }
         }
     }

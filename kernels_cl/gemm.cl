@@ -95,14 +95,26 @@
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
 #endif
 
-// Operands in STORAGE (kernels_cl/storage.cl): float32, or float16 where the
-// 1x1 convolution reads a half layer's weights and x and writes its y; the
-// Winograd multiply's operands are netcl's float32 workspaces and it builds
-// without STORAGE_HALF.
-__kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, const int bsA,
-                   __global const STORAGE* restrict B, const ulong b_offset, const int bsB,
-                   __global STORAGE* restrict Cm, const ulong c_offset, const int bsC,
-                   __global const STORAGE* restrict bias, const ulong bias_offset,
+// Each operand's type (kernels_cl/storage.cl, which comes first): float, or
+// half where it is a float16 layer's tensor rather than netcl's float32
+// workspace. The 1x1 convolution reads a half layer's weights and x and
+// writes its y (all half); im2col-gemm reads float32 columns (B); the weight
+// gradient writes float32 partial sums (C); the Winograd multiply is float32
+// throughout. Bias is in C's type (the layer's, where there is one).
+#ifndef A_TYPE
+#define A_TYPE float
+#endif
+#ifndef B_TYPE
+#define B_TYPE float
+#endif
+#ifndef C_TYPE
+#define C_TYPE float
+#endif
+
+__kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, const int bsA,
+                   __global const B_TYPE* restrict B, const ulong b_offset, const int bsB,
+                   __global C_TYPE* restrict Cm, const ulong c_offset, const int bsC,
+                   __global const C_TYPE* restrict bias, const ulong bias_offset,
                    const int M, const int N, const int Kd, const int lda, const int ldb, const int ldc) {
     const int ntn = (N + NR - 1) / NR, ntm = (M + MR - 1) / MR;
     const int tn = (int)get_global_id(0), tm = (int)get_global_id(1);
@@ -146,20 +158,20 @@ __kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, con
 #endif
 
     vec_t b[NV];
-    __global const STORAGE* ap = A;
+    __global const A_TYPE* ap = A;
 #if EDGE_N
     // Columns clamped into the matrix; the duplicates are never stored.
-    __global const STORAGE* bp = B;
+    __global const B_TYPE* bp = B;
 #elif defined(B_PANEL)
-    __global const STORAGE* bp = B + (size_t)tn * Kd * NR;
+    __global const B_TYPE* bp = B + (size_t)tn * Kd * NR;
 #else
-    __global const STORAGE* bp = B + n0;
+    __global const B_TYPE* bp = B + n0;
 #endif
 #ifdef PREFETCH_PANEL
     // Line `line` of the next panel, then every (ntm - 1)th: each row tile
     // past the first takes its share, `lines_a_step` a step.
     const int panel_lines = (Kd * NR + 15) / 16;
-    __global const STORAGE* next_panel = tn + 1 < ntn                        ? bp + (size_t)Kd * NR
+    __global const B_TYPE* next_panel = tn + 1 < ntn                        ? bp + (size_t)Kd * NR
                                        : z + 1 < (int)get_global_size(2) ? B + bsB
                                                                           : 0;
     const int sharers = ntm - 1;
@@ -180,12 +192,12 @@ __kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, con
             for (int v = 0; v < NV; ++v) {
                 float lanes[VW];
 #pragma unroll
-                for (int t = 0; t < VW; ++t) lanes[t] = LOAD(bp, min(n0 + v * VW + t, N - 1));
+                for (int t = 0; t < VW; ++t) lanes[t] = LOAD_AS(B_TYPE, bp, min(n0 + v * VW + t, N - 1));
                 b[v] = VLOAD(0, lanes);
             }
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(LOAD(ap, arow[i] * lda));
+                const vec_t a = (vec_t)(LOAD_AS(A_TYPE, ap, arow[i] * lda));
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
@@ -199,10 +211,10 @@ __kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, con
                 __builtin_prefetch(next_panel + (size_t)line * 16, 0, 1);
 #endif
 #pragma unroll
-            for (int v = 0; v < NV; ++v) b[v] = LOADN(VW, v, bp);
+            for (int v = 0; v < NV; ++v) b[v] = LOADN_AS(B_TYPE, VW, v, bp);
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(LOAD(ap, arow[i] * lda));
+                const vec_t a = (vec_t)(LOAD_AS(A_TYPE, ap, arow[i] * lda));
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
@@ -231,24 +243,24 @@ __kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, con
         if (m < tm * MR) continue;  // the shifted-back last row tile: rows its neighbour stored
 #endif
 #ifdef BIAS
-        const vec_t bi = (vec_t)(LOAD(bias, m));
+        const vec_t bi = (vec_t)(LOAD_AS(C_TYPE, bias, m));
 #endif
 #ifdef C_GROUP
 #pragma unroll
         for (int v = 0; v < NV; ++v) {
             // Group g of this row; w <= 0: a vector of the last panel's padding.
             const int g = n0 / VW + v, w = min(VW, N - g * VW);
-            __global STORAGE* gp = Cm + (size_t)m * ldc + (size_t)g * VW * batch + (size_t)z * max(w, 0);
+            __global C_TYPE* gp = Cm + (size_t)m * ldc + (size_t)g * VW * batch + (size_t)z * max(w, 0);
             if (w == VW) {
-                STOREN(VW, RESULT[i][v], 0, gp);
+                STOREN_AS(C_TYPE, VW, RESULT[i][v], 0, gp);
             } else {
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
-                    if (t < w) STORE(gp, t, LANE(RESULT[i][v], t));
+                    if (t < w) STORE_AS(C_TYPE, gp, t, LANE(RESULT[i][v], t));
             }
         }
 #else
-        __global STORAGE* cp = Cm + (size_t)m * ldc + n0;
+        __global C_TYPE* cp = Cm + (size_t)m * ldc + n0;
 #pragma unroll
         for (int v = 0; v < NV; ++v) {
             vec_t o = RESULT[i][v];
@@ -259,18 +271,18 @@ __kernel void gemm(__global const STORAGE* restrict A, const ulong a_offset, con
             // A tile past N's last column.
 #pragma unroll
             for (int t = 0; t < VW; ++t)
-                if (n0 + v * VW + t < N) STORE(cp, v * VW + t, POST_OPS(LANE(o, t), LOAD(cp, v * VW + t)));
+                if (n0 + v * VW + t < N) STORE_AS(C_TYPE, cp, v * VW + t, POST_OPS(LANE(o, t), LOAD_AS(C_TYPE, cp, v * VW + t)));
 #else
 #ifdef POST_SUM
             if (n0 != tn * NR) {
                 // The shifted-back last column tile: only the columns its neighbour did not store.
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
-                    if (n0 + v * VW + t >= tn * NR) STORE(cp, v * VW + t, POST_OPS(LANE(o, t), LOAD(cp, v * VW + t)));
+                    if (n0 + v * VW + t >= tn * NR) STORE_AS(C_TYPE, cp, v * VW + t, POST_OPS(LANE(o, t), LOAD_AS(C_TYPE, cp, v * VW + t)));
                 continue;
             }
 #endif
-            STOREN(VW, POST_OPS(o, LOADN(VW, v, cp)), v, cp);
+            STOREN_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, v, cp)), v, cp);
 #endif
         }
 #endif

@@ -2,10 +2,11 @@
 // C x R x S order and P·Q columns, so group g's rows are one contiguous block
 // (C/groups·R·S rows) and a row-major GEMM W_g (K/groups x C/groups·R·S) x
 // col_g gives that group's outputs in NCHW order directly. Taps that fall in
-// the padding are written as 0.
+// the padding are written as 0. x is in the layer's type (kernels_cl/storage.cl
+// comes first); the columns are netcl's float32 workspace.
 //
 // NDRange: dim0 = P·Q rounded up (contiguous writes), dim1 = C·R·S rows, dim2 = images of the pass.
-__kernel void im2col(__global const float* restrict x, const ulong x_offset, __global float* restrict col,
+__kernel void im2col(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict col,
                      const ulong col_offset, const int image0, const int C, const int H, const int W, const int P,
                      const int Q, const int R, const int S, const int stride_h, const int stride_w, const int pad_top,
                      const int pad_left, const int dil_h, const int dil_w) {
@@ -22,7 +23,7 @@ __kernel void im2col(__global const float* restrict x, const ulong x_offset, __g
     const int h = p * stride_h - pad_top + r * dil_h;
     const int w = q * stride_w - pad_left + s * dil_w;
     float value = 0.0f;
-    if (h >= 0 && h < H && w >= 0 && w < W) value = x[((size_t)(image0 + b) * C + c) * H * W + h * W + w];
+    if (h >= 0 && h < H && w >= 0 && w < W) value = LOAD(x, ((size_t)(image0 + b) * C + c) * H * W + h * W + w);
     col[((size_t)b * C * R * S + row) * P * Q + pq] = value;
 }
 
@@ -34,7 +35,7 @@ __kernel void im2col(__global const float* restrict x, const ulong x_offset, __g
 // 6x the GEMM's time); a GPU wants the per-element kernel's coalesced writes.
 //
 // NDRange: dim0 = P, dim1 = C·R·S rows, dim2 = images of the pass.
-__kernel void im2col_rows(__global const float* restrict x, const ulong x_offset, __global float* restrict col,
+__kernel void im2col_rows(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict col,
                           const ulong col_offset, const int image0, const int C, const int H, const int W, const int P,
                           const int Q, const int R, const int S, const int stride_h, const int stride_w,
                           const int pad_top, const int pad_left, const int dil_h, const int dil_w) {
@@ -51,15 +52,15 @@ __kernel void im2col_rows(__global const float* restrict x, const ulong x_offset
         for (int q = 0; q < Q; ++q) out[q] = 0.0f;
         return;
     }
-    __global const float* in = x + x_offset + ((size_t)(image0 + b) * C + c) * H * W + (size_t)h * W;
+    __global const STORAGE* in = x + x_offset + ((size_t)(image0 + b) * C + c) * H * W + (size_t)h * W;
     const int w0 = s * dil_w - pad_left;  // column q reads w = q * stride_w + w0
     const int q_lo = min(Q, w0 >= 0 ? 0 : (-w0 + stride_w - 1) / stride_w);
     const int q_hi = max(q_lo, W - 1 - w0 < 0 ? 0 : min(Q, (W - 1 - w0) / stride_w + 1));
     for (int q = 0; q < q_lo; ++q) out[q] = 0.0f;
     if (stride_w == 1) {
-        for (int q = q_lo; q < q_hi; ++q) out[q] = in[q + w0];
+        for (int q = q_lo; q < q_hi; ++q) out[q] = LOAD(in, q + w0);
     } else {
-        for (int q = q_lo; q < q_hi; ++q) out[q] = in[q * stride_w + w0];
+        for (int q = q_lo; q < q_hi; ++q) out[q] = LOAD(in, q * stride_w + w0);
     }
     for (int q = q_hi; q < Q; ++q) out[q] = 0.0f;
 }
@@ -80,7 +81,7 @@ __kernel void im2col_rows(__global const float* restrict x, const ulong x_offset
 //
 // NDRange: dim0 = C/groups·R·S rounded up (contiguous writes), dim1 =
 // ceil(pixels / run), dim2 = groups.
-__kernel void im2col_patches(__global const float* restrict x, const ulong x_offset, __global float* restrict patches,
+__kernel void im2col_patches(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict patches,
                              const ulong patches_offset, const int image, const int pq0, const int pixels,
                              const int C, const int H, const int W, const int Q, const int R, const int S,
                              const int stride_h, const int stride_w, const int pad_top, const int pad_left,
@@ -97,13 +98,13 @@ __kernel void im2col_patches(__global const float* restrict x, const ulong x_off
     const int pq = pq0 + l0;
     int p = pq / Q, q = pq - (pq / Q) * Q;
     const int h0 = r * dil_h - pad_top, w0 = s * dil_w - pad_left;
-    __global const float* xc = x + x_offset + ((size_t)image * C + c) * H * W;
+    __global const STORAGE* xc = x + x_offset + ((size_t)image * C + c) * H * W;
     __global float* out = patches + patches_offset + ((size_t)g * pixels + l0) * length + j;
     const int n = min(run, pixels - l0);
     for (int t = 0; t < n; ++t) {
         const int h = p * stride_h + h0, w = q * stride_w + w0;
         float value = 0.0f;
-        if (h >= 0 && h < H && w >= 0 && w < W) value = xc[h * W + w];
+        if (h >= 0 && h < H && w >= 0 && w < W) value = LOAD(xc, h * W + w);
         out[(size_t)t * length] = value;
         if (++q == Q) q = 0, ++p;
     }

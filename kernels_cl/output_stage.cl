@@ -7,12 +7,12 @@
 #ifdef POST_SUM
 #error "the output stage pass follows a GEMM that has already added the residual"
 #endif
-__kernel void output_stage(__global float* restrict y, const ulong y_offset, __global const float* restrict bias,
+__kernel void output_stage(__global STORAGE* restrict y, const ulong y_offset, __global const STORAGE* restrict bias,
                            const ulong bias_offset, const int has_bias, const int K, const int PQ) {
     y += y_offset;
     const int pq = (int)get_global_id(0);
     const int nk = (int)get_global_id(1);
     if (pq >= PQ) return;  // dim0 is rounded up to the work-group size
     const size_t at = (size_t)nk * PQ + pq;
-    y[at] = POST_OPS(y[at] + (has_bias ? bias[bias_offset + nk % K] : 0.0f), 0.0f);
+    STORE(y, at, POST_OPS(LOAD(y, at) + (has_bias ? LOAD(bias, bias_offset + nk % K) : 0.0f), 0.0f));
 }

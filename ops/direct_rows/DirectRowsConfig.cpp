@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -16,6 +17,7 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     c.S = static_cast<int>(s.S), c.stride_w = static_cast<int>(s.stride_w);
     c.bias = s.bias;
     c.post_ops = s.post_ops;
+    c.dtype = s.dtype;
     // Every row an output row reads, and every column phase wide enough for
     // the last tile's vectors (a row narrower than the tile reads past Q into
     // zeros) plus the taps' shift.
@@ -41,7 +43,7 @@ std::size_t DirectRowsConfig::packed_floats(const ConvShapes& s) const {
 ProgramSpec DirectRowsConfig::program() const {
     std::string options = tile.build_options() + " -DS=" + std::to_string(S) + " -DFSW=" + std::to_string(stride_w);
     if (bias) options += " -DBIAS";
-    options += internal::post_ops_options(post_ops);
+    options += internal::post_ops_options(post_ops) + internal::storage_options(dtype);
     return {"conv_rows", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_rows"), options,
             {{"conv_rows", {tile.work_group[0], tile.work_group[1], 1}},
              {"conv_rows_split", {64, 1, 1}},

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "netcl/ConvShapes.hpp"
+#include "netcl/DataType.hpp"
 #include "netcl/DeviceProfile.hpp"
 #include "ops/ProgramSpec.hpp"
 #include "ops/gemm/GemmTile.hpp"
@@ -21,6 +22,7 @@ struct DirectRowsConfig {
     int S = 1, stride_w = 1;
     bool bias = false;
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
+    DataType dtype = DataType::FLOAT32;  // of x, w, bias and y; the split planes and panels are float32
     std::int64_t plane_h = 0, plane_w = 0;  // one phase plane of one channel: padded rows x columns
     std::int64_t images_per_pass = 1;
     std::size_t split_bytes_per_image = 0;

@@ -16,7 +16,9 @@ public:
     Kernel kernel() const override { return Kernel::CONV2D_NAIVE; }
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
-        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
+        return kinds;
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("direct-rows")};

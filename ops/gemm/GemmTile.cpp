@@ -2,7 +2,6 @@
 
 #include "netcl/Error.hpp"
 #include "ops/internal/OutputStage.hpp"
-#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -17,14 +16,18 @@ std::string GemmTile::str() const {
 }
 
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice,
-                         bool b_panels, bool prefetch_panels, const PostOps& post_ops, DataType storage) {
+                         bool b_panels, bool prefetch_panels, const PostOps& post_ops, GemmOperandTypes types) {
     std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
                           " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
     if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);
     if (bias) options += " -DBIAS";
     if (b_panels) options += " -DB_PANEL -DC_GROUP";
     if (b_panels && prefetch_panels) options += " -DPREFETCH_PANEL";
-    options += internal::post_ops_options(post_ops) + internal::storage_options(storage);
+    options += internal::post_ops_options(post_ops);
+    // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
+    if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";
+    if (types.b == DataType::FLOAT16) options += " -DB_TYPE=half";
+    if (types.c == DataType::FLOAT16) options += " -DC_TYPE=half";
     return {"gemm", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("gemm"), options,
             {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
 }

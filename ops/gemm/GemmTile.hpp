@@ -41,11 +41,15 @@ std::vector<std::string> gemm_tile_keys(const std::string& prefix);
 // ldc = batch x N), PREFETCH_PANEL (with b_panels: the next panel
 // prefetched while a panel's later row tiles compute; CPUs only), and the
 // post-ops of a GEMM that writes a convolution's output (not with C_GROUP).
-// `storage`: the type of A, B, C and bias (float16 only where all four are
-// a layer's tensors, as in the 1x1 convolution).
+// `types`: what each operand is stored in (a float16 layer's tensors in
+// half, netcl's workspaces in float32; bias as C).
+struct GemmOperandTypes {
+    DataType a = DataType::FLOAT32, b = DataType::FLOAT32, c = DataType::FLOAT32;
+    static GemmOperandTypes all(DataType type) { return {type, type, type}; }
+};
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},
-                         DataType storage = DataType::FLOAT32);
+                         GemmOperandTypes types = {});
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 

@@ -24,7 +24,13 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     return c;
 }
 
-ProgramSpec Im2colGemmConfig::gemm_program() const { return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops); }
+ProgramSpec Im2colGemmConfig::gemm_program() const {
+    // A the weights and C the output in the layer's type; B the float32
+    // columns, or x itself when the layer is 1x1 and the input is the column matrix.
+    const DataType type = layout.dtype;
+    return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
+                               {type, layout.direct ? type : DataType::FLOAT32, type});
+}
 
 std::string Im2colGemmConfig::str() const {
     return (layout.direct ? std::string("1x1: the input is the column matrix")

@@ -17,13 +17,19 @@ public:
     Kernel kernel() const override { return Kernel::IM2COL; }
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
-        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};  // float16: im2col-gemm only (why_not)
+        return kinds;
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = {Variant("im2col-clblast"), Variant("im2col-gemm")};
         return list;
     }
     std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (v.id == "im2col-clblast" && s.dtype != DataType::FLOAT32) {
+            return "im2col-clblast takes float32 (CLBlast's SGEMM writes float, and its HGEMM needs cl_khr_fp16); "
+                   "this layer is " + to_string(s.dtype) + ": im2col-gemm takes it";
+        }
         // netcl's GEMM engine is CPU-shaped; a profile turns it off where it is not (nvidia-gpu).
         if (v.id == "im2col-gemm" && profile.tuned_or("im2col_gemm_enabled", 1) == 0) {
             return std::string("im2col-gemm is off on this device (its profile sets im2col_gemm_enabled = 0)");

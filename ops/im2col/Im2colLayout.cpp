@@ -3,6 +3,7 @@
 #include "netcl/Error.hpp"
 #include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 
@@ -12,6 +13,7 @@ namespace netcl {
 
 Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes, std::size_t pass_bytes) {
     Im2colLayout layout;
+    layout.dtype = s.dtype;
     layout.direct = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_left == 0 &&
                     s.pad_bottom == 0 && s.pad_right == 0;
     if (layout.direct) {
@@ -40,13 +42,15 @@ bool needs_output_stage_pass(bool bias, const PostOps& post_ops) {
 std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, const PostOps& post_ops) {
     std::vector<ProgramSpec> programs;
     if (!layout.direct) {
-        programs.push_back({"im2col", embedded_source("im2col"), "", {column_kernel(layout)}});
+        programs.push_back({"im2col", internal::storage_source() + embedded_source("im2col"),
+                            internal::storage_options(layout.dtype), {column_kernel(layout)}});
     }
     if (needs_output_stage_pass(bias, post_ops)) {
         PostOps without_sum = post_ops;
         without_sum.sum = false;  // the GEMM's beta = 1 adds the residual
         programs.push_back({"output_stage", internal::post_ops_source() + embedded_source("output_stage"),
-                            internal::post_ops_options(without_sum), {{"output_stage", {64, 1, 1}}}});
+                            internal::post_ops_options(without_sum) + internal::storage_options(layout.dtype),
+                            {{"output_stage", {64, 1, 1}}}});
     }
     return programs;
 }

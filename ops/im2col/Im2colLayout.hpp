@@ -26,6 +26,7 @@ struct Im2colLayout {
     // kernels_cl/im2col.cl's im2col_rows (a row of columns a work-item, for
     // CPUs: profile key im2col_rows) instead of one element a work-item.
     bool by_rows = false;
+    DataType dtype = DataType::FLOAT32;  // of x (and y in the output stage); the columns are float32
 };
 
 // The batching target of one pass's column buffer where the profile sets no

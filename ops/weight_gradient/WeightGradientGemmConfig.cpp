@@ -22,6 +22,7 @@ std::size_t weight_gradient_workspace_limit(const DeviceProfile& profile) {
 
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
     WeightGradientGemmConfig c;
+    c.dtype = s.dtype;
     c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = patch_length(s) < c.tile.nr();
@@ -54,9 +55,11 @@ cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
 }
 
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
-    return {{"im2col", embedded_source("im2col"), "", {{"im2col_patches", {4, 16, 1}}}},
-            gemm_program(tile, edge_m, edge_n, /*bias=*/false),
-            {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), "",
+    // dy (A) in the layer's type, the patches (B) and partial sums (C) float32.
+    const std::string storage = internal::storage_options(dtype);
+    return {{"im2col", internal::storage_source() + embedded_source("im2col"), storage, {{"im2col_patches", {4, 16, 1}}}},
+            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, {dtype, DataType::FLOAT32, DataType::FLOAT32}),
+            {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
              {internal::sum_partials_kernel(), internal::bias_gradient_kernel()}}};
 }
 

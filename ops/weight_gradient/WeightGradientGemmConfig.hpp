@@ -38,6 +38,7 @@ struct WeightGradientGemmConfig {
     std::int64_t chunks_per_pass = 1;   // partial gradients summed into dW at once
     std::size_t patches_bytes = 0;      // one chunk's patches (all groups)
     std::size_t workspace_bytes = 0;    // the patches, then chunks_per_pass partial gradients
+    DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the patches and partial sums are float32
 
     std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;

@@ -17,7 +17,7 @@ public:
         return list;
     }
     ProblemKinds problem_kinds() const override {
-        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32}};
+        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
     }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");

@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     app.add_option("--profile", explain_profile,
                    "with --explain or --programs: a stored profile (shipped name or JSON file) instead of a device");
     app.add_option("--programs", programs,
-                   "write every OpenCL program netcl would build for the --net layers on the device (or --profile) "
-                   "into this directory, with manifest.json (for tests/nvptx)");
+                   "write every OpenCL program netcl would build for the --net layers (float32, and float16 with "
+                   "bias) on the device (or --profile) into this directory, with manifest.json (for tests/nvptx)");
     app.add_option("--net", nets, "with --programs: layer sets (vgg16, resnet50, alexnet5x5, inception5x5; repeatable)")
         ->delimiter(',');
     app.add_option("--winograd", winograd,
@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
                     layers.push_back(layer);
                     layer.shapes.bias = true;  // as frameworks' layers mostly have: the bias paths too
                     layer.name += "+bias";
+                    layers.push_back(layer);
+                    // And in float16 storage: every kernel's half build faces the same budgets.
+                    layer.shapes.dtype = netcl::DataType::FLOAT16;
+                    layer.name += " float16";
                     layers.push_back(layer);
                 }
             }
