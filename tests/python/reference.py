@@ -1,4 +1,5 @@
-"""fp64 NumPy convolutions (2-D and 3-D) and the tolerance netcl's results are held to."""
+"""fp64 NumPy convolutions (2-D and 3-D), their gradients by definition, and the
+tolerances netcl's results are held to (float32, and float16 storage)."""
 from __future__ import annotations
 
 import numpy as np
@@ -75,6 +76,30 @@ def tolerance(x, w, b, groups: int, plan=None) -> float:
                 0.0 if b is None else float(np.max(np.abs(b))))
     factor = 1.0 if plan is None else plan.error_factor
     return PER_TERM * factor * terms * scale
+
+
+# Half's unit roundoff: a float16 output is its float32 result rounded to the
+# nearest half, which moves it by at most 2^-11 of its magnitude.
+HALF_ROUNDING = 2.0 ** -11
+
+
+def half_tolerance(bound: float, expected) -> float:
+    """The bound for a float16 result: ``bound``, float32's for the exact half inputs
+    (tolerance() or a gradient's), plus the output's own rounding to half, 2^-11 of the
+    largest expected magnitude."""
+    return bound + HALF_ROUNDING * float(np.max(np.abs(expected)))
+
+
+def unit_responses(shape, f):
+    """f(e_i) for every unit vector e_i of `shape`, stacked on a leading axis. For f
+    linear, tensordot(unit_responses(shape, f), dy, axes=dy.ndim) is f's adjoint applied
+    to dy: a gradient from its definition, with no second reference to trust."""
+    out = []
+    for i in range(int(np.prod(shape))):
+        e = np.zeros(int(np.prod(shape)))
+        e[i] = 1.0
+        out.append(f(e.reshape(shape)))
+    return np.stack(out)
 
 
 def uniform(rng, shape):

@@ -7,10 +7,26 @@ import netcl as nc
 from reference import uniform
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.uint8, np.complex64, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.uint8, np.complex64, np.bool_])
 def test_wrong_dtype_is_refused_not_converted(dtype):
-    with pytest.raises(TypeError, match=r"expected a float32 array; got .*astype\(numpy.float32\)"):
+    with pytest.raises(TypeError, match=r"expected a float32 or float16 array; got .*astype\(numpy.float32\)"):
         nc.Tensor.from_host(np.ones((1, 2, 3, 3), dtype=dtype))
+
+
+def test_float16_goes_only_to_a_float16_layer(rng):
+    """A float16 array makes a float16 tensor (netcl's other storage type): a float32
+    layer refuses it rather than widen it unasked, and a float16 layer takes it."""
+    x = nc.Tensor.from_host(uniform(rng, (1, 2, 5, 5)).astype(np.float16))
+    assert x.dtype == np.float16
+    w = uniform(rng, (3, 2, 3, 3))
+    conv = nc.Conv2d(2, 3, 3, bias=False)
+    conv.set_weights(w)
+    with pytest.raises(nc.Error, match=r"a float16 tensor \[1, 2, 5, 5\] given to a float32 layer; "
+                                       r"expected every tensor in float32"):
+        conv(x)
+    half = nc.Conv2d(2, 3, 3, bias=False, dtype=np.float16)
+    half.set_weights(w)
+    assert half(x).to_host().dtype == np.float16
 
 
 @pytest.mark.parametrize("view", [lambda a: a.transpose(0, 1, 3, 2), lambda a: a[:, :, ::2], lambda a: a[..., 1:],
@@ -21,7 +37,7 @@ def test_non_contiguous_is_refused(rng, view):
 
 
 def test_not_an_array():
-    with pytest.raises(TypeError, match="expected a NumPy float32 array.*got list"):
+    with pytest.raises(TypeError, match="expected a NumPy float32 or float16 array.*got list"):
         nc.Tensor.from_host([[1.0, 2.0]])
     with pytest.raises(TypeError, match="got str"):
         nc.Tensor.from_host("1 2 3")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import netcl as nc
-from reference import PER_TERM, conv2d_reference, uniform
+from reference import PER_TERM, conv2d_reference, uniform, unit_responses
 
 # (N, C, H, W, K, kernel, stride, pads (top, left, bottom, right), dilation, groups, bias)
 LAYERS = [
@@ -14,16 +14,6 @@ LAYERS = [
     (1, 4, 7, 5, 6, (3, 2), (2, 1), (0, 1, 2, 0), (1, 1), 2, False),
     (2, 2, 6, 6, 2, (2, 2), (1, 2), (1, 0, 0, 1), (2, 1), 2, True),  # depthwise, dilated
 ]
-
-
-def _unit_responses(shape, conv):
-    """conv(e_i) for every unit vector e_i of `shape`, stacked on a leading axis."""
-    out = []
-    for i in range(int(np.prod(shape))):
-        e = np.zeros(int(np.prod(shape)))
-        e[i] = 1.0
-        out.append(conv(e.reshape(shape)))
-    return np.stack(out)
 
 
 def _layer(spec):
@@ -45,14 +35,14 @@ def test_gradients_match_their_definition(rng, spec):
 
     dx = layer.backward_data(nc.Tensor.from_host(dy), x_shape).to_host()
     assert layer.last_plan.variant == "naive"
-    expected_dx = np.tensordot(_unit_responses(x_shape, lambda e: conv2d_reference(e, w, **params)), dy,
+    expected_dx = np.tensordot(unit_responses(x_shape, lambda e: conv2d_reference(e, w, **params)), dy,
                                axes=dy.ndim).reshape(x_shape)
     k_per_group = layer.out_channels // params["groups"]
     assert dx.shape == x_shape
     assert np.max(np.abs(dx - expected_dx)) <= PER_TERM * k_per_group * np.prod(layer.kernel_size)
 
     dw, db = layer.backward_weights(nc.Tensor.from_host(x), nc.Tensor.from_host(dy))
-    expected_dw = np.tensordot(_unit_responses(layer.weight_shape, lambda e: conv2d_reference(x, e, **params)), dy,
+    expected_dw = np.tensordot(unit_responses(layer.weight_shape, lambda e: conv2d_reference(x, e, **params)), dy,
                                axes=dy.ndim).reshape(layer.weight_shape)
     terms = y_shape[0] * y_shape[2] * y_shape[3]
     assert np.max(np.abs(dw.to_host() - expected_dw)) <= PER_TERM * terms

@@ -10,6 +10,7 @@
 #include <nanobind/stl/string.h>  // every file returns messages and names
 
 #include "netcl/Context.hpp"
+#include "netcl/DataType.hpp"
 #include "netcl/OpenCL.hpp"
 #include "netcl/Tensor.hpp"
 
@@ -45,5 +46,11 @@ std::vector<cl::Event> events_from_python(nb::handle wait_for);
 
 // A raw handle from an object with .int_ptr (PyOpenCL's objects) or an int.
 std::uintptr_t int_ptr_of(nb::handle object, const char* what);
+
+// A dtype= argument: anything numpy.dtype() takes that names float32 or
+// float16; TypeError (starting with `what`) for None and every other type.
+DataType dtype_from_python(nb::handle dtype, const std::string& what);
+// numpy.dtype('float32') or numpy.dtype('float16'): how Python reads a netcl type.
+nb::object numpy_dtype(DataType type);
 
 }  // namespace netcl::python

@@ -60,14 +60,19 @@ std::string shape_text(const Tensor::Shape& s) {
 
 // Host weights must have the layer's exact shape: a flat buffer of the right
 // size but the wrong layout (R and S swapped, say) would run and be wrong.
+// Their type need not be the layer's: float32 or float16 values become floats
+// here, and the C++ layer rounds them to its dtype, as PyTorch's
+// load_state_dict copies float32 weights into a half module.
 std::vector<float> host_values(const PyConvLayer& layer, nb::handle array, const Tensor::Shape& expected,
                                const char* what) {
-    const HostFloats h = host_floats(array, what);
+    const HostArray h = host_array(array, what);
     if (h.shape != expected) {
         throw Error(layer.name() + ".set_weights: " + what + " has shape " + shape_text(h.shape) + "; expected " +
                     shape_text(expected));
     }
-    return {h.data, h.data + h.count};
+    std::vector<float> widened;
+    const float* values = host_floats(h, widened);
+    return {values, values + h.count};
 }
 
 // netcl/_conv_layer.py's normalised post-ops: (activation, alpha, lower, upper, sum).
@@ -99,6 +104,7 @@ struct SharedArgs {
     std::string activation;
     float alpha, lower, upper;
     bool residual;
+    DataType dtype;
 };
 
 template <typename Options>
@@ -113,6 +119,13 @@ void set_shared(Options& o, const SharedArgs& a) {
     o.workspace_limit_bytes = a.workspace_limit_bytes;
     o.max_error_factor = a.max_error_factor;
     o.post_ops = post_ops_from(a.activation, a.alpha, a.lower, a.upper, a.residual);
+    o.dtype = a.dtype;
+}
+
+// The layer's dtype= (None: float32), parsed here rather than in
+// netcl/_conv_layer.py so that layers and tensors take the same spellings.
+DataType layer_dtype(nb::handle dtype, const char* layer) {
+    return dtype.is_none() ? DataType::FLOAT32 : dtype_from_python(dtype, std::string(layer) + ": dtype");
 }
 
 // The forward input's dimensions as the layer's errors spell them.
@@ -154,7 +167,8 @@ void def_layer_methods(nb::class_<Layer>& cls) {
                 std::lock_guard lock(self.mutex);
                 if (!y) {
                     NETCL_REQUIRE(x.defined(), self.name() + "::forward: the input tensor is undefined");
-                    y = Tensor::empty(x.context(), self.conv->shapes_for(x.shape()).output_shape());
+                    y = Tensor::empty(x.context(), self.conv->shapes_for(x.shape()).output_shape(),
+                                      self.conv->layer_options().dtype);
                 }
                 if (residual) {
                     self.conv->forward(x, *residual, *y, wait);
@@ -179,7 +193,7 @@ void def_layer_methods(nb::class_<Layer>& cls) {
                                                          input_dims(self) + "); dy alone does not determine it");
                     NETCL_REQUIRE(dy.defined(), op + ": the dy tensor is undefined");
                     (void)self.conv->shapes_for(*shape, ConvDirection::BACKWARD_DATA);  // validates the shape
-                    dx = Tensor::empty(dy.context(), *shape);
+                    dx = Tensor::empty(dy.context(), *shape, self.conv->layer_options().dtype);
                 } else if (shape && *shape != dx->shape()) {
                     throw Error(op + ": input_shape " + shape_text(*shape) + " differs from dx's " +
                                 shape_text(dx->shape()) + "; expected one or the other");
@@ -204,8 +218,8 @@ void def_layer_methods(nb::class_<Layer>& cls) {
                                 std::string(o.bias ? " and db" : "") +
                                 "; expected them given (dw=, db=), or beta = 0 for new tensors");
                 }
-                if (!dw) dw = Tensor::empty(x.context(), self.conv->weight_shape());
-                if (!db && o.bias) db = Tensor::empty(x.context(), {o.out_channels});
+                if (!dw) dw = Tensor::empty(x.context(), self.conv->weight_shape(), o.dtype);
+                if (!db && o.bias) db = Tensor::empty(x.context(), {o.out_channels}, o.dtype);
                 self.conv->backward_weights(x, dy, *dw, db ? &*db : nullptr, wait, nullptr, beta);
                 return std::make_pair(*dw, db);
             },
@@ -255,7 +269,11 @@ void def_layer_methods(nb::class_<Layer>& cls) {
         .def_prop_ro(
             "weight_shape", [](Layer& self) { return make_shape(self.conv->weight_shape()); },
             nb::for_getter(nb::sig("def weight_shape(self, /) -> tuple[int, ...]")),
-            "out_channels x in_channels/groups x (T x) R x S: the shape set_weights takes.");
+            "out_channels x in_channels/groups x (T x) R x S: the shape set_weights takes.")
+        .def_prop_ro(
+            "dtype", [](Layer& self) { return numpy_dtype(self.conv->layer_options().dtype); },
+            nb::for_getter(nb::sig("def dtype(self, /) -> numpy.dtype")),
+            "numpy.float32 or numpy.float16: the type of every tensor the layer takes and makes.");
 }
 
 }  // namespace
@@ -269,10 +287,11 @@ void bind_conv_layers(nb::module_& m) {
            const std::string& auto_pad, std::array<std::int64_t, 2> dilation, std::int64_t groups, bool bias,
            std::optional<std::string> strategy, std::optional<std::string> variant,
            std::optional<std::size_t> workspace_limit_bytes, std::optional<double> max_error_factor,
-           const std::string& activation, float alpha, float lower, float upper, bool residual) {
+           const std::string& activation, float alpha, float lower, float upper, bool residual, nb::handle dtype) {
             Conv2dOptions o;
             set_shared(o, {in_channels, out_channels, auto_pad, groups, bias, strategy, variant, workspace_limit_bytes,
-                           max_error_factor, activation, alpha, lower, upper, residual});
+                           max_error_factor, activation, alpha, lower, upper, residual,
+                           layer_dtype(dtype, "Conv2d")});
             o.kernel = kernel;
             o.stride = stride;
             o.padding = Padding(padding[0], padding[1], padding[2], padding[3]);
@@ -282,7 +301,7 @@ void bind_conv_layers(nb::module_& m) {
         "context"_a.none(), "in_channels"_a, "out_channels"_a, "kernel"_a, "stride"_a, "padding"_a, "auto_pad"_a,
         "dilation"_a, "groups"_a, "bias"_a, "strategy"_a.none(), "variant"_a.none(), "workspace_limit_bytes"_a.none(),
         "max_error_factor"_a.none(), "activation"_a = "none", "alpha"_a = 0.0f, "lower"_a = 0.0f, "upper"_a = 0.0f,
-        "residual"_a = false,
+        "residual"_a = false, "dtype"_a = nb::none(),
         "kernel, stride, dilation: (height, width); padding: (top, left, bottom, right).");
     def_layer_methods(conv2d);
 
@@ -294,10 +313,11 @@ void bind_conv_layers(nb::module_& m) {
            const std::string& auto_pad, std::array<std::int64_t, 3> dilation, std::int64_t groups, bool bias,
            std::optional<std::string> strategy, std::optional<std::string> variant,
            std::optional<std::size_t> workspace_limit_bytes, std::optional<double> max_error_factor,
-           const std::string& activation, float alpha, float lower, float upper, bool residual) {
+           const std::string& activation, float alpha, float lower, float upper, bool residual, nb::handle dtype) {
             Conv3dOptions o;
             set_shared(o, {in_channels, out_channels, auto_pad, groups, bias, strategy, variant, workspace_limit_bytes,
-                           max_error_factor, activation, alpha, lower, upper, residual});
+                           max_error_factor, activation, alpha, lower, upper, residual,
+                           layer_dtype(dtype, "Conv3d")});
             o.kernel = kernel;
             o.stride = stride;
             o.padding = Padding3d(padding[0], padding[1], padding[2], padding[3], padding[4], padding[5]);
@@ -307,7 +327,7 @@ void bind_conv_layers(nb::module_& m) {
         "context"_a.none(), "in_channels"_a, "out_channels"_a, "kernel"_a, "stride"_a, "padding"_a, "auto_pad"_a,
         "dilation"_a, "groups"_a, "bias"_a, "strategy"_a.none(), "variant"_a.none(), "workspace_limit_bytes"_a.none(),
         "max_error_factor"_a.none(), "activation"_a = "none", "alpha"_a = 0.0f, "lower"_a = 0.0f, "upper"_a = 0.0f,
-        "residual"_a = false,
+        "residual"_a = false, "dtype"_a = nb::none(),
         "kernel, stride, dilation: (depth, height, width); padding: (front, top, left, back, bottom, right), "
         "ONNX's pads as listed.");
     def_layer_methods(conv3d);

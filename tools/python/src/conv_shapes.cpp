@@ -34,7 +34,8 @@ void bind_conv_shapes(nb::module_& m) {
                            "stride_h/w, pad_top/left/bottom/right, dilation_h/w, groups, bias; P and Q are the\n"
                            "output height and width. spatial_rank 3 (NCDHW) adds the depth: D (input), T\n"
                            "(filter), stride_d, pad_front/back, dilation_d, and O (output); at rank 2 they\n"
-                           "stay 1, 1, 1, 0, 0, 1 and 1. As a sequence it is (input, weight, output) shapes:\n"
+                           "stay 1, 1, 1, 0, 0, 1 and 1. dtype is the storage type (numpy.float32 or\n"
+                           "numpy.float16). As a sequence it is (input, weight, output) shapes:\n"
                            "shapes[0].numel() is the input's element count.")
         .def(
             "__init__",
@@ -43,7 +44,7 @@ void bind_conv_shapes(nb::module_& m) {
                std::int64_t pad_left, std::int64_t pad_bottom, std::int64_t pad_right, std::int64_t dilation_h,
                std::int64_t dilation_w, std::int64_t groups, bool bias, int spatial_rank, std::int64_t D,
                std::int64_t T, std::int64_t stride_d, std::int64_t pad_front, std::int64_t pad_back,
-               std::int64_t dilation_d) {
+               std::int64_t dilation_d, nb::handle dtype) {
                 ConvShapes* s = new (self) ConvShapes();
                 s->N = N, s->C = C, s->H = H, s->W = W, s->K = K, s->R = R, s->S = S;
                 s->stride_h = stride_h, s->stride_w = stride_w;
@@ -52,12 +53,13 @@ void bind_conv_shapes(nb::module_& m) {
                 s->spatial_rank = spatial_rank;
                 s->D = D, s->T = T, s->stride_d = stride_d, s->pad_front = pad_front, s->pad_back = pad_back;
                 s->dilation_d = dilation_d;
+                if (!dtype.is_none()) s->dtype = dtype_from_python(dtype, "ConvShapes dtype");
             },
             nb::kw_only(), "N"_a = 1, "C"_a = 1, "H"_a = 1, "W"_a = 1, "K"_a = 1, "R"_a = 1, "S"_a = 1,
             "stride_h"_a = 1, "stride_w"_a = 1, "pad_top"_a = 0, "pad_left"_a = 0, "pad_bottom"_a = 0,
             "pad_right"_a = 0, "dilation_h"_a = 1, "dilation_w"_a = 1, "groups"_a = 1, "bias"_a = false,
             "spatial_rank"_a = 2, "D"_a = 1, "T"_a = 1, "stride_d"_a = 1, "pad_front"_a = 0, "pad_back"_a = 0,
-            "dilation_d"_a = 1)
+            "dilation_d"_a = 1, "dtype"_a = nb::none())
         .def_rw("N", &ConvShapes::N)
         .def_rw("C", &ConvShapes::C)
         .def_rw("H", &ConvShapes::H)
@@ -82,6 +84,13 @@ void bind_conv_shapes(nb::module_& m) {
         .def_rw("pad_front", &ConvShapes::pad_front)
         .def_rw("pad_back", &ConvShapes::pad_back)
         .def_rw("dilation_d", &ConvShapes::dilation_d)
+        .def_prop_rw(
+            "dtype", [](const ConvShapes& s) { return numpy_dtype(s.dtype); },
+            [](ConvShapes& s, nb::handle dtype) { s.dtype = dtype_from_python(dtype, "ConvShapes.dtype"); },
+            nb::for_getter(nb::sig("def dtype(self, /) -> numpy.dtype")),
+            nb::for_setter(nb::sig("def dtype(self, arg: numpy.typing.DTypeLike, /) -> None")),
+            "numpy.float32 or numpy.float16: how x, w, y and the gradients are stored (arithmetic is\n"
+            "float32 either way). Compares equal to 'float16' and numpy.float16 alike.")
         .def_prop_rw(
             "direction", [](const ConvShapes& s) { return to_string(s.direction); },
             [](ConvShapes& s, const std::string& name) { s.direction = conv_direction_from_string(name); },

@@ -1,6 +1,9 @@
-// netcl.Tensor: float32 NCHW device memory, made from a NumPy array, empty,
-// or a view (no copy) of a PyOpenCL buffer; read back as a NumPy array.
+// netcl.Tensor: float32 or float16 NCHW device memory, made from a NumPy
+// array, empty, or a view (no copy) of a PyOpenCL buffer; read back as a
+// NumPy array of the tensor's own type.
 #include "bindings.hpp"
+
+#include <optional>
 
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -49,18 +52,16 @@ struct BufferView {
     std::uintptr_t mem = 0;
     std::size_t offset_bytes = 0;
     nb::object shape = nb::none();
+    std::optional<DataType> dtype;  // a pyopencl.array.Array's own; a bare buffer has none
 };
 
 // A pyopencl.Buffer (or raw cl_mem int), or a pyopencl.array.Array: its
-// buffer, its own offset and, unless given, its shape; only float32, C order.
+// buffer, its own offset, type and, unless given, its shape; only float32
+// or float16, C order.
 BufferView buffer_view_of(nb::handle buffer) {
     BufferView v;
     if (nb::hasattr(buffer, "base_data") && nb::hasattr(buffer, "dtype")) {
-        // nb::str(handle) is Python's str(); nb::str(object) would only re-label the dtype object.
-        const std::string dtype = nb::str(nb::handle(buffer.attr("dtype"))).c_str();
-        if (dtype != "float32") {
-            throw nb::type_error(("Tensor.from_pyopencl: expected a float32 pyopencl.array.Array; got " + dtype).c_str());
-        }
+        v.dtype = dtype_from_python(buffer.attr("dtype"), "Tensor.from_pyopencl: the pyopencl.array.Array's dtype");
         // Truth and index by Python's protocols: PyOpenCL may hand back NumPy scalars here.
         if (PyObject_IsTrue(buffer.attr("flags").attr("c_contiguous").ptr()) != 1) {
             throw nb::type_error("Tensor.from_pyopencl: expected a C-contiguous pyopencl.array.Array; got a strided one");
@@ -86,37 +87,59 @@ std::string shape_repr(const Tensor::Shape& s) {
 
 void bind_tensor(nb::module_& m) {
     nb::class_<Tensor>(m, "Tensor",
-                       "A float32 tensor in device memory (NCHW, contiguous, rank 1..5): netcl's own, or a view\n"
-                       "of a PyOpenCL buffer. Made by Tensor.from_host, Tensor.empty or Tensor.from_pyopencl.")
+                       "A float32 or float16 tensor in device memory (NCHW, contiguous, rank 1..5): netcl's own,\n"
+                       "or a view of a PyOpenCL buffer. Made by Tensor.from_host, Tensor.empty or\n"
+                       "Tensor.from_pyopencl; its host side is NumPy arrays of its dtype.")
         .def_static(
             "from_host",
-            [](nb::handle array, std::shared_ptr<Context> context) {
-                const HostFloats h = host_floats(array, "Tensor.from_host");
+            [](nb::handle array, std::shared_ptr<Context> context, nb::handle dtype) {
+                const HostArray h = host_array(array, "Tensor.from_host");
+                const DataType type = dtype.is_none() ? h.dtype : dtype_from_python(dtype, "Tensor.from_host dtype");
                 context = context_or_default(context);
                 nb::gil_scoped_release release;  // the copy blocks; `h.owner` keeps the array alive meanwhile
-                return Tensor::from_host(context, h.data, h.count, h.shape);
+                std::vector<float> widened;
+                return Tensor::from_host(context, host_floats(h, widened), h.count, h.shape, type);
             },
-            "array"_a, "context"_a = nb::none(),
-            nb::sig("def from_host(array: numpy.typing.ArrayLike, context: Context | None = None) -> Tensor"),
-            "Copies a float32, C-contiguous host array (NumPy, or anything with __dlpack__ or the buffer\n"
-            "protocol) to new device memory; blocks until copied. Other dtypes and strided views raise\n"
-            "TypeError: convert with x.astype(numpy.float32) / numpy.ascontiguousarray(x).")
+            "array"_a, "context"_a = nb::none(), "dtype"_a = nb::none(),
+            nb::sig("def from_host(array: numpy.typing.ArrayLike, context: Context | None = None, "
+                    "dtype: numpy.typing.DTypeLike | None = None) -> Tensor"),
+            "Copies a float32 or float16, C-contiguous host array (NumPy, or anything with __dlpack__ or\n"
+            "the buffer protocol) to new device memory; blocks until copied. The tensor has the array's\n"
+            "dtype unless `dtype` ('float32', numpy.float16, ...) asks for the other: float32 values then\n"
+            "round to the nearest half (ties to even), float16 ones widen exactly. Other dtypes and\n"
+            "strided views raise TypeError: convert with x.astype(numpy.float32) / numpy.ascontiguousarray(x).")
         .def_static(
             "empty",
-            [](nb::handle shape, std::shared_ptr<Context> context) {
+            [](nb::handle shape, std::shared_ptr<Context> context, nb::handle dtype) {
                 const Tensor::Shape s = shape_from_python(shape, "Tensor.empty shape");
+                const DataType type =
+                    dtype.is_none() ? DataType::FLOAT32 : dtype_from_python(dtype, "Tensor.empty dtype");
                 context = context_or_default(context);
                 nb::gil_scoped_release release;
-                return Tensor::empty(context, s);
+                return Tensor::empty(context, s, type);
             },
-            "shape"_a, "context"_a = nb::none(),
-            nb::sig("def empty(shape: collections.abc.Sequence[int], context: Context | None = None) -> Tensor"),
-            "Uninitialised device memory of `shape`.")
+            "shape"_a, "context"_a = nb::none(), "dtype"_a = nb::none(),
+            nb::sig("def empty(shape: collections.abc.Sequence[int], context: Context | None = None, "
+                    "dtype: numpy.typing.DTypeLike | None = None) -> Tensor"),
+            "Uninitialised device memory of `shape`, float32 unless `dtype` says float16.")
         .def_static(
             "from_pyopencl",
-            [](nb::handle buffer, nb::handle shape, std::size_t offset, std::shared_ptr<Context> context) {
+            [](nb::handle buffer, nb::handle shape, std::size_t offset, std::shared_ptr<Context> context,
+               nb::handle dtype) {
                 BufferView v = buffer_view_of(buffer);
                 if (!shape.is_none()) v.shape = nb::borrow(shape);
+                // An array says its own type; `dtype` may repeat it but not reinterpret
+                // its bytes as the other type (that is numpy's .view(), not a conversion).
+                std::optional<DataType> type = v.dtype;
+                if (!dtype.is_none()) {
+                    const DataType given = dtype_from_python(dtype, "Tensor.from_pyopencl dtype");
+                    if (type && *type != given) {
+                        throw nb::type_error(("Tensor.from_pyopencl: dtype " + to_string(given) + " for a " +
+                                              to_string(*type) + " pyopencl.array.Array; expected its own dtype "
+                                              "(or none)").c_str());
+                    }
+                    type = given;
+                }
                 if (v.shape.is_none()) {
                     throw nb::type_error("Tensor.from_pyopencl: a pyopencl.Buffer needs shape=; only a "
                                          "pyopencl.array.Array carries its own");
@@ -124,18 +147,23 @@ void bind_tensor(nb::module_& m) {
                 const Tensor::Shape s = shape_from_python(v.shape, "Tensor.from_pyopencl shape");
                 context = context_or_default(context);
                 nb::gil_scoped_release release;
-                return Tensor::view(context, reinterpret_cast<cl_mem>(v.mem), v.offset_bytes + offset, s);
+                return Tensor::view(context, reinterpret_cast<cl_mem>(v.mem), v.offset_bytes + offset, s,
+                                    type.value_or(DataType::FLOAT32));
             },
             // netcl retains the cl_mem; the Python object is kept as well, so a
             // PyOpenCL memory pool cannot hand the memory to someone else while
             // this view still points at it.
-            "buffer"_a, "shape"_a = nb::none(), "offset"_a = 0, "context"_a = nb::none(), nb::keep_alive<0, 1>(),
+            "buffer"_a, "shape"_a = nb::none(), "offset"_a = 0, "context"_a = nb::none(), "dtype"_a = nb::none(),
+            nb::keep_alive<0, 1>(),
             nb::sig("def from_pyopencl(buffer: object, shape: collections.abc.Sequence[int] | None = None, "
-                    "offset: int = 0, context: Context | None = None) -> Tensor"),
-            "A view, without a copy, of `shape` float32 values in a PyOpenCL buffer starting `offset`\n"
-            "bytes in (PyOpenCL counts offsets in bytes too). `buffer` is a pyopencl.Buffer, a\n"
-            "pyopencl.array.Array (its shape and offset are used) or a raw cl_mem int. `context` must be\n"
-            "the buffer's: netcl.Context.from_pyopencl(ctx, queue); netcl writes results in place.")
+                    "offset: int = 0, context: Context | None = None, "
+                    "dtype: numpy.typing.DTypeLike | None = None) -> Tensor"),
+            "A view, without a copy, of `shape` values in a PyOpenCL buffer starting `offset` bytes in\n"
+            "(PyOpenCL counts offsets in bytes too). `buffer` is a pyopencl.Buffer, a\n"
+            "pyopencl.array.Array (its shape, offset and dtype are used) or a raw cl_mem int. `dtype`:\n"
+            "float32 (the default for a bare buffer) or float16, a half per 2 bytes; the offset must be a\n"
+            "multiple of the element size (netcl.Error otherwise). `context` must be the buffer's:\n"
+            "netcl.Context.from_pyopencl(ctx, queue); netcl writes results in place.")
         .def(
             "to_host",
             [](const Tensor& t, nb::handle wait_for) {
@@ -145,13 +173,13 @@ void bind_tensor(nb::module_& m) {
                     nb::gil_scoped_release release;
                     values = t.to_host(wait);
                 }
-                return numpy_from(std::move(values), t.shape());
+                return numpy_from(std::move(values), t.shape(), t.dtype());
             },
             "wait_for"_a = nb::none(),
             nb::sig("def to_host(self, wait_for: collections.abc.Sequence[object] | None = None) -> "
-                    "numpy.typing.NDArray[numpy.float32]"),
-            "Copies the tensor to a new NumPy float32 array of its shape; blocks until copied (after the\n"
-            "queue's earlier commands, and `wait_for` on an out-of-order queue).")
+                    "numpy.typing.NDArray[numpy.floating]"),
+            "Copies the tensor to a new NumPy array of its shape and dtype (float32 or float16); blocks\n"
+            "until copied (after the queue's earlier commands, and `wait_for` on an out-of-order queue).")
         .def(
             "__array__",
             [](const Tensor& t, nb::handle dtype, nb::handle copy) {
@@ -163,7 +191,7 @@ void bind_tensor(nb::module_& m) {
                     nb::gil_scoped_release release;
                     values = t.to_host();
                 }
-                nb::object a = numpy_from(std::move(values), t.shape());
+                nb::object a = numpy_from(std::move(values), t.shape(), t.dtype());
                 return dtype.is_none() ? a : a.attr("astype")(dtype);
             },
             "dtype"_a = nb::none(), "copy"_a = nb::none(),
@@ -175,16 +203,18 @@ void bind_tensor(nb::module_& m) {
                 nb::gil_scoped_release release;
                 return t.fill(value, wait);
             },
-            "value"_a, "wait_for"_a = nb::none(), "Sets every element to `value`; returns without blocking.")
+            "value"_a, "wait_for"_a = nb::none(),
+            "Sets every element to `value` (rounded to the nearest half in a float16 tensor); returns\n"
+            "without blocking.")
         .def_prop_ro("shape", [](const Tensor& t) { return make_shape(t.shape()); },
                      nb::for_getter(nb::sig("def shape(self, /) -> tuple[int, ...]")),
                      "The dimensions, as a netcl.Shape (a tuple with numel()).")
         .def_prop_ro("ndim", &Tensor::rank)
         .def("numel", &Tensor::numel, "The number of elements.")
         .def("__len__", [](const Tensor& t) { return t.dim(0); })
-        .def_prop_ro("dtype", [](const Tensor&) { return nb::module_::import_("numpy").attr("dtype")("float32"); },
+        .def_prop_ro("dtype", [](const Tensor& t) { return numpy_dtype(t.dtype()); },
                      nb::for_getter(nb::sig("def dtype(self, /) -> numpy.dtype")),
-                     "numpy.float32, always.")
+                     "numpy.float32 or numpy.float16: how the elements are stored.")
         .def_prop_ro("nbytes", &Tensor::bytes)
         .def_prop_ro("offset_bytes", &Tensor::offset_bytes, "Where the elements start in the buffer.")
         .def_prop_ro("is_view", &Tensor::is_view, "True for a view of a caller's buffer.")
@@ -192,7 +222,7 @@ void bind_tensor(nb::module_& m) {
         .def_prop_ro("int_ptr", [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.buffer()()); },
                      "The cl_mem the elements live in, as an int (pyopencl.Buffer.from_int_ptr takes it).")
         .def("__repr__", [](const Tensor& t) {
-            return "netcl.Tensor(shape=" + shape_repr(t.shape()) + ", dtype=float32" +
+            return "netcl.Tensor(shape=" + shape_repr(t.shape()) + ", dtype=" + to_string(t.dtype()) +
                    (t.is_view() ? ", view at byte " + std::to_string(t.offset_bytes()) : std::string()) + ")";
         });
 }

@@ -1,5 +1,6 @@
 """netcl: OpenCL 2-D convolution (direct, im2col + GEMM, Winograd) and 3-D convolution
 (direct, implicit GEMM, Winograd), chosen by a kernel selector, with NumPy and PyOpenCL interop.
+Tensors and layers store float32 or float16 (``dtype=``); arithmetic is float32 either way.
 
     import numpy as np, netcl as nc
     conv = nc.Conv2d(3, 16, kernel_size=3, padding=1)

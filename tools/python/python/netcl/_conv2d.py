@@ -26,6 +26,15 @@ class Conv2d(_ConvLayer):
     ``'relu6'``, ``'leaky_relu'`` (slope ``negative_slope`` below 0) or ``'clamp'`` (to
     ``clamp=(min, max)``, as ``torch.nn.Hardtanh``). ``residual=True`` adds a residual:
     the ``residual`` tensor given to forward, or y's own contents on entry.
+
+    ``dtype``: how x, y, the weights, bias and gradients are stored, ``'float32'`` (the
+    default) or ``'float16'`` (``numpy.float16``, any spelling ``numpy.dtype`` takes);
+    arithmetic is float32 either way. A float16 layer takes float16 tensors
+    (``Tensor.from_host`` of a float16 array, or ``dtype=``) and makes float16 ones, whose
+    ``to_host()`` is a float16 array. A tensor of the other type raises netcl.Error, as
+    PyTorch refuses an input whose type is not the weights': netcl does not convert
+    activations behind your back. ``set_weights`` takes float32 or float16 arrays and rounds
+    them to the layer's dtype.
     """
 
     _NAME = "Conv2d"

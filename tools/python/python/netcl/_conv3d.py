@@ -19,9 +19,10 @@ class Conv3d(_ConvLayer):
     and ``'valid'``. ``auto_pad`` takes ONNX's names instead (``'SAME_UPPER'``,
     ``'SAME_LOWER'``, ``'VALID'``).
 
-    Every other argument and method is netcl.Conv2d's. The selector plans the layer under
-    its own ops ('conv3d', 'conv3d_backward_data', 'conv3d_backward_weights'); a strict
-    ``strategy`` that cannot take 3-D convolutions raises netcl.Error saying so.
+    Every other argument and method is netcl.Conv2d's, ``dtype='float16'`` among them. The
+    selector plans the layer under its own ops ('conv3d', 'conv3d_backward_data',
+    'conv3d_backward_weights'); a strict ``strategy`` that cannot take 3-D convolutions
+    raises netcl.Error saying so.
     """
 
     _NAME = "Conv3d"

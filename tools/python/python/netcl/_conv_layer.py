@@ -6,9 +6,13 @@ start with the layer's name, as the C++ library's do."""
 from __future__ import annotations
 
 import operator
-from typing import ClassVar, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, ClassVar, Optional, Sequence, Tuple, Union
 
 from . import _netcl
+
+if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import DTypeLike
 
 IntOrTuple = Union[int, Tuple[int, ...]]
 PaddingArg = Union[int, Tuple[int, ...], str]
@@ -114,7 +118,7 @@ class _ConvLayer:
                  workspace_limit_bytes: Optional[int] = None, max_error_factor: Optional[float] = None,
                  activation: Optional[str] = None, negative_slope: float = 0.01,
                  clamp: Optional[Tuple[float, float]] = None, residual: bool = False,
-                 context: Optional[_netcl.Context] = None) -> None:
+                 dtype: DTypeLike = None, context: Optional[_netcl.Context] = None) -> None:
         name, rank = self._NAME, self._RANK
         self.in_channels = _int(name, in_channels, "in_channels")
         self.out_channels = _int(name, out_channels, "out_channels")
@@ -136,7 +140,7 @@ class _ConvLayer:
         self._impl = self._BINDING(self.context, self.in_channels, self.out_channels, self.kernel_size,
                                    self.stride, pads, self.auto_pad, self.dilation, self.groups, bias,
                                    strategy, variant, workspace_limit_bytes, max_error_factor,
-                                   act, alpha, lower, upper, residual)
+                                   act, alpha, lower, upper, residual, dtype)
 
     def _require_tensor(self, value: object, what: str) -> None:
         if not isinstance(value, _netcl.Tensor):
@@ -144,14 +148,26 @@ class _ConvLayer:
                             " (make one with netcl.Tensor.from_host(array))")
 
     @property
+    def dtype(self) -> numpy.dtype:
+        """numpy.float32 (the default) or numpy.float16, as a numpy.dtype: the storage type of
+        every tensor the layer takes and returns (arithmetic is float32 either way)."""
+        return self._impl.dtype
+
+    @property
     def weight_shape(self) -> Tuple[int, ...]:
         """(out_channels, in_channels // groups, *kernel_size): the shape set_weights takes."""
         return tuple(self._impl.weight_shape)
 
     def set_weights(self, weights: object, bias: object = None, *, wait_for: Optional[Sequence[object]] = None) -> None:
-        """Weights of ``weight_shape`` and a bias of (out_channels,): float32 NumPy arrays
-        (copied to the device; blocks until copied), or netcl Tensors (copied on the device
-        after ``wait_for``). Later changes to the arrays do not reach the layer."""
+        """Weights of ``weight_shape`` and a bias of (out_channels,): NumPy arrays (copied to the
+        device; blocks until copied), or netcl Tensors (copied on the device after
+        ``wait_for``). Later changes to the arrays do not reach the layer.
+
+        Host arrays may be float32 or float16 whatever the layer's dtype, and are converted to
+        it, as ``load_state_dict`` copies float32 weights into a half PyTorch module: a float16
+        layer rounds float32 values to the nearest half (ties to even, as
+        ``x.astype(numpy.float16)``). Tensors are already on the device and must be in the
+        layer's dtype (netcl.Error otherwise), as the inputs of forward must."""
         self._impl.set_weights(weights, bias, wait_for)
 
     def forward(self, x: _netcl.Tensor, y: Optional[_netcl.Tensor] = None, *,
@@ -248,4 +264,6 @@ class _ConvLayer:
             text += f", activation={self.activation!r}"
         if self.residual:
             text += ", residual=True"
+        if self.dtype != "float32":
+            text += f", dtype={self.dtype.name!r}"
         return text + ("" if self.bias else ", bias=False") + ")"
