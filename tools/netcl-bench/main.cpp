@@ -17,6 +17,7 @@
 #include "tools/PoclAffinity.hpp"
 #include "tools/ToolDevice.hpp"
 #include "Accuracy.hpp"
+#include "AccuracyHalf.hpp"
 #include "BenchRun.hpp"
 #include "Candidates.hpp"
 #include "Layers.hpp"
@@ -113,7 +114,10 @@ int run(const Arguments& a, int argc, char** argv) {
     const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
     const auto context = netcl::tools::tool_context("netcl-bench", a.device);
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
-    if (a.accuracy) return run_accuracy(context, info, policy, a.json, std::cout);
+    if (a.accuracy) {
+        return a.dtype == "float16" ? run_accuracy_half(context, info, policy, a.json, std::cout)
+                                    : run_accuracy(context, info, policy, a.json, std::cout);
+    }
 
     BenchReport report;
     report.info = info;
