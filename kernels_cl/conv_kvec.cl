@@ -44,7 +44,13 @@
 // DEPTH the plane loop is gone and the 2-D kernel is the one it was; its
 // depth arguments are then 1, 1, 1, 1, 0.
 
-__kernel void conv_kvec(__global const STORAGE* restrict X, const ulong x_offset, const int x_image_stride,
+// X_TYPE: the input's type, the layer's (STORAGE) unless the host widened a
+// float16 input to float32 first (kernels_cl/widen.cl says why).
+#ifndef X_TYPE
+#define X_TYPE STORAGE
+#endif
+
+__kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset, const int x_image_stride,
                         __global const float* restrict Wp, const ulong wp_offset, __global STORAGE* restrict Y,
                         const ulong y_offset,
                         const int y_image_stride, __global const STORAGE* restrict bias, const ulong bias_offset,
@@ -156,7 +162,7 @@ __kernel void conv_kvec(__global const STORAGE* restrict X, const ulong x_offset
             int off[MR];
 #pragma unroll
             for (int i = 0; i < MR; ++i) off[i] = PIXEL_BASE(i) + (ph[i] + r) * W + pw[i];
-            __global const STORAGE* xp = X;
+            __global const X_TYPE* xp = X;
             __global const float* wp = wr;
             for (int c = 0; c < C; ++c) {
 #pragma unroll
@@ -165,7 +171,7 @@ __kernel void conv_kvec(__global const STORAGE* restrict X, const ulong x_offset
                     for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp + s * NR);
 #pragma unroll
                     for (int i = 0; i < MR; ++i) {
-                        const vec_t a = (vec_t)(LOAD(xp, off[i] + s));
+                        const vec_t a = (vec_t)(LOAD_AS(X_TYPE, xp, off[i] + s));
 #pragma unroll
                         for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
                     }
@@ -187,13 +193,13 @@ __kernel void conv_kvec(__global const STORAGE* restrict X, const ulong x_offset
             }
             if (inside == 0) continue;
             __global const float* wp = wr + s * NR;
-            __global const STORAGE* xp = X;
+            __global const X_TYPE* xp = X;
             for (int c = 0; c < C; ++c) {
 #pragma unroll
                 for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp);
 #pragma unroll
                 for (int i = 0; i < MR; ++i) {
-                    const float x = LOAD(xp, off[i]);
+                    const float x = LOAD_AS(X_TYPE, xp, off[i]);
                     const vec_t a = (vec_t)(in[i] ? x : 0.0f);
 #pragma unroll
                     for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);

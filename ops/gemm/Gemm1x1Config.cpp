@@ -26,7 +26,8 @@ cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
 cl::NDRange Gemm1x1Config::local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
 
 ProgramSpec Gemm1x1Config::program() const {
-    return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops, GemmOperandTypes::all(dtype));
+    // A: the weights, float32 (a float16 layer's widened once at set_weights); B x, C y and bias in the layer's type.
+    return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops, {DataType::FLOAT32, dtype, dtype});
 }
 
 std::string Gemm1x1Config::str() const {

@@ -1,6 +1,7 @@
 #include "ops/gemm/Gemm1x1Conv.hpp"
 
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -13,11 +14,23 @@ Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& sha
     : context_(std::move(context)), shapes_(shapes), config_(config) {
     const ProgramSpec spec = config_.program();
     kernel_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options), "gemm");
+    if (shapes_.dtype == DataType::FLOAT16) {
+        const ProgramSpec widen = internal::widen_program();
+        widen_ = internal::make_kernel(context_->programs().get_source(widen.label, widen.source, widen.options),
+                                       widen.kernels.front().name.c_str());
+    }
 }
 
-void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain&) {
+void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
-    weights_ = weights;
+    if (shapes_.dtype == DataType::FLOAT16) {
+        // A fresh buffer each time: a run still in flight keeps reading the old one.
+        Tensor widened = Tensor::empty(context_, weights.shape());
+        internal::enqueue_widen(context_->queue(), widen_, weights, widened.buffer(), 0, chain);
+        weights_ = std::move(widened);
+    } else {
+        weights_ = weights;
+    }
     bias_ = shapes_.bias ? *bias : Tensor{};
     has_weights_ = true;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // Internal: a 1x1 stride-1 unpadded convolution as netcl's GEMM, straight on
 // NCHW: no im2col copy and no workspace. One launch per group, images along
-// the batch dimension; the bias added in the GEMM's epilogue.
+// the batch dimension; the bias added in the GEMM's epilogue. A float16
+// layer's weights are widened to float32 once, at set_weights
+// (kernels_cl/widen.cl says why); x, y and the bias are read and written in half.
 #include <memory>
 
 #include "netcl/Context.hpp"
@@ -24,7 +26,8 @@ private:
     ConvShapes shapes_;
     Gemm1x1Config config_;
     cl::Kernel kernel_;
-    Tensor weights_;
+    cl::Kernel widen_;  // float16 layers only
+    Tensor weights_;    // float32: the caller's, or their widened copy
     Tensor bias_;
     bool has_weights_ = false;
 };

@@ -4,6 +4,7 @@
 #include "ops/ConvImplementation.hpp"
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/gemm/Gemm1x1Conv.hpp"
+#include "ops/internal/Widen.hpp"
 
 namespace netcl {
 
@@ -39,12 +40,17 @@ public:
     }
     std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
     std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (s.dtype == DataType::FLOAT16) return {gemm1x1_config(s, profile).program(), internal::widen_program()};
         return {gemm1x1_config(s, profile).program()};
     }
     std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override { return gemm_tile_keys("gemm"); }
+    // A float16 layer keeps its weights widened to float32.
+    std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+        return s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;
+    }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {
         return std::make_unique<Gemm1x1Conv>(std::move(context), shapes, gemm1x1_config(shapes, profile));

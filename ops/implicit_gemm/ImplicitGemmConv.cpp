@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -18,6 +19,11 @@ ImplicitGemmConv::ImplicitGemmConv(std::shared_ptr<Context> context, const ConvS
     const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     conv_ = internal::make_kernel(program, "conv_kvec");
     pack_ = internal::make_kernel(program, "conv_kvec_pack");
+    if (shapes_.dtype == DataType::FLOAT16) {
+        const ProgramSpec widen = internal::widen_program();
+        widen_ = internal::make_kernel(context_->programs().get_source(widen.label, widen.source, widen.options),
+                                       widen.kernels.front().name.c_str());
+    }
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
     packed_ = Tensor::empty(context_, {static_cast<std::int64_t>(config_.packed_floats_per_group(shapes_)) * shapes_.groups});
 }
@@ -42,10 +48,23 @@ void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
     has_weights_ = true;
 }
 
-void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, internal::EventChain& chain) {
+void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace,
+                               internal::EventChain& chain) {
     NETCL_REQUIRE(has_weights_, "implicit-gemm: enqueue before set_weights; expected weights first");
     internal::check_io(kName, shapes_, x, y);
     const ConvShapes& s = shapes_;
+    // A float16 input is read from its float32 copy in the workspace (kernels_cl/widen.cl).
+    cl::Buffer input = x.buffer();
+    cl_ulong input_offset = internal::offset_of(x);
+    if (s.dtype == DataType::FLOAT16) {
+        NETCL_REQUIRE(workspace.buffer() && workspace.bytes >= x.numel() * sizeof(float) &&
+                          workspace.offset_bytes % sizeof(float) == 0,
+                      "implicit-gemm: a float16 layer needs a workspace of " +
+                          std::to_string(x.numel() * sizeof(float)) + " bytes for its widened input");
+        input = workspace.buffer;
+        input_offset = workspace.offset_bytes / sizeof(float);
+        internal::enqueue_widen(context_->queue(), widen_, x, input, input_offset, chain);
+    }
     // Per channel: the input's D*H*W and the output's O*P*Q floats (D = O = 1 in 2-D).
     const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups, hw = s.D * s.H * s.W, pq = s.O() * s.P() * s.Q();
     const auto per_group = static_cast<std::int64_t>(config_.packed_floats_per_group(s));
@@ -56,7 +75,7 @@ void ImplicitGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     for (std::int64_t n0 = 0; n0 < s.N; n0 += chunk) {
         const std::int64_t images = std::min(chunk, s.N - n0);
         for (std::int64_t g = 0; g < s.groups; ++g) {
-            internal::set_args(conv_, "conv_kvec", x.buffer(), internal::offset_of(x) + u(n0 * s.C * hw + g * cg * hw),
+            internal::set_args(conv_, "conv_kvec", input, input_offset + u(n0 * s.C * hw + g * cg * hw),
                                i(s.C * hw), packed_.buffer(), u(g * per_group), y.buffer(),
                                internal::offset_of(y) + u(n0 * s.K * pq + g * kg * pq), i(s.K * pq), bias.buffer(),
                                internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(cg), i(s.H), i(s.W), i(kg),

@@ -26,6 +26,7 @@ private:
     ImplicitGemmConfig config_;
     cl::Kernel conv_;
     cl::Kernel pack_;
+    cl::Kernel widen_;  // float16 layers only
     Tensor packed_;  // groups x the panels of one group
     Tensor bias_;
     bool has_weights_ = false;

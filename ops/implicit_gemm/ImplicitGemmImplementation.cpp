@@ -6,6 +6,7 @@
 #include "ops/ConvImplementation.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConv.hpp"
+#include "ops/internal/Widen.hpp"
 
 namespace netcl {
 
@@ -40,12 +41,16 @@ public:
     std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return implicit_gemm_config(s, profile).str();
     }
-    std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    // Float16: the input widened to float32 (kernels_cl/widen.cl); float32 needs none.
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+        return s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.input_numel()) * sizeof(float) : 0;
+    }
     std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return implicit_gemm_config(s, profile).packed_floats_per_group(s) * static_cast<std::size_t>(s.groups) *
                sizeof(float);
     }
     std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (s.dtype == DataType::FLOAT16) return {implicit_gemm_config(s, profile).program(), internal::widen_program()};
         return {implicit_gemm_config(s, profile).program()};
     }
     std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {

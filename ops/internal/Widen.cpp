@@ -1,0 +1,27 @@
+#include "ops/internal/Widen.hpp"
+
+#include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Storage.hpp"
+#include "runtime/EmbeddedSources.hpp"
+
+namespace netcl::internal {
+
+namespace {
+constexpr const char* kWiden = "widen_to_float";
+constexpr std::size_t kLocal = 64;
+}  // namespace
+
+ProgramSpec widen_program() {
+    return {"widen", storage_source() + embedded_source("widen"), storage_options(DataType::FLOAT16),
+            {{kWiden, {kLocal, 1, 1}}}};
+}
+
+void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, const cl::Buffer& out,
+                   std::size_t out_offset_floats, EventChain& chain) {
+    set_args(kernel, kWiden, from.buffer(), offset_of(from), out, static_cast<cl_ulong>(out_offset_floats),
+             static_cast<cl_ulong>(from.numel()));
+    launch(queue, kernel, kWiden, cl::NDRange((from.numel() + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal),
+           chain);
+}
+
+}  // namespace netcl::internal

@@ -1,0 +1,18 @@
+#pragma once
+// Internal: kernels_cl/widen.cl, a float16 tensor widened to float32 in a
+// buffer of netcl's own (transformed once, as Winograd's weights are).
+#include <cstddef>
+
+#include "netcl/OpenCL.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/ProgramSpec.hpp"
+#include "ops/internal/EventChain.hpp"
+
+namespace netcl::internal {
+
+ProgramSpec widen_program();
+// Enqueues out[out_offset_floats + i] = from[i] for every element of `from` (a float16 tensor).
+void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, const cl::Buffer& out,
+                   std::size_t out_offset_floats, EventChain& chain);
+
+}  // namespace netcl::internal
