@@ -20,8 +20,8 @@ void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tens
                    std::size_t out_offset_floats, EventChain& chain) {
     set_args(kernel, kWiden, from.buffer(), offset_of(from), out, static_cast<cl_ulong>(out_offset_floats),
              static_cast<cl_ulong>(from.numel()));
-    launch(queue, kernel, kWiden, cl::NDRange((from.numel() + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal),
-           chain);
+    const std::size_t items = (from.numel() + 7) / 8;  // eight elements a work-item
+    launch(queue, kernel, kWiden, cl::NDRange((items + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal), chain);
 }
 
 }  // namespace netcl::internal

@@ -689,14 +689,15 @@ MUTATIONS = [
     # Expected: test_conv_half (the 1x1 GEMM's last weight and the implicit GEMM's last input element never
     # widened; the 1x1-image edge layer widens nothing at all).
     dict(id="widen-skips-last", area="float16", file="kernels_cl/widen.cl",
-         find="if (i >= count) return;",
-         replace="if (i + 1 >= count) return;",
-         bug="the float32 copy of a float16 tensor misses its last element (the 1x1 GEMM's last weight, the "
-             "implicit GEMM's last input pixel read from whatever the buffer held)"),
+         find="for (size_t j = i; j < count; ++j) out[j] = LOAD(in, j);",
+         replace="for (size_t j = i; j + 1 < count; ++j) out[j] = LOAD(in, j);",
+         bug="the float32 copy of a float16 tensor misses its last element when the count is not a multiple of "
+             "8 (the 1x1 GEMM's last weight, the implicit GEMM's last input pixel read from whatever the buffer "
+             "held)"),
     # Expected: test_conv_half, gemm-1x1 and implicit-gemm on every edge layer (every element shifted by one).
     dict(id="widen-reads-next", area="float16", file="kernels_cl/widen.cl",
-         find="out[out_offset + i] = LOAD(in, in_offset + i);",
-         replace="out[out_offset + i] = LOAD(in, in_offset + i + 1);",
+         find="vstore8(LOADN(8, 0, in + i), 0, out + i);",
+         replace="vstore8(LOADN(8, 0, in + i + 1), 0, out + i);",
          bug="the float32 copy of a float16 tensor takes each element from the one after it"),
     # Expected: test_conv_half, gemm-1x1 on the edge tables' 1x1 layers wider than a tile. Float32 builds are
     # unchanged (the cast is a no-op there).
