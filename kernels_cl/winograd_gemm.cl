@@ -18,6 +18,13 @@
 // write and read.
 // Needs the prelude of ops/winograd/WinogradSource.cpp.
 
+// X_TYPE: the input's type, the layer's (STORAGE) unless the host widened a
+// float16 input to float32 first (kernels_cl/widen.cl; a lone vload_half is
+// ~10 integer operations on PoCL, and each input element feeds up to four
+// overlapping tiles).
+#ifndef X_TYPE
+#define X_TYPE STORAGE
+#endif
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 
 #ifdef DEPTH
@@ -111,7 +118,7 @@ void lane_tile(const int tile0, const int t, const int T, const int tiles_per_im
 // width (most of them: v3d's conv2 has 14 tiles a row), a row of their
 // input is one run of 4 * 7 + 6 floats read without clamps; otherwise each
 // lane gathers its own, clamped and zeroed outside the input.
-__kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict v,
+__kernel void winograd_gemm_input(__global const X_TYPE* restrict x, const ulong x_offset, __global float* restrict v,
                                   const ulong v_offset, const int C, const int H, const int W, const int pad_top,
                                   const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
                                   const int T, const int D, const int pad_front, const int tiles_h) {
@@ -128,7 +135,7 @@ __kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulon
     const bool run = lane_base[TL3 - 1] == lane_base[0] && lane_z[TL3 - 1] == lane_z[0] &&
                      lane_y[TL3 - 1] == lane_y[0] && lane_x[TL3 - 1] == lane_x[0] + (TL3 - 1) * WINO_M &&
                      lane_x[0] >= 0 && lane_x[0] + (TL3 - 1) * WINO_M + WINO_TILE <= W;
-    __global const STORAGE* xc = x + x_offset;
+    __global const X_TYPE* xc = x + x_offset;
     VEC s1[WINO_TILE][WINO_TILE][WINO_ALPHA];
     VEC row_in[WINO_TILE];
 #define IN_X(i) row_in[i]
@@ -138,9 +145,9 @@ __kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulon
             if (run) {
                 const int iz = lane_z[0] + z, iy = lane_y[0] + y;
                 if (iz >= 0 && iz < D && iy >= 0 && iy < H) {
-                    __global const STORAGE* r = xc + ((size_t)(lane_base[0] + iz) * H + iy) * W + lane_x[0];
+                    __global const X_TYPE* r = xc + ((size_t)(lane_base[0] + iz) * H + iy) * W + lane_x[0];
                     float seg[(TL3 - 1) * WINO_M + WINO_TILE];
-                    for (int i = 0; i < (TL3 - 1) * WINO_M + WINO_TILE; ++i) seg[i] = LOAD(r, i);
+                    for (int i = 0; i < (TL3 - 1) * WINO_M + WINO_TILE; ++i) seg[i] = LOAD_AS(X_TYPE, r, i);
                     for (int j = 0; j < WINO_TILE; ++j)
                         row_in[j] = (VEC)(seg[j], seg[WINO_M + j], seg[2 * WINO_M + j], seg[3 * WINO_M + j],
                                           seg[4 * WINO_M + j], seg[5 * WINO_M + j], seg[6 * WINO_M + j],
@@ -157,7 +164,7 @@ __kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulon
                     const size_t row = ((size_t)(lane_base[l] + clamp(iz, 0, D - 1)) * H + clamp(iy, 0, H - 1)) * W;
                     for (int j = 0; j < WINO_TILE; ++j) {
                         const int ix = lane_x[l] + j;
-                        const float value = LOAD(xc, row + clamp(ix, 0, W - 1));
+                        const float value = LOAD_AS(X_TYPE, xc, row + clamp(ix, 0, W - 1));
                         lanes[j * TL3 + l] = (in_row && ix >= 0 && ix < W) ? value : 0.0f;
                     }
                 }
@@ -331,7 +338,7 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
 // V = B^T d B for tiles tile0 .. tile0 + T - 1 of every channel. Loads are
 // clamped into the image and zeroed outside it (padding, the ragged last
 // tile). NDRange: dim0 = T (contiguous stores along t), dim1 = C.
-__kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict v,
+__kernel void winograd_gemm_input(__global const X_TYPE* restrict x, const ulong x_offset, __global float* restrict v,
                                   const ulong v_offset, const int C, const int H, const int W, const int pad_top,
                                   const int pad_left, const int tiles_w, const int tiles_per_image, const int tile0,
                                   const int T) {
@@ -340,7 +347,7 @@ __kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulon
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
-    __global const STORAGE* xp = x + x_offset + ((size_t)n * C + c) * H * W;
+    __global const X_TYPE* xp = x + x_offset + ((size_t)n * C + c) * H * W;
     float d[WINO_TILE][WINO_TILE];
 #pragma unroll
     for (int i = 0; i < WINO_TILE; ++i) {
@@ -350,7 +357,7 @@ __kernel void winograd_gemm_input(__global const STORAGE* restrict x, const ulon
 #pragma unroll
         for (int j = 0; j < WINO_TILE; ++j) {
             const int ix = ix0 + j;
-            const float value = LOAD(xp, row + clamp(ix, 0, W - 1));
+            const float value = LOAD_AS(X_TYPE, xp, row + clamp(ix, 0, W - 1));
             d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
         }
     }

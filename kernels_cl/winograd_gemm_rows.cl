@@ -56,7 +56,7 @@ bool tile_lanes(const int g, const int groups_per_row, const int row0, const int
     return *lane_lo < *lane_hi;
 }
 
-__kernel void winograd_gemm_input_rows(__global const STORAGE* restrict x, const ulong x_offset,
+__kernel void winograd_gemm_input_rows(__global const X_TYPE* restrict x, const ulong x_offset,
                                        __global float* restrict v, const ulong v_offset, const int N, const int C,
                                        const int H, const int W, const int pad_top, const int pad_left, const int tiles_w,
                                        const int tiles_h, const int tile0, const int T, const int groups_per_row,
@@ -88,17 +88,17 @@ __kernel void winograd_gemm_input_rows(__global const STORAGE* restrict x, const
         const bool row_in = iy >= 0 && iy < H;
         const bool whole = row_in && (span_in_row || (at >= 0 && at + SPAN_FLOATS <= x_floats));
         if (whole) {
-            __global const STORAGE* rp = x + x_offset + at;
+            __global const X_TYPE* rp = x + x_offset + at;
 #pragma unroll
-            for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = LOADN(TL, q, rp);
+            for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = LOADN_AS(X_TYPE, TL, q, rp);
         } else {
             // Padding and the ragged edge: the part inside the image copied, zeros around it.
             float f[SPAN_FLOATS];
             for (int s = 0; s < SPAN_FLOATS; ++s) f[s] = 0.0f;
             if (iy >= 0 && iy < H) {
-                __global const STORAGE* rp = x + x_offset + at;  // element s of the span is rp[s]
+                __global const X_TYPE* rp = x + x_offset + at;  // element s of the span is rp[s]
                 const int lo = max(0, -ix0), hi = min(SPAN_FLOATS, W - ix0);
-                for (int s = lo; s < hi; ++s) f[s] = LOAD(rp, s);
+                for (int s = lo; s < hi; ++s) f[s] = LOAD_AS(X_TYPE, rp, s);
             }
 #pragma unroll
             for (int q = 0; q < WINO_SPAN_VECS; ++q) seg[q] = TVLOAD(q, f);

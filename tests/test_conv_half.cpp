@@ -225,6 +225,55 @@ TEST(Half, MixedTypesAreAnErrorThatWritesNothing) {
     for (const float v : y16.to_host()) EXPECT_TRUE(std::isfinite(v));
 }
 
+// Each kernel's half store rounds to nearest even, as the host and
+// vstore_half do: y = x0 + x1 on a 1x1 layer of two channels with weights 1,
+// at sums that fall between halves (below, above and on a tie, with an odd
+// and an even neighbour), in every implementation that takes a 1x1 layer.
+TEST(Half, EveryKernelRoundsItsOutputsToNearestEven) {
+    const auto context = with_every_implementation(shared_context());
+    const std::vector<std::pair<float, float>> sums{
+        {1.0f, 0x1.8p-11f},                // 1 + 1.5 * 2^-11: nearer 1 + 2^-10
+        {1.0f, 0x1.8p-12f},                // 1 + 0.75 * 2^-11: nearer 1
+        {1.0f, 0x1p-11f},                  // a tie: to 1 (even)
+        {1.0f + 0x1p-10f, 0x1p-11f},       // a tie: to 1 + 2^-9 (even), not 1 + 2^-10
+        {-1.0f - 0x1p-10f, -0x1p-11f},     // the same, negative
+        {0x1p-15f, 0x1p-24f},              // subnormal outputs are exact
+        {60000.0f, 5508.0f},               // 65508: below the overflow tie, 65504
+        {60000.0f, 5520.0f},               // 65520: the tie, Inf
+    };
+    std::vector<float> x;  // N = sums, C = 2, 1x1; every input a half exactly
+    for (const auto& [a, b] : sums) {
+        ASSERT_EQ(round_to_half(a), a);
+        ASSERT_EQ(round_to_half(b), b);
+        x.insert(x.end(), {a, b});
+    }
+    ConvShapes s;
+    s.N = static_cast<std::int64_t>(sums.size()), s.C = 2, s.H = s.W = 1, s.K = 1, s.R = s.S = 1, s.bias = false;
+    s.dtype = DataType::FLOAT16;
+    int ran = 0;
+    for (const ConvImplementation* impl : conv_implementations()) {
+        for (const Variant& variant : impl->variants()) {
+            if (why_not(variant, s, context->profile())) continue;
+            Conv2dOptions o = Conv2dOptions::for_shapes(s);
+            o.strategy = impl->kernel();
+            o.variant = variant;
+            Conv2d conv(context, o);
+            conv.set_weights(std::vector<float>{1.0f, 1.0f});
+            const auto y = conv.forward(Tensor::from_host(context, x, s.input_shape(), DataType::FLOAT16)).to_host();
+            for (std::size_t n = 0; n < sums.size(); ++n) {
+                const float exact = sums[n].first + sums[n].second;  // exact in float for every row
+                EXPECT_EQ(y[n], round_to_half(exact)) << variant.id << " row " << n;
+            }
+            ++ran;
+        }
+    }
+    EXPECT_GE(ran, 3) << "naive, the implicit GEMM and the 1x1 GEMM take a 1x1 layer";
+    EXPECT_EQ(round_to_half(1.0f + 0x1.8p-11f), 1.0f + 0x1p-10f);
+    EXPECT_EQ(round_to_half(1.0f + 0x1.8p-12f), 1.0f);
+    EXPECT_EQ(round_to_half(1.0f + 0x1p-10f + 0x1p-11f), 1.0f + 0x1p-9f);
+    EXPECT_TRUE(std::isinf(round_to_half(65520.0f)));
+}
+
 // Non-finite values behave as in fp32 (README): a NaN or Inf in half input
 // reaches the outputs it feeds, and a finite sum past 65504 stores as Inf.
 TEST(Half, NonFiniteValuesPropagateAndOverflowIsInfinity) {

@@ -170,7 +170,11 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
 }
 
 std::size_t WinogradGemmConfig::workspace_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float);
+    return static_cast<std::size_t>(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float) + widened_input_bytes(s);
+}
+
+std::size_t WinogradGemmConfig::widened_input_bytes(const ConvShapes& s) const {
+    return dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.input_numel()) * sizeof(float) : 0;
 }
 
 std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
@@ -186,7 +190,8 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                      internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
-                         internal::post_ops_options(post_ops) + internal::storage_options(dtype),
+                         internal::post_ops_options(post_ops) + internal::storage_options(dtype) +
+                         (dtype == DataType::FLOAT16 ? " -DX_TYPE=float" : ""),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};

@@ -66,6 +66,8 @@ struct WinogradGemmConfig {
     int row_lanes = 0;
     PostOps post_ops;  // the output transforms' output stage (kernels_cl/post_ops.cl)
 
+    // A float16 input widened to float32 after V and M (kernels_cl/widen.cl); 0 for float32.
+    std::size_t widened_input_bytes(const ConvShapes& shapes) const;
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats
     // K, or transposed K padded to whole panels of the GEMM's NR columns (U

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -26,6 +27,9 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     input_kernel_ = internal::make_kernel(transforms, input_name_.c_str());
     output_kernel_ = internal::make_kernel(transforms, output_name_.c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
+    if (shapes_.dtype == DataType::FLOAT16) {
+        widen_kernel_ = internal::make_kernel(build(*context_, internal::widen_program()), "widen_to_float");
+    }
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
     u_ = Tensor::empty(context_, {config_.elements(), config_.u_columns(shapes_), shapes_.C});
 }
@@ -57,6 +61,14 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     const auto v_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float));
     const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.C * a2);
     const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
+    // A float16 input is transformed from its float32 copy after V and M (kernels_cl/widen.cl).
+    cl::Buffer input = x.buffer();
+    cl_ulong input_offset = internal::offset_of(x);
+    if (s.dtype == DataType::FLOAT16) {
+        input = workspace.buffer;
+        input_offset = m_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.K * a2);
+        internal::enqueue_widen(context_->queue(), widen_kernel_, x, input, input_offset, chain);
+    }
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     std::int64_t tile0 = 0;
     for (std::int64_t p = 0; p < config_.passes; ++p) {
@@ -78,14 +90,14 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         };
         const cl::NDRange one_tile_group = tr ? cl::NDRange(1, 1) : cl::NDRange(16, 4);
         if (lanes) {
-            internal::set_args(input_kernel_, "winograd_gemm_input_rows", x.buffer(), internal::offset_of(x),
+            internal::set_args(input_kernel_, "winograd_gemm_input_rows", input, input_offset,
                                workspace.buffer, v_offset, i(s.N), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
             internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
                              cl::NDRange(1, 4), chain);
         } else if (deep) {  // the DEPTH build's transforms, 8 tiles a work-item: the plane arguments too
-            internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
+            internal::set_args(input_kernel_, input_name_.c_str(), input, input_offset,
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.D), i(s.pad_front), i(tiles_h));
             // kernels_cl/winograd_gemm.cl's 3-D transforms: 8 tiles a work-item.
@@ -93,7 +105,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(static_cast<std::size_t>((T + 7) / 8), static_cast<std::size_t>(s.C)),
                              cl::NDRange(1, 1), chain);
         } else {
-            internal::set_args(input_kernel_, input_name_.c_str(), x.buffer(), internal::offset_of(x),
+            internal::set_args(input_kernel_, input_name_.c_str(), input, input_offset,
                                workspace.buffer, v_offset, i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_per_image), i(tile0), i(T));
             internal::launch(context_->queue(), input_kernel_, input_name_.c_str(), one_tile_range(s.C, !tr), one_tile_group,

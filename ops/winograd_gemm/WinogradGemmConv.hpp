@@ -28,6 +28,7 @@ private:
     // The transforms: the row kernels (config_.row_lanes), the channel ones
     // (config_.transposed) or a tile a work-item; their names for errors.
     cl::Kernel weights_kernel_, input_kernel_, output_kernel_, gemm_kernel_;
+    cl::Kernel widen_kernel_;  // float16 layers only
     std::string input_name_, output_name_;
     Tensor u_;
     Tensor bias_;

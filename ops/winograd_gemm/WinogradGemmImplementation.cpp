@@ -3,6 +3,7 @@
 // the multiply at GEMM-engine speed, and small images (few tiles per K
 // block, where the fused kernel starves) served as well as large ones.
 #include "ops/ConvImplementation.hpp"
+#include "ops/internal/Widen.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd_gemm/WinogradGemmConv.hpp"
 
@@ -84,6 +85,7 @@ public:
     }
     std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
+        if (s.dtype == DataType::FLOAT16) return {c.transforms_program(), c.gemm_program(), internal::widen_program()};
         return {c.transforms_program(), c.gemm_program()};
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
