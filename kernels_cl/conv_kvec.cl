@@ -49,6 +49,16 @@
 #ifndef X_TYPE
 #define X_TYPE STORAGE
 #endif
+#if VW == 4
+#define HALF_BITS_T ushort4
+#define HALF_BITS netcl_half_bits_from_float4
+#elif VW == 8
+#define HALF_BITS_T ushort8
+#define HALF_BITS netcl_half_bits_from_float8
+#else
+#define HALF_BITS_T ushort16
+#define HALF_BITS netcl_half_bits_from_float16
+#endif
 
 __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset, const int x_image_stride,
                         __global const float* restrict Wp, const ulong wp_offset, __global STORAGE* restrict Y,
@@ -233,6 +243,23 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
         const int n = (m0 + i) / image_pixels;
         __global STORAGE* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * image_pixels) + (size_t)k0 * image_pixels;
         if (full_panel) {
+#if defined(STORAGE_HALF) && !defined(POST_SUM)
+            // Half: the VW channels rounded in one vector conversion, then
+            // stored a lane each (scalar conversions held the stem at 0.58x
+            // of float32 at N = 8). Without POST_SUM, POST_OPS is ACTIVATE.
+#pragma unroll
+            for (int v = 0; v < NV; ++v) {
+#ifdef BIAS
+                const vec_t o = ACTIVATE(acc[i][v] + LOADN(VW, 0, bias + k0 + v * VW));
+#else
+                const vec_t o = ACTIVATE(acc[i][v]);
+#endif
+                const HALF_BITS_T bits = HALF_BITS(o);
+#pragma unroll
+                for (int t = 0; t < VW; ++t)
+                    ((__global ushort*)(yi + (size_t)(v * VW + t) * image_pixels))[0] = LANE(bits, t);
+            }
+#else
 #pragma unroll
             for (int v = 0; v < NV; ++v)
 #pragma unroll
@@ -240,6 +267,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
                     __global STORAGE* yo = yi + (size_t)(v * VW + t) * image_pixels;
                     STORE(yo, 0, POST_OPS(OUT(i, v, t), LOAD(yo, 0)));
                 }
+#endif
         } else {
 #pragma unroll
             for (int v = 0; v < NV; ++v)

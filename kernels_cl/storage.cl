@@ -59,6 +59,25 @@ inline ushort netcl_half_bits_from_float(const float value) {
     const uint magnitude = a > 0x7f800000u ? 0x7e00u : a >= 0x477ff000u ? 0x7c00u : a >= 0x38800000u ? normal : subnormal;
     return (ushort)(sign | magnitude);
 }
+// The same rounding for a whole floatN, where a kernel stores lanes that are
+// not neighbours in memory (the implicit GEMM's channels): one vectorised
+// conversion, then a 2-byte store a lane.
+#define NETCL_DEFINE_HALF_BITS(N)                                                                       \
+    inline ushort##N netcl_half_bits_from_float##N(const float##N value) {                            \
+        const uint##N bits = as_uint##N(value);                                                        \
+        const uint##N sign = (bits >> 16) & 0x8000u;                                                   \
+        const uint##N a = bits & 0x7fffffffu;                                                          \
+        const uint##N rebiased = a - 0x38000000u;                                                      \
+        const uint##N normal = (rebiased + 0x0fffu + ((rebiased >> 13) & 1u)) >> 13;                   \
+        const uint##N subnormal = convert_uint##N(rint(as_float##N(a) * 0x1p24f));                     \
+        uint##N magnitude = select(subnormal, normal, a >= 0x38800000u);                               \
+        magnitude = select(magnitude, (uint##N)(0x7c00u), a >= 0x477ff000u);                           \
+        magnitude = select(magnitude, (uint##N)(0x7e00u), a > 0x7f800000u);                            \
+        return convert_ushort##N(sign | magnitude);                                                    \
+    }
+NETCL_DEFINE_HALF_BITS(4)
+NETCL_DEFINE_HALF_BITS(8)
+NETCL_DEFINE_HALF_BITS(16)
 #define NETCL_LOAD_half(p, i) netcl_float_from_half_bits(((__global const ushort*)(p))[i])
 #define NETCL_STORE_half(p, i, v) (((__global ushort*)(p))[i] = netcl_half_bits_from_float(v))
 #define NETCL_LOADN_half(n, i, p) NETCL_PASTE(vload_half, n)((i), (p))
