@@ -4,7 +4,9 @@
 // computes something else, fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <vector>
@@ -129,6 +131,33 @@ struct ReadmeFixture {
                      "README Conv3d y");
     }
 
+    // The half example: x stored as halves 2 bytes into a framework's buffer.
+    std::vector<float> x16h = rounded(xh);
+    cl::Buffer x16_buf = halves(2, x16h);
+    cl_mem x16_mem = x16_buf();
+    static std::vector<float> rounded(std::vector<float> values) {
+        for (float& v : values) v = netcl::round_to_half(v);
+        return values;
+    }
+    cl::Buffer halves(std::size_t offset, const std::vector<float>& values) {
+        std::vector<std::uint16_t> bits;
+        for (const float v : values) bits.push_back(netcl::half_from_float(v));
+        cl::Buffer b(own->cl_context(), CL_MEM_READ_WRITE, offset + bits.size() * 2);
+        own->queue().enqueueWriteBuffer(b, CL_TRUE, offset, bits.size() * 2, bits.data());
+        return b;
+    }
+    void check_half(const netcl::Tensor& y, netcl::Conv2d& conv) {
+        auto s = shapes();
+        s.dtype = netcl::DataType::FLOAT16;
+        EXPECT_EQ(y.dtype(), netcl::DataType::FLOAT16);
+        const auto expected = netcl::reference_conv(s, x16h, rounded(wh), rounded(bh));
+        double largest = 0;
+        for (const double e : expected) largest = std::max(largest, std::abs(e));
+        // float32 arithmetic's tolerance, plus half's rounding of each output.
+        expect_close(y.to_host(), expected,
+                     netcl::conv_tolerance(s, conv.last_plan().error_factor) + largest * 0x1p-11, "README half y");
+    }
+
     void check_choosing(netcl::KernelSelector& sel, std::size_t rules_before) {
         EXPECT_EQ(sel.rule_count(), rules_before) << "the README's rule was removed";
         EXPECT_EQ(netcl::default_conv_strategy(), netcl::Kernel::CONV2D_NAIVE);
@@ -172,6 +201,11 @@ struct ReadmeFixture {
     const auto& weights_3d = fixture.w3h; const auto& bias = fixture.bh;                            \
     auto clip = netcl::Tensor::from_host(ctx, fixture.clip_h, {N, C, D, H, W});
 #define README_EPILOGUE_3_d_convolution fixture.check_conv3d(clip_out, conv3d);
+#define README_PROLOGUE_half_precision_float16_storage                                              \
+    auto ctx = fixture.own;                                                                         \
+    auto N = fixture.N, C = fixture.C, H = fixture.H, W = fixture.W, K = fixture.K;                 \
+    const auto& weights = fixture.wh; const auto& bias = fixture.bh; auto x16_mem = fixture.x16_mem;
+#define README_EPILOGUE_half_precision_float16_storage fixture.check_half(y16, half_conv);
 #define README_PROLOGUE_choosing_the_strategy                                              \
     auto ctx = fixture.own; auto shapes = fixture.shapes();                                \
     const std::size_t rules_before = netcl::KernelSelector::global().rule_count();
@@ -192,6 +226,11 @@ TEST(Readme, StandaloneExampleRunsAsWritten) {
 TEST(Readme, ChoosingTheStrategyRunsAsWritten) {
     ReadmeFixture fixture;
     readme_choosing_the_strategy(fixture);
+}
+
+TEST(Readme, HalfPrecisionExampleRunsAsWrittenInHalf) {
+    ReadmeFixture fixture;
+    readme_half_precision_float16_storage(fixture);
 }
 
 TEST(Readme, Conv3dExampleRunsAsWritten) {
