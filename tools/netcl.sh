@@ -39,12 +39,29 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# netcl-bench's newest oneDNN peer: PyPI's CPU build with GNU OpenMP (oneDNN 3.2,
+# the newest CPU-only wheel; PyPI's "onednn" 2025+ wheels need Intel's SYCL and
+# TBB runtimes), installed under the build folder with a venv's pip. Debian's
+# libdnnl-dev (2.6) stays beside it: netcl-bench times both, the faster is the
+# peer. Without PyPI the bench runs with Debian's alone and says so.
+onednn_pypi=("onednn-cpu-gomp==2023.2.0" "onednn-devel-cpu-gomp==2023.2.0")
+onednn_root="$build/onednn-pypi"
+install_onednn_pypi() {
+  [ -f "$onednn_root/include/oneapi/dnnl/dnnl.hpp" ] && [ -f "$onednn_root/lib/libdnnl.so" ] && return
+  local venv="$build/python-venv"  # the Python suite's venv (tools/python/run_tests.sh), made here if missing
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  if ! "$venv/bin/python" -m pip install --quiet --no-deps --prefix "$onednn_root" "${onednn_pypi[@]}"; then
+    echo "netcl: WARNING: could not install ${onednn_pypi[*]} from PyPI: netcl-bench's oneDNN 3 peer is" \
+         "missing; it times Debian's oneDNN only" >&2
+  fi
+}
+
 configure_and_build() {  # build dir, extra cmake args... [-- extra build args...]
   local dir="$1"; shift
   local configure=() build_args=()
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do configure+=("$1"); shift; done
   [ $# -gt 0 ] && shift && build_args=("$@")
-  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${configure[@]}" >/dev/null
+  cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DNETCL_ONEDNN_ROOTS=$onednn_root" "${configure[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs" "${build_args[@]}"
 }
 
@@ -55,6 +72,7 @@ case "${1:-}" in
   run)
     shift
     install_missing
+    install_onednn_pypi
     configure_and_build "$build"
     "$build/netcl-info"
     if [ -x "$build/netcl-bench" ]; then
@@ -83,6 +101,7 @@ case "${1:-}" in
     report() { echo "netcl test: time per step"; printf '  %s\n' "${timings[@]}"; }
     trap report EXIT
 
+    timed "oneDNN 3 from PyPI" install_onednn_pypi
     timed "build (Release)" configure_and_build "$build"
     timed "ctest (Release, all labels)" ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE "^soak$"
     timed "ctest (soak, 60 s)" env NETCL_SOAK_SECONDS=60 ctest --test-dir "$build" --output-on-failure -L "^soak$"

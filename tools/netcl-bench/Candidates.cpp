@@ -1,5 +1,7 @@
 #include "Candidates.hpp"
 
+#include <algorithm>
+
 #include "ClblastConvgemm.hpp"
 #include "ShapeArgs.hpp"
 #include "UsageError.hpp"
@@ -26,8 +28,14 @@ const std::vector<Candidate>& all_candidates() {
             for (const Variant& v : impl->variants()) list.push_back({Candidate::Kind::Strategy, v.id, impl->kernel(), v});
         }
         list.push_back({Candidate::Kind::Clblast, "clblast", Kernel::CONV2D_NAIVE, {}});
-        for (const OneDnnLayout layout : {OneDnnLayout::Nchw, OneDnnLayout::Blocked}) {
-            list.push_back({Candidate::Kind::OneDnn, "onednn-" + to_string(layout), Kernel::CONV2D_NAIVE, {}, layout});
+        // Without a oneDNN the two ids still exist, so a run that asks for them says why they were skipped.
+        const std::size_t libraries = std::max<std::size_t>(onednn_libraries().size(), 1);
+        for (std::size_t library = 0; library < libraries; ++library) {
+            const std::string tag = library < onednn_libraries().size() ? onednn_libraries()[library].tag : "";
+            for (const OneDnnLayout layout : {OneDnnLayout::Nchw, OneDnnLayout::Blocked}) {
+                list.push_back({Candidate::Kind::OneDnn, "onednn" + tag + "-" + to_string(layout),
+                                Kernel::CONV2D_NAIVE, {}, layout, library});
+            }
         }
         return list;
     }();

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "OneDnnConv.hpp"
+#include "OneDnnLibraries.hpp"
 #include "netcl/ConvShapes.hpp"
 #include "netcl/DeviceProfile.hpp"
 #include "netcl/Kernel.hpp"
@@ -22,17 +22,19 @@ struct Candidate {
     Kernel kernel = Kernel::CONV2D_NAIVE;
     Variant variant;
     OneDnnLayout layout = OneDnnLayout::Nchw;  // Kind::OneDnn only
+    std::size_t onednn = 0;                     // Kind::OneDnn only: its index in onednn_libraries()
 };
 
 // Every candidate in table order: selector, every variant of every
 // implementation (ops/Implementations.cpp's order), clblast, onednn-nchw,
-// onednn-blocked.
+// onednn-blocked (the newest oneDNN), then onednn-<major.minor>-nchw and
+// -blocked for each older one found.
 const std::vector<Candidate>& all_candidates();
 
 // --strategies: a comma list of ids or prefixes of ids ("wino" = every
 // Winograd variant, "wino-f2" = the F(2x2,3x3) ones), the Kernel names
 // (CONV2D_NAIVE, IM2COL, CONV2D_WINOGRAD: every variant under it) or "all";
-// "onednn" is both oneDNN layouts.
+// "onednn" is both oneDNN layouts of every oneDNN found.
 // Case-insensitive. Throws UsageError for a name that matches nothing,
 // listing the valid ones.
 std::vector<Candidate> parse_strategies(const std::string& text);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "OneDnnLibraries.hpp"
 #include "Report.hpp"
 #include "netcl/Error.hpp"
 
@@ -104,16 +105,26 @@ json result_json(const BenchReport& r, const LayerResult& layer, const Measureme
 
 json onednn_json(const BenchReport& r) {
     const auto& o = r.onednn;
+    json libraries = json::array();
+    for (const LoadedOneDnn& l : onednn_libraries()) {
+        libraries.push_back({{"version", l.library->version()},
+                             {"cpu_isa", l.library->cpu_isa()},
+                             {"candidates", {"onednn" + l.tag + "-nchw", "onednn" + l.tag + "-blocked"}},
+                             {"plugin", l.file}});
+    }
     return {{"built_in", o.built_in},
+            {"libraries", libraries},
+            {"load_failures", o.load_failures},
             {"ran", r.any_onednn()},
             {"version", o.version},
             {"cpu_isa", o.cpu_isa},
             {"omp_wait_policy", o.omp_wait_policy.value},
             {"omp_wait_policy_source", o.omp_wait_policy.source},
-            {"what", "oneDNN forward convolution: fp32, forward_inference, algorithm::convolution_direct, the "
+            {"what", "oneDNN convolution in the run's direction: fp32, algorithm::convolution_direct, the "
                      "implementation oneDNN picks; onednn-nchw: src/dst nchw, weights any; onednn-blocked: "
-                     "src/dst/weights any (oneDNN's own layout; reorders into and out of it not timed). Wall time "
-                     "of execute + stream wait."}};
+                     "src/dst/weights any (oneDNN's own layout; reorders into and out of it not timed); the newest "
+                     "oneDNN loaded is onednn-*, each older one onednn-<major.minor>-*; the peer on a layer is the "
+                     "fastest of them. Wall time of execute + stream wait."}};
 }
 
 json peak_json(const BenchReport& r) {

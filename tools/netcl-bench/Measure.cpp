@@ -10,7 +10,7 @@
 
 #include "ClblastConvgemm.hpp"
 #include "netcl/KernelSelector.hpp"
-#include "OneDnnConv.hpp"
+#include "OneDnnLibraries.hpp"
 #include "OtherLoad.hpp"
 #include "netcl/ConvLayer.hpp"
 #include "tests/support/LayerFactory.hpp"
@@ -177,13 +177,14 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
     try {
         if (candidate.kind == Candidate::Kind::OneDnn) {
             const auto make_start = std::chrono::steady_clock::now();
-            auto conv =
-                std::make_shared<OneDnnConv>(s, candidate.layout, layer.x, layer.weights, layer.bias, layer.dy);
+            const OneDnnLibrary& onednn = *onednn_libraries().at(candidate.onednn).library;
+            std::shared_ptr<OneDnnPrimitive> conv =
+                onednn.make(s, candidate.layout, layer.x, layer.weights, layer.bias, layer.dy);
             const double make_ms = wall_ms_since(make_start);
             m.impl = conv->impl();
             const char* layouts = candidate.layout == OneDnnLayout::Nchw ? "activations nchw, weights any"
                                                                           : "activations and weights any";
-            m.plan = "oneDNN " + conv->primitive_name() + ", " + layouts + ": " + conv->impl() + " (" +
+            m.plan = "oneDNN " + onednn.version() + " " + conv->primitive_name() + ", " + layouts + ": " + conv->impl() + " (" +
                      conv->formats() + ")";
             m.choice = candidate.id;
             m.tolerance = conv_tolerance(s, 1.0);

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "OneDnnConv.hpp"
+#include "OneDnnLibraries.hpp"
 
 namespace netcl::bench {
 

@@ -187,7 +187,8 @@ std::vector<Total> BenchReport::totals_for(std::int64_t batch) const {
         }
         result.push_back(total);
     }
-    // The oneDNN peer of the set: the faster layout over all of it, as a network would keep one.
+    // The oneDNN peer of the set: the candidate fastest over all of it (any oneDNN build, either layout),
+    // as a network would keep one library and one layout.
     std::string peer;
     double peer_wall_ms = 0;
     for (const auto& total : result) {
@@ -225,6 +226,9 @@ void print_table(std::ostream& out, const BenchReport& r) {
         out << "oneDNN " << r.onednn.version << " | " << r.onednn.cpu_isa << " | OMP_WAIT_POLICY="
             << (policy.value.empty() ? "(unset)" : policy.value) << " (" << policy.source << ")\n";
     }
+    for (const std::string& failure : r.onednn.load_failures) {
+        out << "oneDNN plugin NOT loaded (its peer is missing from this run): " << failure << "\n";
+    }
     if (r.peak) {
         const std::size_t runs = r.peak->batches_ms.empty() ? 0 : r.peak->batches_ms.front().size();
         out << "peak: " << fixed(r.peak->gflops, 1) << " GFLOPS = " << r.peak->what << ", median of " << runs
@@ -258,8 +262,9 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)"
         << (r.settings.interleave ? ", the median over rounds of the two runs' ratio in each round" : "");
     if (layout.vs_onednn) {
-        out << ";\n   vs oneDNN: wall against the faster oneDNN layout on the layer (nchw: src/dst NCHW; blocked: "
-               "oneDNN's own layout,\n   reorders excluded); the totals take the faster layout over the whole set";
+        out << ";\n   vs oneDNN: wall against the fastest oneDNN candidate on the layer (every oneDNN loaded, each "
+               "in two layouts:\n   nchw: src/dst NCHW; blocked: oneDNN's own layout, reorders excluded); the "
+               "totals take the one\n   candidate fastest over the whole set";
     }
     if (layout.peak) {
         out << ";\n   % peak = GFLOPS / the SGEMM peak above (a roofline line per kernel; SGEMM is a practical "
@@ -331,7 +336,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
         print_row(out, widths, cells);
         if (!t.onednn_peer.empty()) onednn_peer = t.onednn_peer;
     }
-    if (!onednn_peer.empty()) out << "(vs oneDNN in the totals: against " << onednn_peer << ", the faster layout)\n";
+    if (!onednn_peer.empty()) out << "(vs oneDNN in the totals: against " << onednn_peer << ", the fastest over the set)\n";
 
     out << "\nreference per layer (fp64 on the host):\n";
     for (const auto& layer : r.layers) {

@@ -58,8 +58,9 @@ struct Total {
 // What the report says about oneDNN, whether or not it ran.
 struct OneDnnInfo {
     bool built_in = false;
-    std::string version, cpu_isa;
+    std::string version, cpu_isa;  // every version loaded, newest first; the newest one's ISA
     OmpWaitPolicy omp_wait_policy;
+    std::vector<std::string> load_failures;  // onednn_load_failures()
 };
 
 struct BenchReport {

@@ -4,14 +4,10 @@
 #include <chrono>
 
 #include "OmpWaitPolicy.hpp"
-#include "OneDnnConv.hpp"
+#include "OneDnnLibraries.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/EventTiming.hpp"
 #include "tests/support/ReferenceConv.hpp"
-
-#ifdef NETCL_BENCH_ONEDNN
-#include <oneapi/dnnl/dnnl.h>
-#endif
 
 namespace netcl::bench {
 
@@ -26,7 +22,7 @@ SgemmPeak measure_sgemm_peak(std::int64_t size, int warmup, int repeat) {
     peak.size = size;
     const std::string policy = omp_wait_policy().value;
     peak.what = "dnnl_sgemm " + std::to_string(size) + "x" + std::to_string(size) + "x" + std::to_string(size) +
-                " fp32 (oneDNN " + onednn_version() + ", " + onednn_cpu_isa() + "), host CPU, OMP_WAIT_POLICY=" +
+                " fp32 (oneDNN " + onednn_libraries().front().library->version() + ", " + onednn_cpu_isa() + "), host CPU, OMP_WAIT_POLICY=" +
                 (policy.empty() ? "default" : policy);
     add_sgemm_batch(peak, warmup, repeat);
     return peak;
@@ -35,16 +31,12 @@ SgemmPeak measure_sgemm_peak(std::int64_t size, int warmup, int repeat) {
 void add_sgemm_batch(SgemmPeak& peak, int warmup, int repeat) {
     if (const auto why = sgemm_peak_why_not()) throw Error(*why);
     std::vector<double> samples;
-#ifdef NETCL_BENCH_ONEDNN
+    const OneDnnLibrary& onednn = *onednn_libraries().front().library;  // the newest: the peer's own SGEMM
     const std::int64_t size = peak.size;
     const auto n = static_cast<std::size_t>(size * size);
     const std::vector<float> a = random_uniform(n, 7), b = random_uniform(n, 8);
     std::vector<float> c(n, 0.0f);
-    const auto once = [&] {
-        const dnnl_status_t status =
-            dnnl_sgemm('N', 'N', size, size, size, 1.0f, a.data(), size, b.data(), size, 0.0f, c.data(), size);
-        if (status != dnnl_success) throw Error("dnnl_sgemm failed with status " + std::to_string(status));
-    };
+    const auto once = [&] { onednn.sgemm(size, a.data(), b.data(), c.data()); };
     for (int i = 0; i < warmup; ++i) once();
     for (int i = 0; i < repeat; ++i) {
         const auto start = std::chrono::steady_clock::now();
@@ -52,11 +44,6 @@ void add_sgemm_batch(SgemmPeak& peak, int warmup, int repeat) {
         const auto end = std::chrono::steady_clock::now();
         samples.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
-#else
-    (void)warmup;
-    (void)repeat;
-    samples.push_back(0);
-#endif
     const TimingSummary t = summarize(samples);
     const double flops = 2.0 * static_cast<double>(peak.size) * static_cast<double>(peak.size) *
                          static_cast<double>(peak.size);

@@ -22,7 +22,7 @@
 #include "Candidates.hpp"
 #include "Layers.hpp"
 #include "OmpWaitPolicy.hpp"
-#include "OneDnnConv.hpp"
+#include "OneDnnLibraries.hpp"
 #include "Plot.hpp"
 #include "Report.hpp"
 #include "RunInfo.hpp"
@@ -122,7 +122,8 @@ int run(const Arguments& a, int argc, char** argv) {
     BenchReport report;
     report.info = info;
     report.pocl_affinity = pocl_affinity;
-    report.onednn = {onednn_built_in(), onednn_version(), onednn_cpu_isa(), omp_wait_policy()};
+    report.onednn = {onednn_built_in(), onednn_version(), onednn_cpu_isa(), omp_wait_policy(),
+                     onednn_load_failures()};
     // oneDNN can run here when it is built in and the device is a CPU (its reason does not depend on the shape).
     const bool onednn_runs =
         std::any_of(candidates.begin(), candidates.end(),
