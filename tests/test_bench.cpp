@@ -535,6 +535,17 @@ TEST(Bench, PeakFlagGivesPercentOfPeak) {
     EXPECT_NE(run.output.find("peak: "), std::string::npos) << run.output;
     const json& r = report.at("layers").at(0).at("results").at(0);
     EXPECT_NEAR(r.at("percent_of_peak").get<double>(), 100.0 * r.at("gflops").get<double>() / peak, 1e-9);
+    // The second roofline line, the cores' FMA ceiling: measured where the device is the host's CPU.
+    const json& fma = report.at("fma_peak");
+    if (report.at("device").at("type") != "CPU") {
+        EXPECT_NE(fma.at("skipped").get<std::string>().find("not the host CPU"), std::string::npos) << fma.dump();
+        return;
+    }
+    ASSERT_TRUE(fma.contains("gflops")) << "a CPU device: the FMA peak is measured or says why not: " << fma.dump();
+    EXPECT_GT(fma.at("gflops").get<double>(), 0);
+    EXPECT_EQ(fma.at("threads").get<int>(), report.at("device").at("compute_units").get<int>());
+    EXPECT_NEAR(r.at("percent_of_fma_peak").get<double>(), 100.0 * r.at("gflops").get<double>() / fma.at("gflops").get<double>(), 1e-9);
+    EXPECT_NE(run.output.find("FMA peak: "), std::string::npos) << run.output;
 }
 
 // Usage errors exit with code 2 and a message naming the problem; nothing runs.

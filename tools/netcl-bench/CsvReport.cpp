@@ -46,6 +46,7 @@ void write_csv(const std::string& path, const BenchReport& r) {
              << r.onednn.omp_wait_policy.value << " (" << r.onednn.omp_wait_policy.source << ")\n";
     }
     if (r.peak) file << "# peak_gflops: " << number(r.peak->gflops) << " (" << r.peak->what << ")\n";
+    if (r.fma_peak) file << "# fma_peak_gflops: " << number(r.fma_peak->gflops) << " (" << r.fma_peak->what << ")\n";
     file << "row,layer,depth,N,C,H,W,K,R,S,stride,pad,dilation,groups,direct_gflop,candidate,ran,choice,median_ms,"
             "min_ms,max_ms,gflops,speedup_vs_naive,speedup_vs_clblast,max_abs_error,tolerance,within_tolerance,"
             "workspace_bytes,build_ms,reference,note,wall_median_ms,event_median_ms,speedup_vs_onednn,percent_of_peak,"

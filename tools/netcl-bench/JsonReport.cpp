@@ -91,6 +91,7 @@ json result_json(const BenchReport& r, const LayerResult& layer, const Measureme
               {"speedup_vs_clblast", optional_number(layer.speedup(m, "clblast", r.clock))},
               {"speedup_vs_onednn", optional_number(layer.speedup_vs_onednn(m))},
               {"percent_of_peak", optional_number(r.percent_of_peak(gflops))},
+              {"percent_of_fma_peak", optional_number(r.percent_of_fma_peak(gflops))},
               {"max_abs_error", number(m.max_error)},
               {"tolerance", m.tolerance},
               {"within_tolerance", m.within_tolerance},
@@ -175,6 +176,7 @@ void write_json(const std::string& path, const BenchReport& r) {
                           {"weighted_gflop", t.weighted_gflop},
                           {"gflops", t.gflops},
                           {"percent_of_peak", optional_number(t.percent_of_peak)},
+                          {"percent_of_fma_peak", optional_number(t.percent_of_fma_peak)},
                           {"speedup_vs_naive", optional_number(t.speedup_vs_naive)},
                           {"speedup_vs_clblast", optional_number(t.speedup_vs_clblast)},
                           {"speedup_vs_onednn", optional_number(t.speedup_vs_onednn)},
@@ -201,6 +203,11 @@ void write_json(const std::string& path, const BenchReport& r) {
                                                                      : "uniform [-1,1], no bias"}}},
         {"onednn", onednn_json(r)},
         {"peak", peak_json(r)},
+        {"fma_peak", r.fma_peak ? json({{"what", r.fma_peak->what},
+                                        {"threads", r.fma_peak->threads},
+                                        {"gflops", r.fma_peak->gflops}})
+                                : r.fma_peak_skipped.empty() ? json(nullptr)
+                                                             : json({{"skipped", r.fma_peak_skipped}})},
         {"candidates", r.candidates},
         {"layers", layers},
         {"totals", totals},

@@ -55,6 +55,7 @@ void print_row(std::ostream& out, const std::vector<int>& widths, const std::vec
 struct Layout {
     bool event_ms = false;   // the clock is wall: the OpenCL event time gets its own column
     bool peak = false;       // a peak was measured: % of it
+    bool fma = false;        // the FMA peak was measured: % of it
     bool vs_onednn = false;  // oneDNN ran
 };
 
@@ -63,6 +64,7 @@ std::vector<Column> columns(const Layout& layout) {
                              {"ms", 10},   {"min", 10}, {"max", 10},   {"GFLOPS", 8}};
     if (layout.event_ms) list.push_back({"event ms", 10});
     if (layout.peak) list.push_back({"% peak", 6});
+    if (layout.fma) list.push_back({"% FMA", 5});
     list.insert(list.end(), {{"vs naive", 9}, {"vs clblast", 10}});
     if (layout.vs_onednn) list.push_back({"vs oneDNN", 9});
     list.insert(list.end(), {{"max err", 9}, {"ok", 3}, {"workspace", 9}, {"build ms", 9}});
@@ -133,6 +135,11 @@ std::optional<double> BenchReport::percent_of_peak(double value) const {
     return 100.0 * value / peak->gflops;
 }
 
+std::optional<double> BenchReport::percent_of_fma_peak(double value) const {
+    if (!fma_peak || fma_peak->gflops <= 0) return std::nullopt;
+    return 100.0 * value / fma_peak->gflops;
+}
+
 bool BenchReport::any_onednn() const {
     for (const auto& layer : layers) {
         if (layer.best_onednn()) return true;
@@ -184,6 +191,7 @@ std::vector<Total> BenchReport::totals_for(std::int64_t batch) const {
         if (total.weighted_ms > 0) {
             total.gflops = total.weighted_gflop / (total.weighted_ms * 1e-3);
             total.percent_of_peak = percent_of_peak(total.gflops);
+            total.percent_of_fma_peak = percent_of_fma_peak(total.gflops);
         }
         result.push_back(total);
     }
@@ -220,7 +228,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "device " << r.info.device_id << ": " << d.name << " | " << d.platform_name << " | driver "
         << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source
         << " | POCL_AFFINITY=" << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")\n";
-    const Layout layout{r.clock == Clock::Wall, r.peak.has_value(), r.any_onednn()};
+    const Layout layout{r.clock == Clock::Wall, r.peak.has_value(), r.fma_peak.has_value(), r.any_onednn()};
     if (r.onednn.built_in && (layout.vs_onednn || r.peak)) {
         const auto& policy = r.onednn.omp_wait_policy;
         out << "oneDNN " << r.onednn.version << " | " << r.onednn.cpu_isa << " | OMP_WAIT_POLICY="
@@ -237,6 +245,13 @@ void print_table(std::ostream& out, const BenchReport& r) {
             << " GFLOPS\n";
     } else if (!r.peak_skipped.empty()) {
         out << "peak: not measured: " << r.peak_skipped << "\n";
+    }
+    if (r.fma_peak) {
+        out << "FMA peak: " << fixed(r.fma_peak->gflops, 1) << " GFLOPS = " << r.fma_peak->what;
+        if (r.peak) out << "; the SGEMM peak is " << fixed(100.0 * r.peak->gflops / r.fma_peak->gflops, 0) << "% of it";
+        out << "\n";
+    } else if (!r.fma_peak_skipped.empty() && r.peak) {
+        out << "FMA peak: not measured: " << r.fma_peak_skipped << "\n";
     }
     const bool bias = !r.layers.empty() && r.layers.front().shapes.bias;
     out << "layers: " << r.layer_set << " | inputs, weights" << (bias ? " and bias" : "") << " uniform in [-1,1]"
@@ -270,6 +285,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
         out << ";\n   % peak = GFLOPS / the SGEMM peak above (a roofline line per kernel; SGEMM is a practical "
                "reference, not the FMA ceiling:\n   the best kernels can pass 100)";
     }
+    if (layout.fma) out << ";\n   % FMA = GFLOPS / the FMA peak above (the cores' arithmetic ceiling: nothing passes it)";
     out << "\nmax err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
     const std::vector<Column> cols = columns(layout);
@@ -303,6 +319,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
                                            fixed(gflops, 2)});
                 if (layout.event_ms) cells.push_back(m.has_events() ? fixed(m.events.median_ms, 3) : "-");
                 if (layout.peak) cells.push_back(percent_text(r.percent_of_peak(gflops)));
+                if (layout.fma) cells.push_back(percent_text(r.percent_of_fma_peak(gflops)));
                 cells.push_back(speedup_text(layer.speedup(m, "naive", r.clock)));
                 cells.push_back(speedup_text(layer.speedup(m, "clblast", r.clock)));
                 if (layout.vs_onednn) cells.push_back(speedup_text(layer.speedup_vs_onednn(m)));
@@ -317,6 +334,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
     std::vector<std::string> total_titles{"Total", "N", "depth-weighted", "candidate", "ms", "", "", "GFLOPS"};
     if (layout.event_ms) total_titles.push_back("");
     if (layout.peak) total_titles.push_back("% peak");
+    if (layout.fma) total_titles.push_back("% FMA");
     total_titles.insert(total_titles.end(), {"vs naive", "vs clblast"});
     if (layout.vs_onednn) total_titles.push_back("vs oneDNN");
     print_row(out, widths, total_titles);
@@ -330,6 +348,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
                                        "", "", fixed(t.gflops, 2)};
         if (layout.event_ms) cells.push_back("");
         if (layout.peak) cells.push_back(percent_text(t.percent_of_peak));
+        if (layout.fma) cells.push_back(percent_text(t.percent_of_fma_peak));
         cells.push_back(speedup_text(t.speedup_vs_naive));
         cells.push_back(speedup_text(t.speedup_vs_clblast));
         if (layout.vs_onednn) cells.push_back(speedup_text(t.speedup_vs_onednn));

@@ -8,6 +8,7 @@
 #include "tools/PoclAffinity.hpp"
 #include "OmpWaitPolicy.hpp"
 #include "RunInfo.hpp"
+#include "FmaPeak.hpp"
 #include "SgemmPeak.hpp"
 #include "netcl/ConvShapes.hpp"
 
@@ -51,7 +52,8 @@ struct Total {
     // against wall; only when both ran on every layer. onednn_peer names that layout's candidate.
     std::optional<double> speedup_vs_onednn;
     std::string onednn_peer;
-    std::optional<double> percent_of_peak;  // gflops / the SGEMM peak, when one was measured
+    std::optional<double> percent_of_peak;      // gflops / the SGEMM peak, when one was measured
+    std::optional<double> percent_of_fma_peak;  // gflops / the FMA peak, when one was measured
     bool complete() const { return layers_run == layers; }
 };
 
@@ -74,6 +76,8 @@ struct BenchReport {
     tools::PoclAffinity pocl_affinity;  // POCL_AFFINITY for this run (tools/PoclAffinity.hpp)
     std::optional<SgemmPeak> peak;  // the machine's SGEMM peak, when measured (--peak, or oneDNN ran)
     std::string peak_skipped;       // why --peak measured nothing
+    std::optional<FmaPeak> fma_peak;  // the cores' FMA ceiling, measured with the SGEMM peak on CPU devices
+    std::string fma_peak_skipped;     // why it was not
     std::vector<std::string> candidates;  // ids asked for, in order
     std::vector<LayerResult> layers;
     double wall_seconds = 0;
@@ -84,6 +88,7 @@ struct BenchReport {
     // GFLOPS of `m` on `layer` on the report's clock, and that against the peak (nothing without a peak).
     double gflops(const LayerResult& layer, const Measurement& m) const;
     std::optional<double> percent_of_peak(double gflops) const;
+    std::optional<double> percent_of_fma_peak(double gflops) const;
     bool any_onednn() const;  // a oneDNN candidate ran on some layer
 };
 

@@ -20,6 +20,7 @@
 #include "AccuracyHalf.hpp"
 #include "BenchRun.hpp"
 #include "Candidates.hpp"
+#include "FmaPeak.hpp"
 #include "Layers.hpp"
 #include "OmpWaitPolicy.hpp"
 #include "OneDnnLibraries.hpp"
@@ -136,6 +137,12 @@ int run(const Arguments& a, int argc, char** argv) {
             report.peak_skipped = *why;
         } else {
             report.peak = measure_sgemm_peak();
+        }
+        const bool cpu = context->profile().type == netcl::DeviceType::CPU;
+        if (const auto why = fma_peak_why_not(cpu)) {
+            report.fma_peak_skipped = *why;
+        } else {
+            report.fma_peak = measure_fma_peak(static_cast<int>(context->profile().compute_units));
         }
     }
     report.layer_set = a.net.empty() ? "--shape" : a.net;

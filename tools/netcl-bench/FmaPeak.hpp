@@ -1,0 +1,27 @@
+#pragma once
+#include <optional>
+#include <string>
+
+namespace netcl::bench {
+
+// The cores' arithmetic ceiling, the second roofline line beside the SGEMM
+// peak (SgemmPeak.hpp): independent fp32 FMA chains in registers, no loads or
+// stores, on as many threads as the device has compute units, in the widest
+// vectors the host CPU takes (AVX-512 where it has avx512f, else AVX2 + FMA;
+// both are tried on an AVX-512 machine and the faster kept, since Zen 4 runs
+// 512-bit FMAs as two 256-bit halves). No kernel can pass it; how far SGEMM
+// stays below it is what loads, stores and blocking cost on this machine.
+struct FmaPeak {
+    std::string what;  // "fp32 FMA loop, 2 threads x avx2 (8 lanes, 12 chains)"
+    int threads = 0;
+    double gflops = 0;  // 2 flops per lane per FMA, the median of the timed runs
+};
+
+// Why the FMA peak cannot be measured: the device is not the host's CPU, or
+// the host has no AVX2 + FMA. Nothing when it can.
+std::optional<std::string> fma_peak_why_not(bool device_is_cpu);
+
+// Measures it on `threads` threads: a warm-up run, then the median of 5 (about 50 ms each).
+FmaPeak measure_fma_peak(int threads);
+
+}  // namespace netcl::bench
