@@ -339,16 +339,19 @@ TEST_F(SelectorTest, SixBySixTilesFromTheProfilesOutputSize) {
     EXPECT_EQ(tile_of(selector, shape(1, 128, 28, 28, 128, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
 }
 
-// im2col_gemm_max_reduction (pocl-cpu-avx512: 32): VGG's conv1.1 (C*R*S =
-// 27) goes to im2col + the GEMM engine, ResNet's stem (147) stays implicit.
+// im2col_gemm_max_reduction (pocl-cpu, under every PoCL CPU profile: 32): VGG's conv1.1
+// (C*R*S = 27) goes to im2col + the GEMM engine, ResNet's stem (147) stays
+// implicit; without the key (the default profile), or at 0, conv1.1 is
+// implicit too.
 TEST_F(SelectorTest, ShortReductionsGoToIm2colGemmWhereTheProfileSays) {
     KernelSelector selector;
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1), stem = shape(1, 3, 224, 224, 64, 7, 7, 2, 3);
-    EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("implicit-gemm"));
-    profile.tuned[threshold_key::im2col_gemm_max_reduction] = 32;
     EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("im2col-gemm"));
     EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", conv1_1, load_profile("default")).variant, Variant("implicit-gemm"));
+    profile.tuned[threshold_key::im2col_gemm_max_reduction] = 0;
+    EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("implicit-gemm"));
 }
 
 // Few input channels over a reduction longer than im2col-gemm's: the

@@ -126,7 +126,8 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     ConvShapes stem;
     stem.N = 8, stem.C = 3, stem.H = stem.W = 224, stem.K = 64, stem.R = stem.S = 3, stem.set_padding(1);
     EXPECT_EQ(im2col_layout(stem, layered).images_per_pass, 1);
-    EXPECT_EQ(im2col_layout(stem, load_profile("pocl-cpu")).images_per_pass, 6) << "elsewhere the 32 MiB default";
+    EXPECT_EQ(im2col_layout(stem, load_profile("pocl-cpu")).images_per_pass, 1) << "pocl-cpu's own 8 MiB (AVX2 too)";
+    EXPECT_EQ(im2col_layout(stem, load_profile("default")).images_per_pass, 6) << "elsewhere the 32 MiB default";
     DeviceProfile avx2 = avx512;
     avx2.name = "pthread-haswell-Intel(R) Xeon(R)";
     const auto narrow = ProfileStore::global().lookup(avx2);
