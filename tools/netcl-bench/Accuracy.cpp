@@ -12,6 +12,7 @@
 #include "Candidates.hpp"
 #include "Layers.hpp"
 #include "Measure.hpp"
+#include "NumberText.hpp"
 #include "Progress.hpp"
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
@@ -46,13 +47,6 @@ std::optional<Candidate> first_runnable(const std::string& column, const ConvSha
         if ((fused_column ? fused : c.id == column) && !candidate_why_not(c, shapes, profile)) return c;
     }
     return std::nullopt;
-}
-
-std::string sci(double value) {
-    if (!std::isfinite(value)) return "inf";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2e", value);
-    return text;
 }
 
 }  // namespace
@@ -129,10 +123,10 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
         std::snprintf(line, sizeof line, "%-8s %-16s %-31s %9s %9s   %9s %9s %9s   %9s %9s %9s   %9s %9s %8.1f\n",
-                      paper.layer, chw.c_str(), reference.describe().c_str(), sci(errors[0]).c_str(),
-                      sci(paper.direct).c_str(), sci(errors[1]).c_str(), sci(errors[4]).c_str(), sci(paper.f2).c_str(),
-                      sci(errors[2]).c_str(), sci(errors[5]).c_str(), sci(paper.f4).c_str(), sci(errors[3]).c_str(),
-                      sci(errors[6]).c_str(), seconds);
+                      paper.layer, chw.c_str(), reference.describe().c_str(), scientific(errors[0]).c_str(),
+                      scientific(paper.direct).c_str(), scientific(errors[1]).c_str(), scientific(errors[4]).c_str(), scientific(paper.f2).c_str(),
+                      scientific(errors[2]).c_str(), scientific(errors[5]).c_str(), scientific(paper.f4).c_str(), scientific(errors[3]).c_str(),
+                      scientific(errors[6]).c_str(), seconds);
         progress.finish();
         out << line << std::flush;
         nlohmann::json row = {{"layer", paper.layer},       {"shapes", shapes.str()},
@@ -220,10 +214,10 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         };
         char line[400];
         std::snprintf(line, sizeof line, "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s\n",
-                      paper.layer, sci(dx[0]).c_str(), sci(dx[1]).c_str(), over(1).c_str(), sci(dx[4]).c_str(),
-                      over(4).c_str(), sci(dx[2]).c_str(), over(2).c_str(), sci(dx[5]).c_str(), over(5).c_str(),
-                      sci(dx[3]).c_str(), over(3).c_str(), sci(dx[6]).c_str(), over(6).c_str(), sci(dw[0]).c_str(),
-                      sci(dw[1]).c_str());
+                      paper.layer, scientific(dx[0]).c_str(), scientific(dx[1]).c_str(), over(1).c_str(), scientific(dx[4]).c_str(),
+                      over(4).c_str(), scientific(dx[2]).c_str(), over(2).c_str(), scientific(dx[5]).c_str(), over(5).c_str(),
+                      scientific(dx[3]).c_str(), over(3).c_str(), scientific(dx[6]).c_str(), over(6).c_str(), scientific(dw[0]).c_str(),
+                      scientific(dw[1]).c_str());
         gradient_progress.finish();
         out << line << std::flush;
         row["backward_data"] = dx_json;

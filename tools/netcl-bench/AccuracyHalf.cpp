@@ -11,6 +11,7 @@
 #include "Candidates.hpp"
 #include "Layers.hpp"
 #include "Measure.hpp"
+#include "NumberText.hpp"
 #include "tests/support/ReferenceConv.hpp"
 #include "Progress.hpp"
 #include "netcl/Error.hpp"
@@ -39,20 +40,6 @@ constexpr const char* kColumns3x3[] = {"naive", "wino-f2-gemm", "wino-f4-gemm", 
 constexpr int kBarColumns = 3;
 constexpr const char* kColumns5x5[] = {"naive", "wino-f4r5-gemm", "wino-f5r5-gemm", "wino-f9r5-gemm"};
 
-std::optional<Candidate> candidate(const std::string& id, const ConvShapes& shapes, const DeviceProfile& profile) {
-    for (const auto& c : all_candidates()) {
-        if (c.id == id && !candidate_why_not(c, shapes, profile)) return c;
-    }
-    return std::nullopt;
-}
-
-std::string sci(double value) {
-    if (!std::isfinite(value)) return "-";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2e", value);
-    return text;
-}
-
 struct Cell {
     double error = NAN;
     std::string plan;
@@ -62,7 +49,7 @@ struct Cell {
 // The max element error of `column` on `shapes` in half, or NaN with the reason.
 Cell run_column(const std::shared_ptr<Context>& context, const char* column, const ConvShapes& shapes,
                 const DeviceProfile& profile, const LayerData& data, const ReferenceCheck& reference) {
-    const auto c = candidate(column, shapes, profile);
+    const auto c = runnable_candidate(column, shapes, profile);
     if (!c) return {NAN, "no variant can take this layer here"};
     const Measurement m = measure(context, *c, data, reference, RunSettings{0, 1});
     if (!m.ran) return {NAN, m.skipped};
@@ -135,8 +122,8 @@ int run_accuracy_half(const std::shared_ptr<Context>& context, const RunInfo& in
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
         std::snprintf(line, sizeof line, "%-8s %-16s %9s %9s %9s %9s   %9s %9s  %s\n", paper.layer, chw.c_str(),
-                      sci(cells[0].error).c_str(), sci(cells[1].error).c_str(), sci(cells[2].error).c_str(),
-                      sci(cells[3].error).c_str(), sci(paper.fp16).c_str(), sci(floor_error).c_str(), verdict);
+                      scientific(cells[0].error).c_str(), scientific(cells[1].error).c_str(), scientific(cells[2].error).c_str(),
+                      scientific(cells[3].error).c_str(), scientific(paper.fp16).c_str(), scientific(floor_error).c_str(), verdict);
         out << line << std::flush;
         rows.push_back(row);
         ++done;
@@ -168,8 +155,8 @@ int run_accuracy_half(const std::shared_ptr<Context>& context, const RunInfo& in
         const std::string chw = std::to_string(shapes.C) + "x" + std::to_string(shapes.H) + "x" +
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
         std::snprintf(line, sizeof line, "%-16s %-16s %9s %9s %9s %9s\n", layer.name.c_str(), chw.c_str(),
-                      sci(cells[0].error).c_str(), sci(cells[1].error).c_str(), sci(cells[2].error).c_str(),
-                      sci(cells[3].error).c_str());
+                      scientific(cells[0].error).c_str(), scientific(cells[1].error).c_str(), scientific(cells[2].error).c_str(),
+                      scientific(cells[3].error).c_str());
         out << line << std::flush;
         rows5.push_back(row);
     }

@@ -7,6 +7,7 @@
 #include "Candidates.hpp"
 #include "Layers.hpp"
 #include "Measure.hpp"
+#include "NumberText.hpp"
 #include "Progress.hpp"
 #include "ReferenceCheck.hpp"
 #include "netcl/Error.hpp"
@@ -32,20 +33,6 @@ constexpr Column kColumns[] = {{"direct", "naive", true},
                                {"F(5x5,5x5)", "wino-f5r5-gemm", true},
                                {"F(9x9) unscaled", "wino-f9r5-gemm", false},
                                {"F(9x9) scaled", "wino-f9r5-gemm", true}};
-
-std::string sci(double value) {
-    if (!std::isfinite(value)) return "-";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2e", value);
-    return text;
-}
-
-const Candidate& candidate_named(const std::string& id) {
-    for (const auto& c : all_candidates()) {
-        if (c.id == id) return c;
-    }
-    throw Error("netcl-bench has no candidate '" + id + "'");
-}
 
 }  // namespace
 
@@ -87,7 +74,7 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
                 ~Restore() { context->set_profile(original); }
             } restore{context, original};
             context->set_profile(profile);
-            const Measurement m = measure(context, candidate_named(column.variant), data, reference, RunSettings{0, 1});
+            const Measurement m = measure(context, candidate_by_id(column.variant), data, reference, RunSettings{0, 1});
             errors[i] = m.ran ? m.max_error / scale : NAN;
             if (!m.ran) failed = true;
             row[column.title] = {{"relative_error", m.ran ? nlohmann::json(errors[i]) : nlohmann::json(nullptr)},
@@ -100,9 +87,9 @@ nlohmann::json run_vincent_table(const std::shared_ptr<Context>& context, std::o
                                 std::to_string(shapes.W) + "," + std::to_string(shapes.K);
         char line[300];
         std::snprintf(line, sizeof line, "%-14s %-22s %9s %9s   %11s %11s   %9s %9s   %9s %9s %8.1f\n", paper.net,
-                      chw.c_str(), sci(errors[0]).c_str(), sci(paper.direct).c_str(), sci(errors[1]).c_str(),
-                      sci(errors[2]).c_str(), sci(errors[3]).c_str(), sci(paper.unscaled).c_str(),
-                      sci(errors[4]).c_str(), sci(paper.scaled).c_str(), seconds);
+                      chw.c_str(), scientific(errors[0]).c_str(), scientific(paper.direct).c_str(), scientific(errors[1]).c_str(),
+                      scientific(errors[2]).c_str(), scientific(errors[3]).c_str(), scientific(paper.unscaled).c_str(),
+                      scientific(errors[4]).c_str(), scientific(paper.scaled).c_str(), seconds);
         out << line << std::flush;
         rows.push_back(row);
     }

@@ -5,6 +5,7 @@
 #include "ClblastConvgemm.hpp"
 #include "ShapeArgs.hpp"
 #include "UsageError.hpp"
+#include "netcl/Error.hpp"
 #include "ops/Implementations.hpp"
 #include "runtime/internal/Text.hpp"
 
@@ -61,6 +62,20 @@ std::vector<Candidate> parse_strategies(const std::string& text) {
         if (chosen[i]) result.push_back(all_candidates()[i]);
     }
     return result;
+}
+
+const Candidate& candidate_by_id(const std::string& id) {
+    for (const auto& c : all_candidates()) {
+        if (c.id == id) return c;
+    }
+    throw Error("netcl-bench has no candidate '" + id + "'");
+}
+
+std::optional<Candidate> runnable_candidate(const std::string& id, const ConvShapes& shapes,
+                                            const DeviceProfile& profile) {
+    const Candidate& c = candidate_by_id(id);
+    if (candidate_why_not(c, shapes, profile)) return std::nullopt;
+    return c;
 }
 
 std::optional<std::string> candidate_why_not(const Candidate& candidate, const ConvShapes& shapes,

@@ -39,6 +39,12 @@ const std::vector<Candidate>& all_candidates();
 // listing the valid ones.
 std::vector<Candidate> parse_strategies(const std::string& text);
 
+// The candidate of that id; throws netcl::Error naming it when there is none.
+const Candidate& candidate_by_id(const std::string& id);
+// The candidate of that id when it can run `shapes` on a device with `profile`; nothing otherwise.
+std::optional<Candidate> runnable_candidate(const std::string& id, const ConvShapes& shapes,
+                                            const DeviceProfile& profile);
+
 // Why `candidate` cannot run `shapes` on a device with `profile`; nothing when it can.
 std::optional<std::string> candidate_why_not(const Candidate& candidate, const ConvShapes& shapes,
                                              const DeviceProfile& profile);

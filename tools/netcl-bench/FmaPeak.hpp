@@ -11,17 +11,24 @@ namespace netcl::bench {
 // both are tried on an AVX-512 machine and the faster kept, since Zen 4 runs
 // 512-bit FMAs as two 256-bit halves). No kernel can pass it; how far SGEMM
 // stays below it is what loads, stores and blocking cost on this machine.
+// A ceiling is what the cores do at their quietest, so it is the fastest run,
+// over two batches (before the layers and after, as the SGEMM peak): on the
+// shared 2-core Zen 3 of 2026-11-26 a single median read 122 GFLOPS in one
+// run and 176-184 in others, and oneDNN's conv1.2 then ran at 117% of it.
 struct FmaPeak {
     std::string what;  // "fp32 FMA loop, 2 threads x avx2 (8 lanes, 12 chains)"
     int threads = 0;
-    double gflops = 0;  // 2 flops per lane per FMA, the median of the timed runs
+    int batches = 0;
+    double gflops = 0;  // 2 flops per lane per FMA, the fastest timed run of every batch
 };
 
 // Why the FMA peak cannot be measured: the device is not the host's CPU, or
 // the host has no AVX2 + FMA. Nothing when it can.
 std::optional<std::string> fma_peak_why_not(bool device_is_cpu);
 
-// Measures it on `threads` threads: a warm-up run, then the median of 5 (about 50 ms each).
+// Measures it on `threads` threads: per variant a warm-up run, then 5 timed (about 50 ms each).
 FmaPeak measure_fma_peak(int threads);
+// One more batch of the same; the peak becomes the faster of all.
+void add_fma_batch(FmaPeak& peak);
 
 }  // namespace netcl::bench

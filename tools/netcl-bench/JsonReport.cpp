@@ -205,6 +205,8 @@ void write_json(const std::string& path, const BenchReport& r) {
         {"peak", peak_json(r)},
         {"fma_peak", r.fma_peak ? json({{"what", r.fma_peak->what},
                                         {"threads", r.fma_peak->threads},
+                                        {"batches", r.fma_peak->batches},
+                                        {"rule", "the fastest run of every batch (one before the layers, one after)"},
                                         {"gflops", r.fma_peak->gflops}})
                                 : r.fma_peak_skipped.empty() ? json(nullptr)
                                                              : json({{"skipped", r.fma_peak_skipped}})},

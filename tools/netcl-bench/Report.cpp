@@ -1,5 +1,6 @@
 #include "Report.hpp"
 
+#include "NumberText.hpp"
 #include "RoundRatio.hpp"
 
 #include <algorithm>
@@ -10,18 +11,6 @@
 namespace netcl::bench {
 
 namespace {
-
-std::string fixed(double value, int digits) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
-
-std::string scientific(double value) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.2e", value);
-    return text;
-}
 
 std::string speedup_text(const std::optional<double>& value) { return value ? fixed(*value, 2) + "x" : "-"; }
 
@@ -247,7 +236,8 @@ void print_table(std::ostream& out, const BenchReport& r) {
         out << "peak: not measured: " << r.peak_skipped << "\n";
     }
     if (r.fma_peak) {
-        out << "FMA peak: " << fixed(r.fma_peak->gflops, 1) << " GFLOPS = " << r.fma_peak->what;
+        out << "FMA peak: " << fixed(r.fma_peak->gflops, 1) << " GFLOPS = " << r.fma_peak->what << " of "
+            << r.fma_peak->batches << " batches (before and after the layers)";
         if (r.peak) out << "; the SGEMM peak is " << fixed(100.0 * r.peak->gflops / r.fma_peak->gflops, 0) << "% of it";
         out << "\n";
     } else if (!r.fma_peak_skipped.empty() && r.peak) {
@@ -285,7 +275,10 @@ void print_table(std::ostream& out, const BenchReport& r) {
         out << ";\n   % peak = GFLOPS / the SGEMM peak above (a roofline line per kernel; SGEMM is a practical "
                "reference, not the FMA ceiling:\n   the best kernels can pass 100)";
     }
-    if (layout.fma) out << ";\n   % FMA = GFLOPS / the FMA peak above (the cores' arithmetic ceiling: nothing passes it)";
+    if (layout.fma) {
+        out << ";\n   % FMA = GFLOPS / the FMA peak above (the cores' arithmetic ceiling: above 100 only where the "
+               "loop ran in a busier moment)";
+    }
     out << "\nmax err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
     const std::vector<Column> cols = columns(layout);

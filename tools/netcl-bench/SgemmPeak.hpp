@@ -12,11 +12,13 @@ namespace netcl::bench {
 // or throttled during the run lowers both. A 1024^3 SGEMM is compute-bound
 // (2.1 GFLOP on 12 MiB of operands) and oneDNN blocks it for the caches, so it
 // runs near what the cores' FMA units sustain with real loads and stores.
-// Measured on the 2-core AVX2 development machine, quiet: 68-71 GFLOPS on both
+// Measured on a 2-core AVX2 development machine, quiet: 68-71 GFLOPS on both
 // cores (39-40 on one; 73 at 1536^3 and 2048^3, which take 3-8x as long), against
-// an 80 GFLOPS FMA-loop ceiling. It is a practical reference, not a hard
+// an 80 GFLOPS FMA-loop ceiling; on a 2-core Zen 3 (2026-11-26) 123-138 against
+// FmaPeak.hpp's measured 176-184. It is a practical reference, not a hard
 // ceiling: oneDNN's blocked direct convolutions reach 75-79 GFLOPS there, so
-// "% of peak" can pass 100 for the best kernels.
+// "% of peak" can pass 100 for the best kernels; FmaPeak.hpp's is the hard one.
+// With several oneDNN builds loaded, the newest one's SGEMM.
 //
 // Measured in batches -- one before the layers and one after -- and the faster
 // batch is the peak: another tenant's job that starts or ends during the run

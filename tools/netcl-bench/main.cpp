@@ -153,6 +153,7 @@ int run(const Arguments& a, int argc, char** argv) {
 
     bench_layers(context, layers, candidates, policy, report);
     if (report.peak) add_sgemm_batch(*report.peak);  // SgemmPeak.hpp: why a second batch
+    if (report.fma_peak) add_fma_batch(*report.fma_peak);  // FmaPeak.hpp: likewise
     print_table(std::cout, report);
     std::cout.flush();
 
