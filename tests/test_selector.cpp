@@ -297,9 +297,9 @@ int tile_of(const KernelSelector& selector, const ConvShapes& s, const DevicePro
     return t ? t->m : 0;
 }
 
-// winograd_f4_min_tiles (pocl-cpu-avx512: 16): F(4x4) first only where the
-// batch has at least that many of its tiles, F(2x2) below; res5's 7x7 is
-// Winograd on that profile at every batch size.
+// winograd_f4_min_tiles (pocl-cpu, under every PoCL CPU profile: 16): F(4x4)
+// first only where the batch has at least that many of its tiles, F(2x2)
+// below; res5's 7x7 is Winograd on those profiles at every batch size.
 TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays) {
     KernelSelector selector;
     const DeviceProfile layered = pocl_avx512_profile();
@@ -316,8 +316,11 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     EXPECT_NE(d.plan.reason.find("F(2x2) first: 8 F(4x4) tiles in the batch < winograd_f4_min_tiles 16"),
               std::string::npos)
         << d.str();
-    // 0 (the default profile's) never applies: pocl-cpu alone takes F(4x4) at 7x7 (winograd_f4_min_output 7).
-    EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 4);
+    EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), load_profile("pocl-cpu")), 2);
+    // 0 (the default profile's) never applies: F(4x4) at 7x7 (winograd_f4_min_output 7).
+    DeviceProfile never = load_profile("pocl-cpu");
+    never.tuned[threshold_key::winograd_f4_min_tiles] = 0;
+    EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), never), 4);
 }
 
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):
