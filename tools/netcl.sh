@@ -50,7 +50,9 @@ install_onednn_pypi() {
   [ -f "$onednn_root/include/oneapi/dnnl/dnnl.hpp" ] && [ -f "$onednn_root/lib/libdnnl.so" ] && return
   local venv="$build/python-venv"  # the Python suite's venv (tools/python/run_tests.sh), made here if missing
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  if ! "$venv/bin/python" -m pip install --quiet --no-deps --prefix "$onednn_root" "${onednn_pypi[@]}"; then
+  # Short timeouts: a machine without PyPI gives up in seconds, not minutes.
+  if ! "$venv/bin/python" -m pip install --quiet --timeout 20 --retries 1 --no-deps --prefix "$onednn_root" \
+      "${onednn_pypi[@]}"; then
     echo "netcl: WARNING: could not install ${onednn_pypi[*]} from PyPI: netcl-bench's oneDNN 3 peer is" \
          "missing; it times Debian's oneDNN only" >&2
   fi
