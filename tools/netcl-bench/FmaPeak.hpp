@@ -9,8 +9,10 @@ namespace netcl::bench {
 // stores, on as many threads as the device has compute units, in the widest
 // vectors the host CPU takes (AVX-512 where it has avx512f, else AVX2 + FMA;
 // both are tried on an AVX-512 machine and the faster kept, since Zen 4 runs
-// 512-bit FMAs as two 256-bit halves). No kernel can pass it; how far SGEMM
-// stays below it is what loads, stores and blocking cost on this machine.
+// 512-bit FMAs as two 256-bit halves). No direct or GEMM kernel can pass it
+// (Winograd's effective GFLOPS, counted as direct multiply-adds, can: it does
+// fewer); how far SGEMM stays below it is what loads, stores and blocking
+// cost on this machine.
 // A ceiling is what the cores do at their quietest, so it is the fastest run,
 // over two batches (before the layers and after, as the SGEMM peak): on the
 // shared 2-core Zen 3 of 2026-11-26 a single median read 122 GFLOPS in one

@@ -276,8 +276,8 @@ void print_table(std::ostream& out, const BenchReport& r) {
                "reference, not the FMA ceiling:\n   the best kernels can pass 100)";
     }
     if (layout.fma) {
-        out << ";\n   % FMA = GFLOPS / the FMA peak above (the cores' arithmetic ceiling: above 100 only where the "
-               "loop ran in a busier moment)";
+        out << ";\n   % FMA = GFLOPS / the FMA peak above (the cores' arithmetic ceiling for a direct or GEMM kernel; "
+               "Winograd,\n   doing fewer multiplies than the direct count, passes it)";
     }
     out << "\nmax err = max |y - fp64 reference| over the checked outputs (per layer below); ok = within tolerance\n\n";
 
