@@ -1,5 +1,6 @@
 // Every kernel and variant of netcl on tiny shapes, meant to run under
-// oclgrind (tests/oclgrind/check.sh): the naive kernel (its gradients too), im2col + CLBlast,
+// oclgrind (tests/oclgrind/check.sh): the naive kernel (its gradients too, and
+// every float16 build), im2col + CLBlast,
 // Winograd F(2x2) and F(4x4) fused and low-local-memory with constant and
 // global weights, its weight transform (run by set_weights) and its ragged /
 // zero-padding paths, and the bias kernel. Each case is also checked against
@@ -210,6 +211,53 @@ TEST(Oclgrind, GemmOneByOne) {
     auto wide = shape(1, 6, 5, 7, 14, 1, 0, false);  // 35 pixels: a shifted-back tile; 14 rows: 6 + 6 + shifted
     wide.groups = 2;
     expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
+}
+
+// float16 storage (kernels_cl/storage.cl, -DSTORAGE_HALF): the builds that
+// read and write half with float arithmetic, on shapes with ragged edges.
+ConvShapes in_half(ConvShapes s) {
+    s.dtype = DataType::FLOAT16;
+    return s;
+}
+
+// Under the full check: the naive kernel in every direction (its half loads,
+// stores and the bias gradient) and the 1x1 GEMM's half operands and output
+// (shifted-back tiles, groups, a bias in half).
+TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
+    auto s = shape(2, 4, 5, 6, 6, 3, 0, true);
+    s.set_padding(1, 0, 2, 1);
+    s.stride_h = 2;
+    s.groups = 2;
+    for (const ConvDirection direction : all_conv_directions()) {
+        expect_clean(in_half(s.in_direction(direction)), Kernel::CONV2D_NAIVE, std::nullopt);
+    }
+    auto wide = shape(1, 6, 5, 7, 14, 1, 0, true);
+    wide.groups = 2;
+    expect_clean(in_half(wide), Kernel::IM2COL, Variant("gemm-1x1"));
+}
+
+// Races, bounds and API (the GEMM engine's packed operands are reported as
+// uninitialised in float32 too, see GemmEngine below): the half input widened
+// into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
+// separate-transform Winograd, im2col's half column copy, direct-rows' half
+// rows, the weight gradient's half x and dy, and backward data as forward
+// with rotated half filters.
+TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
+    auto strided = shape(2, 3, 7, 6, 10, 3, 0, true);
+    strided.stride_h = strided.stride_w = 2;
+    strided.set_padding(1, 0, 1, 2);
+    expect_clean(in_half(strided), Kernel::IM2COL, Variant("implicit-gemm"));
+    expect_clean(in_half(strided), Kernel::IM2COL, Variant("im2col-gemm"));
+    expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_WEIGHTS)), Kernel::IM2COL,
+                 Variant("wgrad-gemm"));
+    expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
+                 Variant("implicit-gemm"));
+    expect_clean(in_half(shape(2, 3, 7, 21, 5, 3, 0, true)), Kernel::CONV2D_NAIVE, Variant("direct-rows"));
+    for (const char* id : {"wino-f2-gemm", "wino-f4-gemm"}) {
+        SCOPED_TRACE(id);
+        expect_clean(in_half(shape(2, 5, 6, 7, 9, 3, 1, true)), Kernel::CONV2D_WINOGRAD, Variant(id),
+                     tolerance_factor(Variant(id)));
+    }
 }
 
 // The output stage (kernels_cl/post_ops.cl) at the stores: a residual read
