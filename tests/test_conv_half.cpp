@@ -168,6 +168,35 @@ TEST(Half, AVggLikeLayerIsWithinHalfRoundingOfTheExactAnswer) {
     EXPECT_GT(r.max_abs_error, 0.0) << "half storage rounds: an exact answer means the output was not half";
 }
 
+// Separate-transform Winograd keeps a float32 copy of a half input in its
+// workspace beside V and M: under a workspace limit the passes get what the
+// copy leaves (here two tiles' transforms: the layer's 12 F(2x2) tiles in 6
+// passes), the whole stays within the limit, and a limit the copy alone
+// fills is refused with the reason.
+TEST(Half, WinogradPassesShareTheWorkspaceWithTheWidenedInput) {
+    ConvShapes layer;
+    layer.N = 1, layer.C = 8, layer.H = 6, layer.W = 8, layer.K = 8, layer.R = layer.S = 3;
+    layer.set_padding(1);
+    const ConvShapes s = in_half(layer);
+    const std::size_t widened = static_cast<std::size_t>(s.input_numel()) * sizeof(float);
+    const std::size_t per_tile = static_cast<std::size_t>((s.C + s.K) * 16) * sizeof(float);
+    ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_WINOGRAD;
+    options.variant = Variant("wino-f2-gemm");
+    options.seed = 31;
+    options.workspace_limit_bytes = widened + 2 * per_tile;
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_LE(r.workspace_bytes, *options.workspace_limit_bytes) << r.plan.config;
+    EXPECT_EQ(r.workspace_bytes, widened + 2 * per_tile) << r.plan.config;
+    EXPECT_NE(r.plan.config.find("2 of 12 tiles a pass"), std::string::npos) << r.plan.config;
+    DeviceProfile tight = shared_context()->profile();
+    tight.tuned["winograd_gemm_workspace_limit_bytes"] = static_cast<double>(widened + per_tile - 1);
+    const auto reason = why_not(Variant("wino-f2-gemm"), s, tight);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("float32 copy of the half input"), std::string::npos) << *reason;
+}
+
 TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {
     const auto context = with_every_implementation(shared_context());
     for (const ConvDirection direction : all_conv_directions()) {

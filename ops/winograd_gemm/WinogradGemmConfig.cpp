@@ -86,8 +86,10 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     c.tiles = s.N * ((s.O() + m - 1) / m) * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
     const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
-    const std::int64_t most = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(winograd_gemm_workspace_limit(profile) / per_tile), 1, c.tiles);
+    // A half input's float32 copy shares the workspace: the passes get what it leaves.
+    const std::size_t limit = winograd_gemm_workspace_limit(profile), widened = c.widened_input_bytes(s);
+    const std::size_t budget = limit > widened ? limit - widened : 0;
+    const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
     // Passes of equal size (give or take one tile): no short last pass
     // narrower than the GEMM tile, which the kernel built for the others
     // would overrun (32 tiles at most 5 a pass: 5,5,5,5,4,4,4, not 5 x 6 + 2).

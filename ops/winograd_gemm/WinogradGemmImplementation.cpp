@@ -47,9 +47,11 @@ public:
         if (s.groups != 1) return std::string("separate-transform Winograd takes ungrouped layers");
         const WinogradGemmConfig c = winograd_gemm_config(t, s, profile);
         const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
-        if (one_tile > winograd_gemm_workspace_limit(profile)) {
-            return "one tile's transforms need " + std::to_string(one_tile) + " bytes; the workspace limit is " +
-                   std::to_string(winograd_gemm_workspace_limit(profile));
+        const std::size_t widened = c.widened_input_bytes(s);
+        if (one_tile + widened > winograd_gemm_workspace_limit(profile)) {
+            return "one tile's transforms need " + std::to_string(one_tile) + " bytes" +
+                   (widened ? " beside the float32 copy of the half input's " + std::to_string(widened) : "") +
+                   "; the workspace limit is " + std::to_string(winograd_gemm_workspace_limit(profile));
         }
         if (c.weight_bytes(s) / sizeof(float) >= 2147483647u) return std::string("U would have 2^31 elements or more");
         return std::nullopt;
