@@ -144,7 +144,7 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
     const int lanes = min(CL, C - c0);
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
-    const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
+    const int iy0 = ty * TILE_STEP - pad_top, ix0 = tx * TILE_STEP - pad_left;
     const size_t plane = (size_t)H * W;
     __global const float* xp = x + x_offset + ((size_t)n * C + c0) * plane;
     // Lane l reads channel c0 + l, clamped to the last one (never stored).

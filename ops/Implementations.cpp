@@ -15,6 +15,7 @@ const ConvImplementation& im2col_implementation();         // ops/im2col/
 const ConvImplementation& weight_gradient_gemm_implementation();  // ops/weight_gradient/
 const ConvImplementation& winograd_implementation();       // ops/winograd/
 const ConvImplementation& winograd_gemm_implementation();  // ops/winograd_gemm/
+const ConvImplementation& winograd_wgrad_implementation();  // ops/winograd_wgrad/
 
 const std::vector<const ConvImplementation*>& conv_implementations() {
     // Within one strategy, the order the selector tries them in when the
@@ -28,6 +29,7 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
         &weight_gradient_gemm_implementation(),
         &winograd_implementation(),
         &winograd_gemm_implementation(),
+        &winograd_wgrad_implementation(),
     };
     return list;
 }

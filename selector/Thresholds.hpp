@@ -22,6 +22,10 @@ inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output"; 
 // N * ceil(P/4) * ceil(Q/4) for F(4x4) first: fewer tiles share its weights than stream them well; 0: any.
 inline constexpr const char* winograd_f4_min_tiles = "winograd_f4_min_tiles";
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
+// Weight gradient: N * ceil(P/4) * ceil(Q/4) dy tiles for F(3x3,4x4) before
+// F(3x3,2x2): its sums (K x C x 36, every tile adding to them) cost where few
+// tiles share them.
+inline constexpr const char* winograd_wgrad_f4_min_tiles = "winograd_wgrad_f4_min_tiles";
 // 3-D: min(C, K) for Winograd at all (its transforms cost (C + K) per tile
 // against the multiply's C x K), and the F(4x4x4) tiles in the batch for it
 // before F(2x2x2) (N * ceil(O/4) * ceil(P/4) * ceil(Q/4)).

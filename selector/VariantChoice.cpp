@@ -5,6 +5,7 @@
 #include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+#include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "selector/Thresholds.hpp"
 #include "selector/internal/RuleFactories.hpp"
 
@@ -124,9 +125,29 @@ FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
     return {m, "F(" + by(m, m) + ",5x5) first: winograd_5x5_tile"};
 }
 
+// The weight gradient's dy tile: F(3x3,4x4) does 36 products for 16 dy
+// pixels where F(3x3,2x2) does 16 for 4 (2.25 against 4 a pixel), but its
+// sums, K x C x 36 floats, are written by the multiply and read back by the
+// output transform whatever the tile count, so a few tiles cannot carry
+// them. VGG-16 at N = 1 on 2 Zen 3 cores (PoCL 3.1, netcl-bench, median of
+// 5 interleaved rounds), F(3x3,2x2) / F(3x3,4x4) ms: conv1.2 (3136 F(4)
+// tiles) 27.3 / 16.5, conv3.2 (196) 16.2 / 10.1, conv4.2 (49) 16.0 / 11.4,
+// conv5 (16) 4.9 / 6.5; hence winograd_wgrad_f4_min_tiles 32.
+FirstTile first_wgrad_tile(const ConvShapes& s, const DeviceProfile& profile) {
+    const double dy_tiles = static_cast<double>(s.N * ((s.P() + 3) / 4) * ((s.Q() + 3) / 4));
+    const double min_dy_tiles = threshold(profile, threshold_key::winograd_wgrad_f4_min_tiles);
+    if (dy_tiles < min_dy_tiles) {
+        return {2, "F(3x3,2x2) first: " + detail::number(dy_tiles) + " dy tiles of 4x4 in the batch < "
+                   "winograd_wgrad_f4_min_tiles " + detail::number(min_dy_tiles) + ": too few to carry its sums"};
+    }
+    return {4, "F(3x3,4x4) first: " + detail::number(dy_tiles) + " dy tiles of 4x4 in the batch >= "
+               "winograd_wgrad_f4_min_tiles " + detail::number(min_dy_tiles)};
+}
+
 }  // namespace
 
 std::string winograd_tile_preference(const ConvShapes& s, const DeviceProfile& profile) {
+    if (s.direction == ConvDirection::BACKWARD_WEIGHTS) return first_wgrad_tile(s, profile).why;
     return s.R == 5 && s.S == 5 ? first_5x5_tile(s, profile).why : first_3x3_tile(s, profile).why;
 }
 
@@ -136,6 +157,7 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
                                      const DeviceProfile& profile) {
     namespace k = threshold_key;
     const int first_tile = first_3x3_tile(s, profile).m;
+    const int first_wgrad = first_wgrad_tile(s, profile).m;
     const int first_5x5 = first_5x5_tile(s, profile).m;
     const bool low_first = threshold(profile, k::winograd_prefer_low_local_memory) != 0;
     const bool try_constant = threshold(profile, k::winograd_constant_weights) != 0;
@@ -150,6 +172,7 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
         if (const auto t = winograd_gemm_tile(id)) {
             return tile_rank(t->m, t->r == 5 ? first_5x5 : first_tile) + (gemm_first ? 0 : 20);
         }
+        if (const auto dy_tile = winograd_wgrad_dy_tile(id)) return tile_rank(*dy_tile, first_wgrad);
         const auto v = winograd_variant(id);
         if (!v) return 100000;  // another Winograd implementation's variant: after these, in list order
         return tile_rank(v->m, first_tile) + (gemm_first ? 20 : 0) + (v->low_local_memory == low_first ? 0 : 10) +

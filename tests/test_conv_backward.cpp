@@ -16,6 +16,7 @@
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "tests/support/ClInterposer.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/ReferenceConv.hpp"
@@ -206,17 +207,115 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     EXPECT_NE(reason->find("wgrad_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
 }
 
-// The selector puts a large layer's weight gradient on the GEMM engine.
-TEST(ConvBackward, SelectorRunsTheGemmWeightGradientOnAVggLayer) {
-    const ConvShapes s = sampled_vgg_like_shape().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+// Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)
+// in both tiles on every edge shape it takes (3x3, stride and dilation 1,
+// ungrouped: images smaller than a dy tile, odd sizes, asymmetric pads, C
+// and K off the GEMM's tile, N > 1), a wide one and random ones, in one pass and in
+// passes of a few tiles (a workspace limit) that add into the first's sums,
+// overwriting dw and accumulating into it.
+TEST(ConvBackward, WinogradWeightGradientMatchesReference) {
+    const DeviceProfile& profile = shared_context()->profile();
+    std::map<std::string, int> ran;
+    std::uint64_t seed = 6500;
+    for (const Variant& v : {Variant("wino-wgrad-f2"), Variant("wino-wgrad-f4")}) {
+        SCOPED_TRACE(v.id);
+        for (const ConvShapes& edge : edge_case_shapes()) {
+            const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+            if (why_not(v, s, profile)) continue;
+            const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_WINOGRAD, v, seed++, tolerance_factor(v));
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            EXPECT_EQ(r.plan.variant, v);
+            ++ran[v.id];
+        }
+        // dy 9 x 37: rows of 19 and 10 tiles, whose groups of 8 lie in one row inside dy (the dy
+        // transform's vector path: F(3x3,4x4) only from 32 columns on) or wrap it, an odd last row.
+        ConvShapes wide;
+        wide.N = 2, wide.C = 16, wide.H = 9, wide.W = 37, wide.K = 24, wide.R = wide.S = 3;
+        wide.set_padding(1);
+        wide = wide.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const ConvCaseResult w = run_conv_case(wide, Kernel::CONV2D_WINOGRAD, v, seed++, tolerance_factor(v));
+        EXPECT_TRUE(w.passed()) << describe(wide, w);
+        std::mt19937_64 rng(20261127);
+        for (int i = 0, taken = 0; taken < 12 && i < 400; ++i) {
+            ConvShapes s = random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+            s.R = s.S = 3, s.stride_h = s.stride_w = 1, s.dilation_h = s.dilation_w = 1, s.groups = 1;
+            try {
+                s.validate();  // a forced 3x3 filter may not fit a drawn image and padding
+            } catch (const Error&) {
+                continue;
+            }
+            if (why_not(v, s, profile)) continue;
+            ++taken;
+            const ConvCaseResult r = run_conv_case(s, Kernel::CONV2D_WINOGRAD, v, 6800 + i, tolerance_factor(v));
+            ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+        }
+        // N = 3 images of 9 x 13 (P x Q) dy: F(3x3,2x2) 5 x 7 tiles an image, F(3x3,4x4) 3 x 4; at most 4
+        // tiles a pass (the workspace limit): 27 and 9 passes, the first writing the sums, the rest adding
+        // (C = 13 and K = 21: the GEMM's last row and column tiles shifted back, adding only their own).
+        ConvShapes s;
+        s.N = 3, s.C = 13, s.H = 10, s.W = 13, s.K = 21, s.R = s.S = 3, s.bias = true;
+        s.set_padding(1, 1, 0, 1);
+        s = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const int r = *winograd_wgrad_dy_tile(v), alpha = r + 2;
+        const std::size_t sums = 13 * 21 * alpha * alpha * sizeof(float);
+        const std::size_t tile = (13 + 21) * alpha * alpha * sizeof(float);
+        for (const float beta : {0.0f, 1.0f}) {
+            ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_WINOGRAD;
+            options.variant = v;
+            options.workspace_limit_bytes = sums + 4 * tile;
+            options.beta = beta;
+            options.seed = 93;
+            options.tolerance_factor = tolerance_factor(v);
+            const ConvCaseResult result = run_conv_case(s, options);
+            EXPECT_TRUE(result.passed()) << "beta " << beta << ": " << describe(s, result);
+            const std::string passes = r == 2 ? "4 of 105 dy tiles a pass (27 passes)" : "4 of 36 dy tiles a pass (9 passes)";
+            EXPECT_NE(result.plan.config.find(passes), std::string::npos) << result.plan.config;
+            EXPECT_EQ(result.workspace_bytes, sums + 4 * tile);
+        }
+        // A limit below the sums and one tile is a reason, not a failure.
+        DeviceProfile tight = profile;
+        tight.tuned["winograd_wgrad_workspace_limit_bytes"] = static_cast<double>(sums + tile - 4);
+        const auto reason = why_not(v, s, tight);
+        ASSERT_TRUE(reason.has_value());
+        EXPECT_NE(reason->find("winograd_wgrad_workspace_limit_bytes"), std::string::npos) << *reason;
+    }
+    for (const char* id : {"wino-wgrad-f2", "wino-wgrad-f4"}) EXPECT_GE(ran[id], 3) << id << " ran too few edge shapes";
+    // What it cannot take, it says.
+    ConvShapes strided = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const auto reason = why_not(Variant("wino-wgrad-f2"), strided, profile);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("stride 1"), std::string::npos) << *reason;
+}
+
+// The selector puts a VGG layer's weight gradient on Winograd (F(3x3,4x4)
+// with enough dy tiles, F(3x3,2x2) with few), and a layer Winograd cannot
+// take (stride 2) on the GEMM engine, each run against the reference.
+TEST(ConvBackward, SelectorRunsWinogradOrTheGemmWeightGradient) {
+    const ConvShapes vgg = sampled_vgg_like_shape().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ConvShapes few = vgg;  // 2 x 2 x 2 = 8 dy tiles of 4x4: fewer than the default 32
+    few.H = few.W = 8;
+    ConvShapes strided = vgg;
+    strided.stride_h = strided.stride_w = 2;
     const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
-    const Plan plan = KernelSelector::global().select(selector_op(s), s, profile);
-    EXPECT_EQ(plan.variant, Variant("wgrad-gemm")) << plan.str();
-    ConvCaseOptions options;
-    options.seed = 92;
-    const ConvCaseResult r = run_conv_case(s, options);
-    EXPECT_TRUE(r.passed()) << describe(s, r);
-    EXPECT_EQ(r.plan.variant, Variant("wgrad-gemm"));
+    const std::pair<ConvShapes, const char*> cases[] = {
+        {vgg, "wino-wgrad-f4"}, {few, "wino-wgrad-f2"}, {strided, "wgrad-gemm"}};
+    std::uint64_t seed = 92;
+    for (const auto& [s, expected] : cases) {
+        const Decision d = KernelSelector::global().explain(selector_op(s), s, profile);
+        EXPECT_EQ(d.plan.variant, Variant(expected)) << d.str();
+        if (d.plan.kernel == Kernel::CONV2D_WINOGRAD) {
+            EXPECT_NE(d.plan.reason.find(std::string(expected) == "wino-wgrad-f4" ? "F(3x3,4x4) first" : "F(3x3,2x2) first"),
+                      std::string::npos)
+                << d.plan.reason;
+        }
+        ConvCaseOptions options;
+        options.seed = seed++;
+        options.tolerance_factor = tolerance_factor(Variant(expected));
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.variant, Variant(expected));
+    }
 }
 
 TEST(ConvBackward, WeightGradientsBlendWithBeta) {
@@ -234,9 +333,10 @@ TEST(ConvBackward, WeightGradientsBlendWithBeta) {
 }
 
 TEST(ConvBackward, WeightGradientIsTheSameBitForBitOnEveryRun) {
-    for (const char* id : {"naive", "wgrad-gemm"}) {
+    for (const char* id : {"naive", "wgrad-gemm", "wino-wgrad-f2", "wino-wgrad-f4"}) {
         SCOPED_TRACE(id);
-        const ConvShapes s = layer_shapes();
+        ConvShapes s = layer_shapes();
+        if (std::string(id).rfind("wino", 0) == 0) s.stride_h = 1;  // Winograd takes stride 1
         const auto context = shared_context();
         Conv2dOptions options = Conv2dOptions::for_shapes(s);
         options.strategy = implementation_of(Variant(id)).kernel();

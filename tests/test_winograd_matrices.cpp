@@ -114,6 +114,23 @@ TEST(WinogradMatrices, OneDimensionalAlgorithmEqualsDirectCorrelation) {
                        6);
 }
 
+// The weight gradient's tiles (Lavin & Gray section 4.2): F(3,2), whose
+// unscaled matrices are their eq. 14 up to the diagonal scalings, and
+// F(3,4); both as the kernels get them (scaled) correlate exactly.
+TEST(WinogradMatrices, WeightGradientTilesMatchLavinAndCorrelate) {
+    const std::vector<double> bt = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, -1, 0, 1};
+    const std::vector<double> g = {1, 0, 0.5, 0.5, 0.5, -0.5, 0, 1};
+    const std::vector<double> at = {1, 1, 1, 0, 0, 1, -1, 0, 0, 1, 1, 1};
+    const auto w = generate_winograd_matrices(3, 2, winograd_points(3, 2));
+    ASSERT_EQ(w.alpha, 4);
+    expect_equal_up_to_row_scaling(w.BT, bt, 4, 4, false, "BT F(3,2)");
+    expect_equal_up_to_row_scaling(w.G, g, 4, 2, false, "G F(3,2)");
+    expect_equal_up_to_row_scaling(w.AT, at, 3, 4, true, "AT F(3,2)");
+    expect_correlation(winograd_matrices(3, 2), 21);
+    expect_correlation(winograd_matrices(3, 4), 22);
+    EXPECT_EQ(winograd_matrices(3, 4).alpha, 6);
+}
+
 // Quadratic factors: each adds three products (Karatsuba) for two degrees of
 // the modulus; BT has alpha rows over the tile's m + r - 1 inputs.
 TEST(WinogradMatrices, QuadraticFactorsGiveACorrelationWithThreeProductsEach) {

@@ -211,10 +211,17 @@ WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<Wino
 }
 
 std::vector<WinogradPoint> winograd_points(int m, int r) {
-    const bool known = (r == 3 && (m == 2 || m == 4 || m == 6)) || (r == 5 && (m == 4 || m == 5 || m == 9));
-    NETCL_REQUIRE(known, "netcl generates F(2,3), F(4,3), F(6,3), F(4,5), F(5,5) and F(9,5); got F(" +
+    const bool known = (r == 3 && (m == 2 || m == 4 || m == 6)) || (r == 5 && (m == 4 || m == 5 || m == 9)) ||
+                       (m == 3 && (r == 2 || r == 4));
+    NETCL_REQUIRE(known, "netcl generates F(2,3), F(4,3), F(6,3), F(4,5), F(5,5), F(9,5) and, for weight "
+                         "gradients, F(3,2) and F(3,4); got F(" +
                              std::to_string(m) + "," + std::to_string(r) + ")");
-    if (m == 2) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 1, 0}};
+    // The weight gradient's F(3, 2) and F(3, 4) (3 filter taps out, dy tiles
+    // of 2 and 4 in) have forward's F(2, 3) and F(4, 3) points: the points
+    // depend on alpha = m + r - 1 only, and the error of a product of the
+    // two polynomials does not care which of them is the filter.
+    if (m == 2 || (m == 3 && r == 2)) return {{0, 1, 1}, {1, 1, 1}, {-1, 1, 1}, {1, 1, 0}};
+    if (m == 3 && r == 4) return winograd_points(4, 3);
     // F(4, 3): max error of F(4x4,3x3) in an fp32 simulation (C = 64, 40
     // tiles, 3 seeds): Lavin & Gray's 0, +-1, +-2: 6.2-8.2e-6; 0, +-1, -1/2,
     // 2: 2.7-2.9e-6; 0, +-1, 1/2, -2: 3.0-4.1e-6; 0, +-1, +-1/2: 7.1-8.8e-6.

@@ -71,7 +71,9 @@ WinogradMatrices generate_winograd_matrices(int m, int r, const std::vector<Wino
 // Table 4. F(6, 3) and F(4, 5) (alpha = 8): 0, +-1, +-1/2, +-2, infinity.
 // F(9, 5): +-1, +-1/2, +-2, infinity and the quadratic factors of
 // winograd_quadratics (alpha = 16; WinogradMatrices.cpp has the search).
-// Throws netcl::Error for any other tile.
+// The weight gradient's F(3, 2) and F(3, 4) (Lavin & Gray section 4.2: dy
+// the filter, x the data, the 3 filter taps the outputs): F(2, 3)'s and
+// F(4, 3)'s points. Throws netcl::Error for any other tile.
 std::vector<WinogradPoint> winograd_points(int m, int r);
 // The quadratic factors netcl uses beside winograd_points: F(9, 5) only.
 std::vector<WinogradQuadratic> winograd_quadratics(int m, int r);

@@ -260,6 +260,35 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     }
 }
 
+// Winograd's weight gradient (kernels_cl/winograd_wgrad.cl with the
+// channel-lane x transform and the GEMM engine): both tiles on a layer whose
+// last dy tiles are ragged (5 x 7 dy), whose 8-tile groups wrap tile rows
+// and whose channels leave the last lane group short (C = 5, K = 9), in
+// passes of at most 6 tiles that add into the first's sums; float32 and float16.
+TEST(OclgrindNoUninitialized, WinogradWeightGradient) {
+    auto s = shape(2, 5, 6, 8, 9, 3, 0, true);
+    s.set_padding(1, 0, 0, 1);
+    for (const char* id : {"wino-wgrad-f2", "wino-wgrad-f4"}) {
+        SCOPED_TRACE(id);
+        const int alpha = std::string(id) == "wino-wgrad-f2" ? 4 : 6;
+        for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
+            ConvShapes g = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+            g.dtype = dtype;
+            test::ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_WINOGRAD;
+            options.variant = Variant(id);
+            options.seed = 7;
+            options.tolerance_factor = tolerance_factor(Variant(id));
+            const std::size_t widened = dtype == DataType::FLOAT16 ? 2 * 5 * 6 * 8 * sizeof(float) : 0;
+            options.workspace_limit_bytes = (9 * 5 + 6 * (5 + 9)) * alpha * alpha * sizeof(float) + widened;
+            const auto result = test::run_conv_case(g, options);
+            EXPECT_TRUE(result.passed()) << test::describe(g, result);
+            EXPECT_NE(result.plan.config.find(alpha == 4 ? "(4 passes)" : "(2 passes)"), std::string::npos)
+                << result.plan.config;
+        }
+    }
+}
+
 // The output stage (kernels_cl/post_ops.cl) at the stores: a residual read
 // from y (the sum post-op) and leaky ReLU, on the direct kernel and on the
 // 1x1 GEMM's shifted-back row and column tiles, which under the sum store

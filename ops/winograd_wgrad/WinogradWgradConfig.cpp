@@ -1,0 +1,110 @@
+#include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
+
+#include <algorithm>
+
+#include "ops/internal/GradientSums.hpp"
+#include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
+#include "ops/winograd/WinogradMatrices.hpp"
+#include "ops/winograd/WinogradSource.hpp"
+#include "runtime/EmbeddedSources.hpp"
+
+namespace netcl {
+
+const std::vector<Variant>& winograd_wgrad_variants() {
+    static const std::vector<Variant> list = {Variant("wino-wgrad-f2"), Variant("wino-wgrad-f4")};
+    return list;
+}
+
+std::optional<int> winograd_wgrad_dy_tile(const Variant& variant) {
+    if (variant.id == "wino-wgrad-f2") return 2;
+    if (variant.id == "wino-wgrad-f4") return 4;
+    return std::nullopt;
+}
+
+std::size_t winograd_wgrad_workspace_limit(const DeviceProfile& profile) {
+    return static_cast<std::size_t>(profile.tuned_or("winograd_wgrad_workspace_limit_bytes", 64.0 * (1 << 20)));
+}
+
+std::vector<std::string> winograd_wgrad_profile_keys() {
+    std::vector<std::string> keys = {"winograd_wgrad_workspace_limit_bytes"};
+    for (auto& key : gemm_tile_keys("winograd_wgrad")) keys.push_back(key);
+    return keys;
+}
+
+namespace {
+std::size_t size(std::int64_t v) { return static_cast<std::size_t>(v); }
+}  // namespace
+
+WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& s, const DeviceProfile& profile) {
+    WinogradWgradConfig c;
+    c.m = static_cast<int>(s.R);
+    c.r = dy_tile;
+    c.dtype = s.dtype;
+    c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
+    c.alpha = winograd_matrices(c.m, c.r, c.scaled).alpha;
+    c.tiles_w = (s.Q() + c.r - 1) / c.r;
+    c.tiles_per_image = c.tiles_w * ((s.P() + c.r - 1) / c.r);
+    c.tiles = s.N * c.tiles_per_image;
+    const std::size_t per_tile = size((s.C + s.K) * c.elements()) * sizeof(float);
+    const std::size_t limit = winograd_wgrad_workspace_limit(profile);
+    const std::size_t fixed = c.sums_bytes(s) + c.widened_input_bytes(s);
+    const std::size_t budget = limit > fixed ? limit - fixed : 0;
+    const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
+    c.passes = (c.tiles + most - 1) / most;
+    c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
+    // The multiply: K rows, C along the vectors, reducing over a pass's
+    // tiles, as the GEMM weight gradient's (dy's K rows against patches,
+    // reducing over pixels) unless the profile sets its own.
+    c.tile = gemm_tile(profile, "winograd_wgrad",
+                       gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}})));
+    c.edge_m = s.K < c.tile.mr;
+    c.edge_n = s.C < c.tile.nr();
+    c.channel_lanes = c.tile.vw;
+    return c;
+}
+
+std::size_t WinogradWgradConfig::sums_bytes(const ConvShapes& s) const {
+    return size(s.C * s.K * elements()) * sizeof(float);
+}
+
+std::size_t WinogradWgradConfig::widened_input_bytes(const ConvShapes& s) const {
+    return dtype == DataType::FLOAT16 ? size(s.input_numel()) * sizeof(float) : 0;
+}
+
+std::size_t WinogradWgradConfig::workspace_bytes(const ConvShapes& s) const {
+    return sums_bytes(s) + size(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float) + widened_input_bytes(s);
+}
+
+ProgramSpec WinogradWgradConfig::transforms_program() const {
+    // x's transform is forward's channel-lane one, its tiles a dy tile apart.
+    return {"winograd weight gradient " + tile_name() + (scaled ? "" : " unscaled") + ", " +
+                std::to_string(channel_lanes) + " channels a work-item",
+            internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
+                embedded_source("gradient_sums") + embedded_source("winograd_gemm") + embedded_source("vector_lane") +
+                embedded_source("winograd_gemm_channels") + embedded_source("winograd_wgrad"),
+            "-DTILE_STEP=" + std::to_string(r) + " -DCL=" + std::to_string(channel_lanes) +
+                internal::storage_options(dtype),
+            {{"winograd_gemm_input_channels", {1, 1, 1}},
+             {"winograd_wgrad_dy", {1, 1, 1}},
+             {"winograd_wgrad_output", {1, 1, 1}},
+             internal::bias_gradient_kernel()}};
+}
+
+ProgramSpec WinogradWgradConfig::gemm_program(bool accumulate) const {
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, /*k_slice=*/0, false, false,
+                               accumulate ? PostOps{}.with_sum() : PostOps{});
+}
+
+std::string WinogradWgradConfig::tile_name() const {
+    return "F(" + std::to_string(m) + "x" + std::to_string(m) + "," + std::to_string(r) + "x" + std::to_string(r) + ")";
+}
+
+std::string WinogradWgradConfig::str() const {
+    return tile_name() + (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
+           std::to_string(tiles) + " dy tiles a pass (" + std::to_string(passes) + " pass" +
+           (passes == 1 ? "" : "es") + "), GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
+           (edge_n ? ", columns clamped" : "");
+}
+
+}  // namespace netcl

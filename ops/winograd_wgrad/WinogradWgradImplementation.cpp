@@ -1,0 +1,79 @@
+// CONV2D_WINOGRAD for the weight gradient (Lavin & Gray section 4.2): dw as
+// a sum over dy's tiles of F(3x3, r x r) pieces, the sum a batched GEMM on
+// netcl's engine (kernels_cl/winograd_wgrad.cl says how).
+#include "ops/ConvImplementation.hpp"
+#include "ops/internal/Widen.hpp"
+#include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
+#include "ops/winograd_wgrad/WinogradWgradConv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class WinogradWgradImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "winograd-wgrad"; }
+    Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
+    ProblemKinds problem_kinds() const override {
+        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
+    }
+    const std::vector<Variant>& variants() const override { return winograd_wgrad_variants(); }
+    std::vector<std::string> profile_keys() const override { return winograd_wgrad_profile_keys(); }
+    // Measured max error over a direct sum's is in ../tools/netcl-bench's
+    // accuracy tables; the factors are forward's for the same alpha (F(2x2)
+    // and F(4x4)), whose transforms have the same points.
+    double error_factor(const Variant& v) const override { return *winograd_wgrad_dy_tile(v) == 2 ? 4.0 : 16.0; }
+
+protected:
+    std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s,
+                                          const DeviceProfile& profile) const override {
+        if (s.R != 3 || s.S != 3) {
+            return "Winograd's weight gradient takes 3x3 filters; this layer has " + std::to_string(s.R) + "x" +
+                   std::to_string(s.S);
+        }
+        if (s.stride_h != 1 || s.stride_w != 1) return std::string("Winograd takes stride 1");
+        if (s.dilation_h != 1 || s.dilation_w != 1) return std::string("Winograd takes dilation 1");
+        if (s.groups != 1) return std::string("Winograd's weight gradient takes ungrouped layers");
+        const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
+        const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
+        const std::size_t limit = winograd_wgrad_workspace_limit(profile), widened = c.widened_input_bytes(s);
+        if (c.sums_bytes(s) + one_tile + widened > limit) {
+            return "the transformed gradient's sums (" + std::to_string(c.sums_bytes(s)) + " bytes) and one tile's " +
+                   "transforms (" + std::to_string(one_tile) + ")" +
+                   (widened ? " beside the float32 copy of the half input's " + std::to_string(widened) : "") +
+                   " exceed the workspace limit " + std::to_string(limit) + " (winograd_wgrad_workspace_limit_bytes)";
+        }
+        return std::nullopt;
+    }
+    std::string do_config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile).str();
+    }
+    std::size_t do_workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile).workspace_bytes(s);
+    }
+    std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s,
+                                         const DeviceProfile& profile) const override {
+        const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
+        std::vector<ProgramSpec> programs = {c.transforms_program(), c.gemm_program(false)};
+        if (c.passes > 1) programs.push_back(c.gemm_program(true));
+        if (s.dtype == DataType::FLOAT16) programs.push_back(internal::widen_program());
+        return programs;
+    }
+    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
+        return {"winograd_wgrad"};
+    }
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& s,
+                                            const DeviceProfile& profile) const override {
+        return std::make_unique<WinogradWgradConv>(std::move(context), s,
+                                                   winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile));
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& winograd_wgrad_implementation() {
+    static const WinogradWgradImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl
