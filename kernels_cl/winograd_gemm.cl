@@ -25,11 +25,11 @@
 #ifndef X_TYPE
 #define X_TYPE STORAGE
 #endif
-// TILE_STEP: how far apart the input tiles start, WINO_M unless the program
-// says otherwise. Winograd's weight gradient (kernels_cl/winograd_wgrad.cl)
-// transforms x with the input kernels (here and in winograd_gemm_channels.cl)
-// in tiles that start a dy tile (WINO_R) apart: F(3x3,2x2)'s 4x4 tiles
-// overlap by 2 (Lavin & Gray section 4.2).
+// TILE_STEP: how far apart the input tiles of winograd_gemm_channels.cl's
+// input transform start, WINO_M unless the program says otherwise.
+// Winograd's weight gradient (kernels_cl/winograd_wgrad.cl) transforms x
+// with it in tiles that start a dy tile (WINO_R) apart: F(3x3,2x2)'s 4x4
+// tiles overlap by 2 (Lavin & Gray section 4.2).
 #ifndef TILE_STEP
 #define TILE_STEP WINO_M
 #endif
@@ -354,7 +354,7 @@ __kernel void winograd_gemm_input(__global const X_TYPE* restrict x, const ulong
     if (t >= T || c >= C) return;
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
-    const int iy0 = ty * TILE_STEP - pad_top, ix0 = tx * TILE_STEP - pad_left;
+    const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
     __global const X_TYPE* xp = x + x_offset + ((size_t)n * C + c) * H * W;
     float d[WINO_TILE][WINO_TILE];
 #pragma unroll

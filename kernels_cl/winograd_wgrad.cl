@@ -23,12 +23,14 @@
 // Needs the prelude of ops/winograd/WinogradSource.cpp, kernels_cl/storage.cl,
 // gradient_sums.cl (gradient_blend) and winograd_gemm.cl (tile_position).
 //
-// Why these layouts (2 Zen 3 cores, PoCL 3.1, VGG-16's conv1.2 at N = 1,
-// F(3x3,4x4), each kernel timed on its own): x transformed a tile a
-// work-item into V[e][C][T] and dy a channel a lane into D[e][T][K] (the
-// GEMM then C rows, K along its vectors) took 26 ms for x's transform, 18
-// for dy's and 13 for the GEMM; see ../ops/winograd_wgrad/WinogradWgradConfig.hpp
-// for these.
+// Why these layouts and work-items (2 Zen 3 cores, PoCL 3.1, F(3x3,4x4) at
+// N = 1, each kernel timed alone after a queue finish, medians of 5): on
+// VGG-16's conv1.2 (64 x 224 x 224, 3136 tiles) x transformed a tile a
+// work-item into V[e][C][T] took 26 ms, a channel a lane (8 a work-item)
+// into V[e][T][C] 4.2; dy a channel a lane into D[e][T][K] 18 ms, a tile a
+// work-item into D[e][K][T] 15, 8 tiles a work-item 3.9; the GEMM 10-13.
+// On conv3.2 (256 x 56 x 56) the output transform took 4.2 ms a (k, c) a
+// work-item and 0.73 with 8 channels a work-item.
 
 // D = G dy_t G^T for tiles tile0 .. tile0 + T - 1 of every output channel,
 // DL (8) consecutive tiles a work-item, one a lane of a float8; dy past P or
