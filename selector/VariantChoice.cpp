@@ -190,6 +190,10 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
 
 }  // namespace
 
+std::int64_t reduced_channels(const ConvShapes& s) {
+    return (s.direction == ConvDirection::BACKWARD_DATA ? s.K : s.C) / s.groups;
+}
+
 // IM2COL's variants in the implementations' order, except that a 1x1 layer
 // with a long reduction or few pixels goes to the implicit GEMM before the
 // 1x1 GEMM (measured on PoCL: res5's 7x7 1x1 layers 1.2x, C = 1024 at 14x14
@@ -201,12 +205,12 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // stores each tile's outputs scalar and strided by P*Q after only 27
     // steps (conv1.1 on the AVX-512 PoCL profile: implicit 5.4 ms,
     // im2col-gemm 0.61); ResNet's stem (147 steps) runs level either way.
-    if (static_cast<double>(s.C / s.groups * s.R * s.S) <= threshold(profile, k::im2col_gemm_max_reduction)) {
+    if (static_cast<double>(reduced_channels(s) * s.R * s.S) <= threshold(profile, k::im2col_gemm_max_reduction)) {
         const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
     }
-    const bool yield = s.C / s.groups >= threshold(profile, k::gemm1x1_max_channels) ||
+    const bool yield = reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) ||
                        static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::gemm1x1_max_pixels_to_yield);
     if (!yield) return offered;
     const auto gemm = std::find(offered.begin(), offered.end(), Variant("gemm-1x1"));

@@ -16,6 +16,11 @@ namespace netcl {
 // preferences (VariantChoice.cpp).
 std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& shapes, const DeviceProfile& profile);
 
+// The channels a layer's GEMM-shaped kernels sum over a group: C/groups,
+// or K/groups for backward data, which runs as the forward convolution of
+// dy (K channels) with the rotated filters (ops/as_forward/).
+std::int64_t reduced_channels(const ConvShapes& shapes);
+
 // Which Winograd tile this profile puts first for the layer, and the
 // threshold or rule behind it ("F(6x6) first: output 112x112 >=
 // winograd_f6_min_output 112"), for the plan's reason.

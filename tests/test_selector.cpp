@@ -385,6 +385,20 @@ TEST_F(SelectorTest, FewChannelLayersGoToDirectRowsWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", stem, load_profile("pocl-cpu-avx512")).variant, Variant("direct-rows"));
 }
 
+// Backward data runs as the forward convolution of dy (K channels): VGG's
+// conv1.1 (C = 3, K = 64) sums 576 terms there, not im2col-gemm's short
+// reduction of 27 (on 2 Zen 3 cores its dx took 22-24 ms on im2col-gemm,
+// 8.8-10.3 on the implicit GEMM), and a 3-channel dx is no reason for direct-rows.
+TEST_F(SelectorTest, BackwardDataCountsTheReductionOverK) {
+    KernelSelector selector;
+    DeviceProfile profile = load_profile("pocl-cpu");
+    profile.tuned[threshold_key::direct_rows_max_channels] = 4;
+    const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+    const Decision d = selector.explain("conv2d_backward_data", conv1_1, profile);
+    EXPECT_EQ(d.plan.variant, Variant("implicit-gemm")) << d.str();
+    EXPECT_NE(d.str().find("K/groups 64 > direct_rows_max_channels 4"), std::string::npos) << d.str();
+}
+
 TEST_F(SelectorTest, CallerTunedValuesBeatStoredOnes) {
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes s = shape(1, 256, 56, 56, 256, 3, 3, 1, 1);

@@ -8,6 +8,7 @@
 // (VGG's conv1.1, 27 steps: 1.4 ms here against 0.6-1.2).
 #include "ops/Implementations.hpp"
 #include "selector/Thresholds.hpp"
+#include "selector/VariantChoice.hpp"
 #include "selector/internal/RuleFactories.hpp"
 
 namespace netcl::detail {
@@ -20,20 +21,22 @@ public:
     RuleVerdict evaluate(const ConvShapes& s, const DeviceProfile& profile) const override {
         namespace k = threshold_key;
         const double max_channels = threshold(profile, k::direct_rows_max_channels);
-        const double channels = static_cast<double>(s.C / s.groups);
+        // Backward data sums dy's K channels (it runs as forward with C and K swapped).
+        const std::string summed = s.direction == ConvDirection::BACKWARD_DATA ? "K/groups" : "C/groups";
+        const double channels = static_cast<double>(reduced_channels(s));
         if (channels > max_channels) {
-            return reject("C/groups " + number(channels) + " > direct_rows_max_channels " + number(max_channels));
+            return reject(summed + " " + number(channels) + " > direct_rows_max_channels " + number(max_channels));
         }
         const double reduction = channels * static_cast<double>(s.R * s.S);
         const double short_reduction = threshold(profile, k::im2col_gemm_max_reduction);
         if (reduction <= short_reduction) {
-            return reject("reduction C/groups*R*S " + number(reduction) + " <= im2col_gemm_max_reduction " +
+            return reject("reduction " + summed + "*R*S " + number(reduction) + " <= im2col_gemm_max_reduction " +
                           number(short_reduction) + " (im2col-gemm takes short reductions)");
         }
         const Variant variant("direct-rows");
         if (auto reason = why_not(variant, s, profile)) return reject(*reason);
         return accept(Kernel::CONV2D_NAIVE, variant,
-                      "few input channels: C/groups " + number(channels) + " <= direct_rows_max_channels " +
+                      "few input channels: " + summed + " " + number(channels) + " <= direct_rows_max_channels " +
                           number(max_channels) + " over a reduction of " + number(reduction) +
                           " > im2col_gemm_max_reduction " + number(short_reduction) + "; outputs stored as whole rows");
     }

@@ -457,6 +457,11 @@ MUTATIONS = [
          replace="if (dy_tiles > min_dy_tiles) {",
          bug="the weight gradient's tile rule inverted: F(3x3,2x2) for large layers, F(3x3,4x4) for few tiles"),
 
+    dict(id="selector-dgrad-reduction-over-c", area="selector", file="selector/VariantChoice.cpp",
+         find="return (s.direction == ConvDirection::BACKWARD_DATA ? s.K : s.C) / s.groups;",
+         replace="return s.C / s.groups;",
+         bug="backward data's reduction counted over C: VGG's conv1.1 dx goes to im2col-gemm, 2.5x slower"),
+
     # --- Winograd matrices and the emitted prelude (host) -------------------
     dict(id="matrices-vandermonde", area="matrix generator", file="ops/winograd/WinogradMatrices.cpp",
          find="power(f, j) * power(g, b - 1 - j)",
@@ -653,8 +658,8 @@ MUTATIONS = [
          replace="*columns, u(columns_origin + g * rows), i(column_image_stride)",
          bug="im2col-gemm multiplies every group's weights by the first group's columns"),
     dict(id="selector-im2col-gemm-ignored", area="selector", file="selector/VariantChoice.cpp",
-         find="if (static_cast<double>(s.C / s.groups * s.R * s.S) <= threshold(profile, k::im2col_gemm_max_reduction)) {",
-         replace="if (static_cast<double>(s.C / s.groups) * s.R * s.S < threshold(profile, k::im2col_gemm_max_reduction) - 32) {",
+         find="if (static_cast<double>(reduced_channels(s) * s.R * s.S) <= threshold(profile, k::im2col_gemm_max_reduction)) {",
+         replace="if (static_cast<double>(reduced_channels(s)) * s.R * s.S < threshold(profile, k::im2col_gemm_max_reduction) - 32) {",
          bug="im2col_gemm_max_reduction is ignored: VGG's conv1.1 runs on the implicit GEMM, 9x slower"),
 
     # --- CONV2D_NAIVE direct-rows: kernels_cl/conv_rows.cl, ops/direct_rows/ ---
