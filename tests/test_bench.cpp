@@ -558,7 +558,8 @@ TEST(Bench, PeakFlagGivesPercentOfPeak) {
 // Vincent et al.'s layers, and F(5x5,5x5) under the paper's scaled F(9x9,5x5)
 // (the error they trained AlexNet and Inception v3 with), netcl's F(9x9,5x5)
 // too and within 10x of direct; each tile's backward data within 2x of its
-// forward error.
+// forward error; Winograd's weight gradients within 1.5x (F(3x3,2x2)) and 3x
+// (F(3x3,4x4)) of the direct dw's.
 TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
     const auto json_path = scratch("accuracy.json");
     // The sliced columns run the GEMM engine: every implementation on.
@@ -596,11 +597,17 @@ TEST(Bench, AccuracyTablesRunEveryColumnWithinTheBars) {
             EXPECT_LE(dx.at("over_forward").get<double>(), 2.0) << layer << " " << column << ": " << dx.dump();
             EXPECT_EQ(dx.at("plan"), row.at(column).at("plan")) << layer << " " << column;
         }
-        for (const char* column : {"naive", "wgrad-gemm"}) {
+        for (const char* column : {"naive", "wgrad-gemm", "wino-wgrad-f2", "wino-wgrad-f4"}) {
             const json& dw = row.at("backward_weights").at(column);
             ASSERT_TRUE(dw.at("max_abs_error").is_number()) << layer << " " << column << ": " << dw.dump();
+            EXPECT_GT(dw.at("max_abs_error").get<double>(), 0) << layer << " " << column;
             EXPECT_EQ(dw.at("plan"), column) << layer;
         }
+        // Winograd's weight gradients against the direct dw on the layer (measured on Zen 3: F(3x3,2x2)
+        // 0.43-0.86x, F(3x3,4x4) 1.49-2.05x).
+        const json& dw = row.at("backward_weights");
+        EXPECT_LE(dw.at("wino-wgrad-f2").at("over_direct").get<double>(), 1.5) << layer << ": " << dw.dump();
+        EXPECT_LE(dw.at("wino-wgrad-f4").at("over_direct").get<double>(), 3.0) << layer << ": " << dw.dump();
     }
     const auto& vincent = report.at("vincent_rows");
     ASSERT_EQ(vincent.size(), 2u) << "AlexNet's and Inception's 5x5 layers";

@@ -41,7 +41,8 @@ constexpr PaperRow kTable4[] = {
 std::optional<Candidate> first_runnable(const std::string& column, const ConvShapes& shapes,
                                         const DeviceProfile& profile) {
     const bool gemm = column.size() >= 5 && column.compare(column.size() - 5, 5, "-gemm") == 0;
-    const bool fused_column = column.rfind("wino-", 0) == 0 && !gemm;
+    // "wino-f2" names the fused kernels' variants; "wino-wgrad-f2" is a variant of its own.
+    const bool fused_column = column.rfind("wino-", 0) == 0 && column.rfind("wino-wgrad-", 0) != 0 && !gemm;
     for (const auto& c : all_candidates()) {
         const bool fused = c.id.rfind(column + "-fused", 0) == 0 || c.id.rfind(column + "-lowlocal", 0) == 0;
         if ((fused_column ? fused : c.id == column) && !candidate_why_not(c, shapes, profile)) return c;
@@ -144,16 +145,20 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
     // The gradients, same protocol and layers. Backward data runs each tile on
     // dy with the rotated filters (ops/as_forward/): its error is held beside
     // the same tile's forward error on the layer (the bar: within 2x).
-    // Backward weights has no Winograd tile yet: the direct sum and the GEMM
-    // engine's (wgrad-gemm), whose reduction runs over N x P x Q.
+    // Backward weights: the direct sum, the GEMM engine's (wgrad-gemm) and
+    // Winograd's F(3x3,2x2) and F(3x3,4x4), whose reductions all run over
+    // N x P x Q (50176 terms on conv1.2 where forward's run over 576): each
+    // Winograd tile's error is held beside the direct dw's on the layer, the
+    // same-alpha forward tile's error being of another sum.
     out << "\nThe gradients, same layers and protocol (dy uniform in [-1,1]): backward data (dx) per tile, with its\n"
-           "ratio to the same tile's forward error above (bar: at most 2x); backward weights (dw) direct and on the\n"
-           "GEMM engine.\n";
-    char gradient_header[320];
+           "ratio to the same tile's forward error above (bar: at most 2x); backward weights (dw) direct, on the\n"
+           "GEMM engine and per Winograd tile, with its ratio to the direct dw's error.\n";
+    char gradient_header[400];
     std::snprintf(gradient_header, sizeof gradient_header,
-                  "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s\n", "layer", "dx direct",
-                  "F(2x2)", "x fwd", "sliced", "x fwd", "F(4x4)", "x fwd", "sliced", "x fwd", "F(6x6)", "x fwd",
-                  "sliced", "x fwd", "dw direct", "dw gemm");
+                  "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s   %9s %5s %9s %5s\n",
+                  "layer", "dx direct", "F(2x2)", "x fwd", "sliced", "x fwd", "F(4x4)", "x fwd", "sliced", "x fwd",
+                  "F(6x6)", "x fwd", "sliced", "x fwd", "dw direct", "dw gemm", "dw F(2x2)", "x dir", "dw F(4x4)",
+                  "x dir");
     out << gradient_header;
     Progress gradient_progress(std::size(kTable4));
     done = 0;
@@ -198,26 +203,38 @@ int run_accuracy(const std::shared_ptr<Context>& context, const RunInfo& info, c
         const ReferenceCheck wgrad_reference(wgrad, wgrad_data.x, wgrad_data.weights, wgrad_data.bias, wgrad_data.dy,
                                              policy);
         nlohmann::json dw_json = nlohmann::json::object();
-        double dw[2];
-        const char* const weight_columns[] = {"naive", "wgrad-gemm"};
-        for (int a = 0; a < 2; ++a) {
+        double dw[4];
+        const char* const weight_columns[] = {"naive", "wgrad-gemm", "wino-wgrad-f2", "wino-wgrad-f4"};
+        for (int a = 0; a < 4; ++a) {
             const auto [error, plan] = error_of(weight_columns[a], wgrad, wgrad_data, wgrad_reference);
             dw[a] = error;
             dw_json[weight_columns[a]] = {{"max_abs_error", std::isfinite(error) ? nlohmann::json(error) : nlohmann::json(nullptr)},
                                           {"plan", plan}, {"reference", wgrad_reference.describe()}};
+            if (a >= 2) {
+                const double over_direct = error / dw[0];
+                dw_json[weight_columns[a]]["over_direct"] =
+                    std::isfinite(over_direct) ? nlohmann::json(over_direct) : nlohmann::json(nullptr);
+            }
         }
+        const auto over_direct = [&](int a) {
+            char text[16];
+            std::snprintf(text, sizeof text, "%.2f", dw[a] / dw[0]);
+            return std::string(text);
+        };
         const auto over = [&](int a) {
             const auto forward = row[algorithms[a]]["max_abs_error"];
             char text[16];
             std::snprintf(text, sizeof text, "%.2f", forward.is_number() ? dx[a] / forward.get<double>() : NAN);
             return std::string(text);
         };
-        char line[400];
-        std::snprintf(line, sizeof line, "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s\n",
+        char line[480];
+        std::snprintf(line, sizeof line,
+                      "%-8s %9s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %5s %9s %5s   %9s %9s   %9s %5s %9s %5s\n",
                       paper.layer, scientific(dx[0]).c_str(), scientific(dx[1]).c_str(), over(1).c_str(), scientific(dx[4]).c_str(),
                       over(4).c_str(), scientific(dx[2]).c_str(), over(2).c_str(), scientific(dx[5]).c_str(), over(5).c_str(),
                       scientific(dx[3]).c_str(), over(3).c_str(), scientific(dx[6]).c_str(), over(6).c_str(), scientific(dw[0]).c_str(),
-                      scientific(dw[1]).c_str());
+                      scientific(dw[1]).c_str(), scientific(dw[2]).c_str(), over_direct(2).c_str(), scientific(dw[3]).c_str(),
+                      over_direct(3).c_str());
         gradient_progress.finish();
         out << line << std::flush;
         row["backward_data"] = dx_json;
