@@ -27,7 +27,7 @@ std::size_t winograd_wgrad_workspace_limit(const DeviceProfile& profile) {
 }
 
 std::vector<std::string> winograd_wgrad_profile_keys() {
-    std::vector<std::string> keys = {"winograd_wgrad_workspace_limit_bytes"};
+    std::vector<std::string> keys = {"winograd_wgrad_workspace_limit_bytes", "winograd_wgrad_tile_slice"};
     for (auto& key : gemm_tile_keys("winograd_wgrad")) keys.push_back(key);
     return keys;
 }
@@ -61,6 +61,15 @@ WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& s, cons
     c.edge_m = s.K < c.tile.mr;
     c.edge_n = s.C < c.tile.nr();
     c.channel_lanes = c.tile.vw;
+    // Accuracy: a pass sums up to thousands of tiles (3136 on VGG's conv1.2
+    // at N = 1) into each of M's elements. In slices of 128, as forward's
+    // multiply sums C, the max error over the direct dw's on Lavin & Gray's
+    // layers (netcl-bench --accuracy, Zen 3) went from 0.43-0.86 to
+    // 0.06-0.69 with F(3x3,2x2) and from 1.49-2.05 to 0.26-2.05 with
+    // F(3x3,4x4) (conv1.2 3.89e-3 -> 6.61e-4; conv4.2 and conv5, 49 and 16
+    // tiles, unchanged: their error is the transforms').
+    const auto slice = static_cast<std::int64_t>(profile.tuned_or("winograd_wgrad_tile_slice", 128));
+    c.tile_slice = slice >= 1 && slice < c.tiles_per_pass ? slice : 0;
     return c;
 }
 
@@ -92,7 +101,7 @@ ProgramSpec WinogradWgradConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradWgradConfig::gemm_program(bool accumulate) const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, /*k_slice=*/0, false, false,
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, tile_slice, false, false,
                                accumulate ? PostOps{}.with_sum() : PostOps{});
 }
 
@@ -103,7 +112,9 @@ std::string WinogradWgradConfig::tile_name() const {
 std::string WinogradWgradConfig::str() const {
     return tile_name() + (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " dy tiles a pass (" + std::to_string(passes) + " pass" +
-           (passes == 1 ? "" : "es") + "), GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
+           (passes == 1 ? "" : "es") + "), GEMM " + tile.str() +
+           (tile_slice ? ", tiles summed in slices of " + std::to_string(tile_slice) : std::string()) +
+           (edge_m ? ", rows clamped" : "") +
            (edge_n ? ", columns clamped" : "");
 }
 

@@ -31,6 +31,9 @@ struct WinogradWgradConfig {
     GemmTile tile;
     bool edge_m = false, edge_n = false;  // K < MR, C < NR
     int channel_lanes = 8;                // x's transform: channels a work-item (the GEMM's vector width)
+    // The multiply sums a pass's tiles in slices of this many, each slice's
+    // sum added to a running total (kernels_cl/gemm.cl K_SLICE; 0: one sum).
+    std::int64_t tile_slice = 0;
     std::int64_t tiles_w = 0, tiles_per_image = 0;  // dy's tiles: ceil(Q / r), ceil(P / r) x that
     std::int64_t tiles = 0;                          // N x tiles_per_image
     std::int64_t passes = 1;
