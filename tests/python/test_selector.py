@@ -100,12 +100,16 @@ def test_explain_by_shapes():
     with pytest.raises(nc.Error, match="expected 'conv2d'"):
         sel.explain(shapes, op="conv2d_backward_data")
     # Backward data of a stride-1 3x3 layer runs on Winograd's forward tiles (dy with the rotated filters);
-    # its weight gradient on the GEMM engine.
+    # its weight gradient on Winograd's F(3x3,4x4) (196 dy tiles of 4x4), a strided layer's on the GEMM engine.
     shapes.direction = "backward_data"
     backward = sel.explain(shapes, op="conv2d_backward_data")
     assert backward.plan.kernel == "CONV2D_WINOGRAD"
     assert "as forward: dy with the rotated filters" in backward.plan.config
     shapes.direction = "backward_weights"
+    weights = sel.explain(shapes).plan
+    assert weights.variant == "wino-wgrad-f4", str(weights)
+    assert "F(3x3,4x4) first" in weights.reason
+    shapes.stride_h = shapes.stride_w = 2
     assert sel.explain(shapes).plan.variant == "wgrad-gemm"
 
 
