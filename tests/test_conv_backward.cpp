@@ -176,13 +176,13 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
     }
     // N = 5 images of 50 output pixels in chunks of 13, 13, 13 and 11 pixels
-    // (a 2340-byte chunk target: 13 pixels of 45 patch floats), three
-    // partial gradients summed a pass (the workspace limit), overwriting and
-    // accumulating: 20 chunks in passes of 3, the last of 2.
+    // (a 2340-byte chunk target: 13 pixels of 45 patch floats): 20 GEMMs,
+    // the first writing the sum and 19 adding to it, overwriting dw and
+    // accumulating into it.
     ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
     s.N = 5;
     ASSERT_EQ(s.P() * s.Q(), 50);
-    const std::size_t chunk_bytes = 13 * 45 * sizeof(float), partial_bytes = 270 * sizeof(float);
+    const std::size_t chunk_bytes = 13 * 45 * sizeof(float), sum_bytes = 270 * sizeof(float);
     const auto chunked = context_with_profile(
         [&](DeviceProfile& p) { p.tuned["wgrad_gemm_chunk_bytes"] = static_cast<double>(chunk_bytes); });
     for (const float beta : {0.0f, 1.0f}) {
@@ -190,14 +190,12 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         options.strategy = Kernel::IM2COL;
         options.variant = variant;
         options.context = chunked;
-        options.workspace_limit_bytes = chunk_bytes + 3 * partial_bytes;
         options.beta = beta;
         options.seed = 91;
         const ConvCaseResult r = run_conv_case(s, options);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
-        EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image, 3 summed a pass"), std::string::npos)
-            << r.plan.config;
-        EXPECT_EQ(r.workspace_bytes, chunk_bytes + 3 * partial_bytes);
+        EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image"), std::string::npos) << r.plan.config;
+        EXPECT_EQ(r.workspace_bytes, chunk_bytes + sum_bytes);
     }
     // A limit below one chunk's needs is a reason, not a failure.
     DeviceProfile tight = profile;
@@ -205,6 +203,72 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     const auto reason = why_not(variant, s, tight);
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("wgrad_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
+}
+
+// A 1x1 stride-1 unpadded layer's weight gradient with x read in place and
+// dy copied transposed (WeightGradientGemmConfig.hpp): every such edge and
+// random shape with the copy forced (groups, K and C off the tile, 1x1
+// images, N > 1), in chunks with beta 0 and 1; and the default rule, which
+// copies dy only where it is no longer than x a pixel (K <= C).
+TEST(ConvBackward, GemmWeightGradientCopyingDyMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const auto forced = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9; });
+    const auto in_place = [](const ConvShapes& s) {
+        return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
+               s.pad_left == 0 && s.pad_right == 0;
+    };
+    std::vector<ConvShapes> shapes;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        if (in_place(edge)) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    }
+    ASSERT_GE(shapes.size(), 3u) << "the edge table has lost its 1x1 stride-1 unpadded layers";
+    std::mt19937_64 rng(20261127);
+    while (shapes.size() < 16) {
+        ConvShapes s = random_small_shape(rng);
+        s.R = s.S = 1;
+        s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
+        s.set_padding(0);
+        shapes.push_back(s.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    }
+    std::uint64_t seed = 7600;
+    for (const ConvShapes& s : shapes) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = forced;
+        options.seed = seed++;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find("x in place, dy copied transposed"), std::string::npos) << r.plan.config;
+    }
+    // 3 images of 7x13 in chunks of 23, 23, 23 and 22 pixels (12 dy floats
+    // a pixel), groups 2, every GEMM after the first adding to the sum.
+    ConvShapes s = shapes[1];
+    ASSERT_EQ(s.groups, 2) << s.str();
+    const auto chunked = context_with_profile([](DeviceProfile& p) {
+        p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
+        p.tuned["wgrad_gemm_chunk_bytes"] = 23 * 12 * sizeof(float);
+    });
+    for (const float beta : {0.0f, 1.0f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = chunked;
+        options.beta = beta;
+        options.seed = 92;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+        EXPECT_NE(r.plan.config.find("dy copied transposed, 4 chunk(s) of 23 pixels an image"), std::string::npos)
+            << r.plan.config;
+    }
+    const DeviceProfile& profile = shared_context()->profile();
+    ConvShapes reduction = s, expansion = s;
+    reduction.groups = expansion.groups = 1;
+    reduction.C = expansion.K = 256;
+    reduction.K = expansion.C = 64;
+    const auto config = [&](const ConvShapes& layer) { return implementation_of(variant).config(variant, layer, profile); };
+    EXPECT_NE(config(reduction).find("x in place"), std::string::npos) << config(reduction);
+    EXPECT_EQ(config(expansion).find("x in place"), std::string::npos) << config(expansion);
 }
 
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)

@@ -9,7 +9,7 @@ constexpr std::size_t kGroup = 64;
 }  // namespace
 
 KernelSpec bias_gradient_kernel() { return {kBiasGradientKernel, {1, 1, 1}}; }
-KernelSpec sum_partials_kernel() { return {kSumPartialsKernel, {kGroup, 1, 1}}; }
+KernelSpec blend_weight_gradient_kernel() { return {kBlendWeightGradientKernel, {kGroup, 1, 1}}; }
 
 void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, const ConvShapes& s, const Tensor& dy,
                            const Tensor& db, float beta, EventChain& chain) {
@@ -19,13 +19,13 @@ void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, co
     launch(queue, kernel, kBiasGradientKernel, cl::NDRange(static_cast<std::size_t>(s.K)), cl::NDRange(1), chain);
 }
 
-void enqueue_sum_partials(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& partials,
-                          std::size_t offset_floats, std::int64_t parts, const Tensor& dw, float beta,
-                          EventChain& chain) {
+void enqueue_blend_weight_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& sum,
+                                   std::size_t offset_floats, const Tensor& dw, float beta, EventChain& chain,
+                                   SumLayout layout) {
     const auto count = static_cast<int>(dw.numel());
-    set_args(kernel, kSumPartialsKernel, partials, static_cast<cl_ulong>(offset_floats), static_cast<int>(parts),
-             count, dw.buffer(), offset_of(dw), beta);
-    launch(queue, kernel, kSumPartialsKernel, cl::NDRange(static_cast<std::size_t>(count)), cl::NDRange(kGroup),
+    set_args(kernel, kBlendWeightGradientKernel, sum, static_cast<cl_ulong>(offset_floats), count, dw.buffer(),
+             offset_of(dw), beta, static_cast<int>(layout.rows), static_cast<int>(layout.length));
+    launch(queue, kernel, kBlendWeightGradientKernel, cl::NDRange(static_cast<std::size_t>(count)), cl::NDRange(kGroup),
            chain);
 }
 

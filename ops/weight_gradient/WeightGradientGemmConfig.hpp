@@ -5,17 +5,31 @@
 // dW_g = sum over images n and pixel chunks of dY_{n,g}'s chunk columns
 // (K/groups x pixels, NCHW as it lies) x the chunk's patches (pixels x
 // C/groups·R·S, kernels_cl/im2col.cl's im2col_patches): a row-major GEMM per
-// chunk (batched over groups) reducing over its pixels into a partial
-// gradient of its own, and gradient_sums.cl's sum_partials adding a pass's
-// partials into dW in chunk order. No atomics: the same dw bit for bit on
-// every run. A chunk's patches are sized to stay in the caches between the
-// copy that writes them and the GEMM that reads them (a whole image's were
-// 115 MB on VGG's conv1.2 and ran at 11 GFLOPS, 2 MiB chunks at 21); one
-// patch buffer serves every chunk in turn. Tried: the patches written in the
-// GEMM's B panels (gemm.cl's B_PANEL, one GEMM a group), which streams B in
-// order: VGG-16 at N = 1 ran at 0.31x oneDNN's backward weights against
+// chunk (batched over groups), the first writing a float32 sum and every
+// later one adding to it in its output stage (POST_SUM), in chunk order;
+// gradient_sums.cl's blend_weight_gradient then blends it into dW (beta, the
+// layer's type). No atomics: the same dw bit for bit on every run. A
+// chunk's patches are sized to stay in the caches between the copy that
+// writes them and the GEMM that reads them (a whole image's were 115 MB on
+// VGG's conv1.2 and ran at 11 GFLOPS, 2 MiB chunks at 21); one patch buffer
+// serves every chunk in turn. Tried: the patches written in the GEMM's B
+// panels (gemm.cl's B_PANEL, one GEMM a group), which streams B in order:
+// VGG-16 at N = 1 ran at 0.31x oneDNN's backward weights against
 // 0.41-0.46x row-major (Zen 3, depth-weighted, interleaved rounds; one run
-// panelled, two row-major), every layer slower.
+// panelled, two row-major), every layer slower. Also tried: each chunk's
+// GEMM writing a partial gradient of its own, a pass's partials (up to 32
+// MiB) summed at once: on ResNet-50's 7x7 1x1 layers at N = 8 (4 MiB
+// partials) 10.8-11.0 ms one sum against 13.1-25.1 (2048 -> 512) and
+// 9.4-9.4 against 8.9-13.1 (512 -> 2048), the larger layers level within
+// this host's noise (Zen 3, 2 runs each, alternating processes); and the
+// workspace is now one sum, not a pass of them.
+//
+// A 1x1 stride-1 unpadded layer's patches are x itself, transposed: there
+// the GEMM instead reads x in place as A (C/groups rows of P*Q pixels) and
+// copies dy transposed as B (pixels x K/groups), summing dW transposed,
+// which the blend transposes back. That copies K floats a pixel instead
+// of C: where K <= C (ResNet's reductions, C = 4K) it is the smaller copy
+// (copy_dy; measured in WeightGradientGemmConfig.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,29 +45,30 @@ namespace netcl {
 
 struct WeightGradientGemmConfig {
     GemmTile tile;
-    bool edge_m = false;                // K/groups < MR
-    bool edge_n = false;                // C/groups·R·S < NR
+    bool copy_dy = false;               // x read in place (A), dy copied transposed (B): dW transposed
+    bool edge_m = false;                // the GEMM's M (K/groups; C/groups with copy_dy) < MR
+    bool edge_n = false;                // its N (C/groups·R·S; K/groups with copy_dy) < NR
     std::int64_t chunk_pixels = 1;      // output pixels a chunk reduces over (the last of an image may be fewer)
     std::int64_t chunks_per_image = 1;
-    std::int64_t chunks_per_pass = 1;   // partial gradients summed into dW at once
-    std::size_t patches_bytes = 0;      // one chunk's patches (all groups)
-    std::size_t workspace_bytes = 0;    // the patches, then chunks_per_pass partial gradients
+    std::size_t patches_bytes = 0;      // one chunk's patches (all groups): x's, or dy's with copy_dy
+    std::size_t workspace_bytes = 0;    // the patches, then the float32 sum (dW's size)
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the patches and partial sums are float32
 
     std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }
+    // The GEMM's rows (M) and columns (N) a group, and the copied patch length (= N).
+    std::int64_t gemm_rows(const ConvShapes& shapes) const;
+    std::int64_t gemm_columns(const ConvShapes& shapes) const;
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
     cl::NDRange patches_local() const { return cl::NDRange(4, 16, 1); }
     cl::NDRange gemm_global(const ConvShapes& shapes) const;  // batched over groups
     cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
-    // The patch expansion, the GEMM, the sums (partials and bias gradient).
+    // The patch expansion, the GEMM (writing; adding), the sums (dW's and the bias gradient).
     std::vector<ProgramSpec> programs() const;
     std::string str() const;
 };
 
-// A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes, and a
-// pass's partial gradients where it sets no wgrad_gemm_pass_bytes.
+// A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.
 inline constexpr std::size_t kWeightGradientChunkBytes = std::size_t{2} << 20;
-inline constexpr std::size_t kWeightGradientPassBytes = std::size_t{32} << 20;
 // Pixels a work-item of the patch copy takes in turn (kernels_cl/im2col.cl,
 // im2col_patches), with work-groups of 4 patch columns x 16 runs: the
 // weight gradient of a 1x1 layer (256 -> 64 channels at 56x56, N = 1) took

@@ -21,7 +21,7 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");
-        keys.push_back("wgrad_gemm_pass_bytes");
+        keys.push_back("wgrad_gemm_dy_copy_max_ratio");
         keys.push_back("wgrad_gemm_chunk_bytes");
         keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes
         return keys;
@@ -33,7 +33,7 @@ protected:
         const WeightGradientGemmConfig c = weight_gradient_gemm_config(s, profile);
         const std::size_t limit = weight_gradient_workspace_limit(profile);
         if (c.workspace_bytes > limit) {
-            return "a chunk's patches and one partial gradient need " + std::to_string(c.workspace_bytes) +
+            return "a chunk's patches and the float32 sum of dw need " + std::to_string(c.workspace_bytes) +
                    " bytes; the workspace limit is " + std::to_string(limit) + " (" + workspace_limit_key() + ")";
         }
         return std::nullopt;
