@@ -156,11 +156,13 @@ TEST(ConvBackward, SelectorRunsWinogradBackwardDataOnAVggLayer) {
 }
 
 // The GEMM engine's weight gradient (ops/weight_gradient/) on every edge
-// shape and random shapes, and in passes of fewer images than N (a
-// workspace limit), where later passes add to what the first wrote.
+// shape and random shapes, in the layout the default rule picks and with the
+// patches forced (the columns' own test is below), and in chunks that add
+// into the first's sum.
 TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     const Variant variant("wgrad-gemm");
     const DeviceProfile& profile = shared_context()->profile();
+    const auto patches = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 0; });
     std::uint64_t seed = 6000;
     for (const ConvShapes& edge : edge_case_shapes()) {
         const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
@@ -168,6 +170,14 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile));
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = patches;
+        options.seed = seed++;
+        const ConvCaseResult p = run_conv_case(s, options);
+        EXPECT_TRUE(p.passed()) << "patches: " << describe(s, p);
+        EXPECT_EQ(p.plan.config.find("dy copied"), std::string::npos) << p.plan.config;
     }
     std::mt19937_64 rng(20261126);
     for (int i = 0; i < 40; ++i) {
@@ -183,8 +193,10 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     s.N = 5;
     ASSERT_EQ(s.P() * s.Q(), 50);
     const std::size_t chunk_bytes = 13 * 45 * sizeof(float), sum_bytes = 270 * sizeof(float);
-    const auto chunked = context_with_profile(
-        [&](DeviceProfile& p) { p.tuned["wgrad_gemm_chunk_bytes"] = static_cast<double>(chunk_bytes); });
+    const auto chunked = context_with_profile([&](DeviceProfile& p) {
+        p.tuned["wgrad_gemm_chunk_bytes"] = static_cast<double>(chunk_bytes);
+        p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 0;  // the patches (6 dy floats a pixel would take the columns)
+    });
     for (const float beta : {0.0f, 1.0f}) {
         ConvCaseOptions options;
         options.strategy = Kernel::IM2COL;
@@ -205,70 +217,85 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     EXPECT_NE(reason->find("wgrad_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
 }
 
-// A 1x1 stride-1 unpadded layer's weight gradient with x read in place and
-// dy copied transposed (WeightGradientGemmConfig.hpp): every such edge and
-// random shape with the copy forced (groups, K and C off the tile, 1x1
-// images, N > 1), in chunks with beta 0 and 1; and the default rule, which
-// copies dy only where it is no longer than x a pixel (K <= C).
-TEST(ConvBackward, GemmWeightGradientCopyingDyMatchesReference) {
+// The weight gradient the other way round (WeightGradientGemmConfig.hpp):
+// x's columns (read in place for 1x1 stride-1 unpadded layers, else copied
+// by either im2col kernel, a chunk of output rows at a time) x dy copied
+// transposed, the sum transposed back. Every edge shape and random ones with
+// the layout forced; in chunks of rows (the last one short, under a stride
+// and padding) and of pixels (in place), with beta 0 and 1; and the default
+// rule, which takes it where dy's rows are no longer than the patches'.
+TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const auto forced = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9; });
+    const auto forced = [](double by_rows, double chunk_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
+            p.tuned["im2col_rows"] = by_rows;
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
+        });
+    };
     const auto in_place = [](const ConvShapes& s) {
         return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
                s.pad_left == 0 && s.pad_right == 0;
     };
     std::vector<ConvShapes> shapes;
-    for (const ConvShapes& edge : edge_case_shapes()) {
-        if (in_place(edge)) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
-    }
-    ASSERT_GE(shapes.size(), 3u) << "the edge table has lost its 1x1 stride-1 unpadded layers";
+    for (const ConvShapes& edge : edge_case_shapes()) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
     std::mt19937_64 rng(20261127);
-    while (shapes.size() < 16) {
-        ConvShapes s = random_small_shape(rng);
-        s.R = s.S = 1;
-        s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
-        s.set_padding(0);
-        shapes.push_back(s.in_direction(ConvDirection::BACKWARD_WEIGHTS));
-    }
+    for (int i = 0; i < 12; ++i) shapes.push_back(random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS));
     std::uint64_t seed = 7600;
-    for (const ConvShapes& s : shapes) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = variant;
-        options.context = forced;
-        options.seed = seed++;
-        const ConvCaseResult r = run_conv_case(s, options);
-        EXPECT_TRUE(r.passed()) << describe(s, r);
-        EXPECT_NE(r.plan.config.find("x in place, dy copied transposed"), std::string::npos) << r.plan.config;
+    for (const double by_rows : {1.0, 0.0}) {
+        const auto context = forced(by_rows, 0);
+        for (const ConvShapes& s : shapes) {
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.context = context;
+            options.seed = seed++;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << "im2col_rows " << by_rows << ": " << describe(s, r);
+            const std::string expected = in_place(s) ? "x in place, dy copied transposed"
+                                         : by_rows   ? "x's columns (im2col_rows) and dy copied transposed"
+                                                     : "x's columns (im2col) and dy copied transposed";
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
+        }
     }
-    // 3 images of 7x13 in chunks of 23, 23, 23 and 22 pixels (12 dy floats
-    // a pixel), groups 2, every GEMM after the first adding to the sum.
-    ConvShapes s = shapes[1];
-    ASSERT_EQ(s.groups, 2) << s.str();
-    const auto chunked = context_with_profile([](DeviceProfile& p) {
-        p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
-        p.tuned["wgrad_gemm_chunk_bytes"] = 23 * 12 * sizeof(float);
-    });
-    for (const float beta : {0.0f, 1.0f}) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = variant;
-        options.context = chunked;
-        options.beta = beta;
-        options.seed = 92;
-        const ConvCaseResult r = run_conv_case(s, options);
-        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
-        EXPECT_NE(r.plan.config.find("dy copied transposed, 4 chunk(s) of 23 pixels an image"), std::string::npos)
-            << r.plan.config;
+    // Stride 2 and padding 1 (3 images of 7 x 14 outputs, 11 dy and 36
+    // column floats a pixel): chunks of 3, 3 and 1 output rows, the later
+    // ones' top padding shifted up by their first row; and groups 2, 1x1
+    // stride 1 (3 images of 7x13, 12 dy floats a pixel, x in place): chunks
+    // of 23, 23, 23 and 22 pixels. Every GEMM after the first adds to the sum.
+    ConvShapes strided = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ConvShapes grouped = edge_case_shapes()[13].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14) << strided.str();
+    ASSERT_TRUE(grouped.groups == 2 && in_place(grouped)) << grouped.str();
+    const std::vector<std::tuple<ConvShapes, double, std::string>> chunked = {
+        {strided, 3 * 14 * (11 + 36) * sizeof(float), "3 chunk(s) of 42 pixels an image"},
+        {grouped, 23 * 12 * sizeof(float), "4 chunk(s) of 23 pixels an image"}};
+    for (const auto& [s, chunk_bytes, expected] : chunked) {
+        const auto context = forced(1.0, chunk_bytes);
+        for (const float beta : {0.0f, 1.0f}) {
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.context = context;
+            options.beta = beta;
+            options.seed = 92;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+        }
     }
     const DeviceProfile& profile = shared_context()->profile();
-    ConvShapes reduction = s, expansion = s;
-    reduction.groups = expansion.groups = 1;
-    reduction.C = expansion.K = 256;
-    reduction.K = expansion.C = 64;
     const auto config = [&](const ConvShapes& layer) { return implementation_of(variant).config(variant, layer, profile); };
-    EXPECT_NE(config(reduction).find("x in place"), std::string::npos) << config(reduction);
-    EXPECT_EQ(config(expansion).find("x in place"), std::string::npos) << config(expansion);
+    const auto layer = [](std::int64_t c, std::int64_t k, std::int64_t r, std::int64_t stride) {
+        ConvShapes s;
+        s.N = 1, s.C = c, s.H = s.W = 56, s.K = k, s.R = s.S = r, s.stride_h = s.stride_w = stride;
+        s.set_padding(r / 2);
+        return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    };
+    EXPECT_NE(config(layer(256, 64, 1, 1)).find("x in place"), std::string::npos);    // ResNet's reduction
+    EXPECT_NE(config(layer(3, 64, 7, 2)).find("x's columns"), std::string::npos);     // the stem: 147 taps
+    EXPECT_EQ(config(layer(64, 256, 1, 1)).find("dy copied"), std::string::npos);     // an expansion
+    EXPECT_EQ(config(layer(3, 64, 3, 1)).find("dy copied"), std::string::npos);       // VGG's conv1.1: 27 taps
 }
 
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)

@@ -20,54 +20,84 @@ std::size_t weight_gradient_workspace_limit(const DeviceProfile& profile) {
     return static_cast<std::size_t>(profile.tuned_or("wgrad_gemm_workspace_limit_bytes", fallback));
 }
 
-// x's patches are x itself (transposed) where the layer is 1x1, stride 1 and
-// unpadded; dy is then copied in their place where its rows are at most
-// wgrad_gemm_dy_copy_max_ratio times as long (K/groups against C/groups),
-// default 1. ResNet-50's 1x1 layers at N = 8, x's patches / dy copied, ms
-// (Zen 3, two alternating runs each): 256 -> 64 at 56x56 19.8, 23.5 /
-// 11.1, 11.5; 512 -> 128 at 28x28 16.4, 16.7 / 9.9, 10.2; 1024 -> 256 at
-// 14x14 18.4, 14.5 / 8.6, 9.0; K = C (64 at 56x56) and 2048 -> 512 at 7x7
-// level within the noise; 64 -> 256 (K = 4C) 15.2 / 23.8.
 namespace {
-bool copies_dy(const ConvShapes& s, const DeviceProfile& profile) {
-    const bool x_in_place = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
-                            s.pad_bottom == 0 && s.pad_left == 0 && s.pad_right == 0;
-    const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
-    return x_in_place && static_cast<double>(s.K) <= ratio * static_cast<double>(s.C);
+
+bool columns_in_place(const ConvShapes& s) {
+    return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
+           s.pad_left == 0 && s.pad_right == 0;
 }
+
+// x's columns and dy transposed where dy's rows are at most
+// wgrad_gemm_dy_copy_max_ratio (default 1) times as long as the patches'
+// (K/groups against C/groups·R·S): then the copy of dy is no larger than
+// the patches, whose copy writes across where the columns' runs along. On
+// 2 Zen 3 cores (netcl-bench, patches / columns, ms; min of 5, two
+// alternating runs each):
+//  - x read in place (1x1, stride 1), ResNet-50 at N = 8: 256 -> 64 at
+//    56x56 19.8, 23.5 / 11.1, 11.5; 512 -> 128 at 28x28 16.4, 16.7 / 9.9,
+//    10.2; 1024 -> 256 at 14x14 18.4, 14.5 / 8.6, 9.0; K = C (64 at 56x56)
+//    and 2048 -> 512 at 7x7 level within the noise; 64 -> 256 (K = 4C)
+//    15.2 / 23.8 (medians).
+//  - columns copied, N = 1: ResNet's stem (147 taps, K = 64) 8.4, 8.2 /
+//    4.5, 5.1; 3x3 stride 2, 128 at 56x56 4.2, 3.7 / 2.8, 3.2, 256 at 28x28
+//    level; 1x1 stride 2, 512 -> 256 at 56x56 4.0, 3.6 / 3.1, 3.5; and
+//    against the rule: VGG's conv1.1 (27 taps, K = 64) 4.9, 4.2 / 8.5, 9.8,
+//    1x1 stride 2 1024 -> 2048 at 14x14 3.6, 4.5 / 11.7, 11.0.
+bool takes_columns(const ConvShapes& s, const DeviceProfile& profile) {
+    const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
+    return static_cast<double>(s.K / s.groups) <= ratio * static_cast<double>(patch_length(s));
+}
+
 }  // namespace
 
 std::int64_t WeightGradientGemmConfig::gemm_rows(const ConvShapes& s) const {
-    return copy_dy ? s.C / s.groups : s.K / s.groups;
+    return columns ? patch_length(s) : s.K / s.groups;
 }
 
 std::int64_t WeightGradientGemmConfig::gemm_columns(const ConvShapes& s) const {
-    return copy_dy ? s.K / s.groups : patch_length(s);
+    return columns ? s.K / s.groups : patch_length(s);
 }
 
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
     WeightGradientGemmConfig c;
     c.dtype = s.dtype;
-    c.copy_dy = copies_dy(s, profile);
+    c.columns = takes_columns(s, profile);
+    c.columns_in_place = c.columns && columns_in_place(s);
+    c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
     c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
     const std::int64_t PQ = s.P() * s.Q();
-    // One pixel's patches, all groups.
+    // One pixel's copies, all groups: its patches (dy's with columns), and its copied columns.
     const auto patch_row_bytes = size(c.gemm_columns(s) * s.groups) * sizeof(float);
+    const auto column_bytes = c.columns && !c.columns_in_place ? size(s.C * s.R * s.S) * sizeof(float) : 0;
     const auto chunk_target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
-    // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly.
-    const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(chunk_target / patch_row_bytes), 1, PQ);
-    c.chunks_per_image = blocks(PQ, most);
-    c.chunk_pixels = blocks(PQ, c.chunks_per_image);
+    // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly
+    // (whole output rows where columns are copied: the copy runs along them).
+    const std::int64_t unit = c.columns && !c.columns_in_place ? s.Q() : 1, units = PQ / unit;
+    const std::int64_t most = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(chunk_target / ((patch_row_bytes + column_bytes) * size(unit))), 1, units);
+    c.chunks_per_image = blocks(units, most);
+    c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
+    if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
     c.patches_bytes = size(c.chunk_pixels) * patch_row_bytes;
-    c.workspace_bytes = c.patches_bytes + size(s.weight_numel()) * sizeof(float);
+    c.columns_bytes = size(c.chunk_pixels) * column_bytes;
+    c.workspace_bytes = c.patches_bytes + c.columns_bytes + size(s.weight_numel()) * sizeof(float);
     return c;
 }
 
 cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::int64_t pixels) const {
     return cl::NDRange(size(gemm_columns(s)), size(blocks(pixels, kWeightGradientPatchRun)), size(s.groups));
+}
+
+cl::NDRange WeightGradientGemmConfig::columns_global(const ConvShapes& s, std::int64_t rows) const {
+    const std::int64_t lanes = columns_by_rows ? rows : blocks(rows * s.Q(), 64) * 64;
+    return cl::NDRange(size(lanes), size(s.C * s.R * s.S), 1);
+}
+
+cl::NDRange WeightGradientGemmConfig::columns_local() const {
+    return columns_by_rows ? cl::NDRange(4, 1, 1) : cl::NDRange(64, 1, 1);
 }
 
 cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
@@ -76,18 +106,26 @@ cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
 }
 
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
-    // dy (A; x with copy_dy) in the layer's type, the patches (B) and partial sums (C) float32.
+    // A (dy, or x in place) in the layer's type, or copied columns in float32; the patches (B) and the
+    // sum (C) float32.
     const std::string storage = internal::storage_options(dtype);
-    return {{"im2col", internal::storage_source() + embedded_source("im2col"), storage, {{"im2col_patches", {4, 16, 1}}}},
-            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, {dtype, DataType::FLOAT32, DataType::FLOAT32}),
-            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(),
-                         {dtype, DataType::FLOAT32, DataType::FLOAT32}),
+    const GemmOperandTypes types{columns && !columns_in_place ? DataType::FLOAT32 : dtype, DataType::FLOAT32,
+                                 DataType::FLOAT32};
+    std::vector<KernelSpec> copies = {{"im2col_patches", {4, 16, 1}}};
+    if (columns && !columns_in_place) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
+    return {{"im2col", internal::storage_source() + embedded_source("im2col"), storage, copies},
+            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
+            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
             {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
              {internal::blend_weight_gradient_kernel(), internal::bias_gradient_kernel()}}};
 }
 
 std::string WeightGradientGemmConfig::str() const {
-    return std::string(copy_dy ? "x in place, dy copied transposed, " : "") + std::to_string(chunks_per_image) +
+    const std::string layout = !columns          ? ""
+                               : columns_in_place ? "x in place, dy copied transposed, "
+                                                  : std::string("x's columns (") + columns_kernel() +
+                                                        ") and dy copied transposed, ";
+    return layout + std::to_string(chunks_per_image) +
            " chunk(s) of " + std::to_string(chunk_pixels) +
            " pixels an image, workspace " +
            std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +

@@ -24,12 +24,16 @@
 // this host's noise (Zen 3, 2 runs each, alternating processes); and the
 // workspace is now one sum, not a pass of them.
 //
-// A 1x1 stride-1 unpadded layer's patches are x itself, transposed: there
-// the GEMM instead reads x in place as A (C/groups rows of P*Q pixels) and
-// copies dy transposed as B (pixels x K/groups), summing dW transposed,
-// which the blend transposes back. That copies K floats a pixel instead
-// of C: where K <= C (ResNet's reductions, C = 4K) it is the smaller copy
-// (copy_dy; measured in WeightGradientGemmConfig.cpp).
+// Or the other way round (columns): dW's transpose = x's columns (C/groups·R·S
+// x pixels, forward's im2col layout, kernels_cl/im2col.cl's im2col or
+// im2col_rows a chunk of output rows at a time) x dy copied transposed
+// (pixels x K/groups, im2col_patches of dy under a 1x1 filter), the blend
+// transposing the sum back. A 1x1 stride-1 unpadded layer's columns are x
+// itself, read in place: a copy of K floats a pixel instead of C, the
+// smaller where K <= C (ResNet's reductions, C = 4K). Elsewhere it copies
+// C·R·S + K floats a pixel against the patches' C·R·S, but in rows as
+// forward's im2col does, where the patches are written across. Which one:
+// WeightGradientGemmConfig.cpp, with the measurements.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,14 +49,18 @@ namespace netcl {
 
 struct WeightGradientGemmConfig {
     GemmTile tile;
-    bool copy_dy = false;               // x read in place (A), dy copied transposed (B): dW transposed
-    bool edge_m = false;                // the GEMM's M (K/groups; C/groups with copy_dy) < MR
-    bool edge_n = false;                // its N (C/groups·R·S; K/groups with copy_dy) < NR
+    bool columns = false;               // A = x's columns, B = dy copied transposed: dW transposed
+    bool columns_in_place = false;      // ... the columns being x itself (1x1, stride 1, unpadded)
+    bool columns_by_rows = false;       // ... copied by im2col_rows (profile key im2col_rows), else im2col
+    bool edge_m = false;                // the GEMM's M (K/groups; C/groups·R·S with columns) < MR
+    bool edge_n = false;                // its N (C/groups·R·S; K/groups with columns) < NR
     std::int64_t chunk_pixels = 1;      // output pixels a chunk reduces over (the last of an image may be fewer)
+    std::int64_t chunk_rows = 0;        // with copied columns: whole output rows a chunk (chunk_pixels = rows x Q)
     std::int64_t chunks_per_image = 1;
-    std::size_t patches_bytes = 0;      // one chunk's patches (all groups): x's, or dy's with copy_dy
-    std::size_t workspace_bytes = 0;    // the patches, then the float32 sum (dW's size)
-    DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the patches and partial sums are float32
+    std::size_t patches_bytes = 0;      // one chunk's copy: x's patches, or dy's transposed (B) with columns
+    std::size_t columns_bytes = 0;      // one chunk's copied columns of x (A), after the patches
+    std::size_t workspace_bytes = 0;    // the patches, the columns, then the float32 sum (dW's size)
+    DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
 
     std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }
     // The GEMM's rows (M) and columns (N) a group, and the copied patch length (= N).
@@ -60,6 +68,10 @@ struct WeightGradientGemmConfig {
     std::int64_t gemm_columns(const ConvShapes& shapes) const;
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
     cl::NDRange patches_local() const { return cl::NDRange(4, 16, 1); }
+    // The copy of a chunk of `rows` output rows' columns (one image).
+    cl::NDRange columns_global(const ConvShapes& shapes, std::int64_t rows) const;
+    cl::NDRange columns_local() const;
+    const char* columns_kernel() const { return columns_by_rows ? "im2col_rows" : "im2col"; }
     cl::NDRange gemm_global(const ConvShapes& shapes) const;  // batched over groups
     cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
     // The patch expansion, the GEMM (writing; adding), the sums (dW's and the bias gradient).

@@ -19,7 +19,9 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
     const auto program = [&](const ProgramSpec& spec) {
         return context_->programs().get_source(spec.label, spec.source, spec.options);
     };
-    patches_ = internal::make_kernel(program(specs[0]), "im2col_patches");
+    const cl::Program copies = program(specs[0]);
+    patches_ = internal::make_kernel(copies, "im2col_patches");
+    if (config_.columns && !config_.columns_in_place) columns_ = internal::make_kernel(copies, config_.columns_kernel());
     gemm_ = internal::make_kernel(program(specs[1]), "gemm");
     gemm_sum_ = internal::make_kernel(program(specs[2]), "gemm");
     const cl::Program sums = program(specs[3]);
@@ -41,18 +43,20 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                       workspace.offset_bytes % sizeof(float) == 0,
                   "wgrad-gemm: the workspace is missing or smaller than the " +
                       std::to_string(config_.workspace_bytes) + " bytes it declared");
-    const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups, cg = s.C / s.groups;
-    const std::int64_t rows = config_.gemm_rows(s), columns = config_.gemm_columns(s);
+    const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups;
+    const std::int64_t rows_a = config_.gemm_rows(s), columns = config_.gemm_columns(s);
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
     const std::size_t patches = workspace.offset_bytes / sizeof(float);
-    const std::size_t sum = patches + config_.patches_bytes / sizeof(float);
+    const std::size_t columns_at = patches + config_.patches_bytes / sizeof(float);
+    const std::size_t sum = columns_at + config_.columns_bytes / sizeof(float);
+    const bool copies_columns = config_.columns && !config_.columns_in_place;
     const cl::CommandQueue& queue = context_->queue();
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
         const std::int64_t n = chunk / config_.chunks_per_image;
         const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
         const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
-        if (config_.copy_dy) {
+        if (config_.columns) {
             // dy's patches under a 1x1 stride-1 filter: dy transposed, K/groups a pixel.
             internal::set_args(patches_, "im2col_patches", dy.buffer(), internal::offset_of(dy), workspace.buffer,
                                u(patches), i(n), i(pq0), i(pixels), i(s.K), i(s.P()), i(s.Q()), i(s.Q()), 1, 1, 1, 1,
@@ -65,18 +69,33 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         }
         internal::launch(queue, patches_, "im2col_patches", config_.patches_global(s, pixels), config_.patches_local(),
                          chain);
-        // Entry g: A = dy's group-g rows (x's with copy_dy, 1x1 stride 1: P*Q pixels too), columns pq0..,
-        // lda = P*Q; B = the chunk's group-g patches; C = group g's block of the sum.
-        const Tensor& a_tensor = config_.copy_dy ? x : dy;
-        const std::size_t a = internal::offset_of(a_tensor) + static_cast<std::size_t>(n * s.groups * rows * PQ + pq0);
+        if (copies_columns) {
+            // The chunk's output rows p0.. as an image of `rows` output rows whose top padding is p0 rows
+            // less: forward's column matrix of them, P·Q = this chunk's pixels.
+            const std::int64_t p0 = pq0 / s.Q(), rows = pixels / s.Q();
+            internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x),
+                               workspace.buffer, u(columns_at), i(n), i(s.C), i(s.H), i(s.W), i(rows), i(s.Q()),
+                               i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h),
+                               i(s.pad_left), i(s.dilation_h), i(s.dilation_w));
+            internal::launch(queue, columns_, config_.columns_kernel(), config_.columns_global(s, rows),
+                             config_.columns_local(), chain);
+        }
+        // Entry g: A = dy's group-g rows (x's columns with columns: in place, or the copy), the chunk's
+        // pixels; B = the chunk's group-g patches; C = group g's block of the sum.
+        const Tensor& a_tensor = config_.columns ? x : dy;
+        const cl::Buffer& a_buffer = copies_columns ? workspace.buffer : a_tensor.buffer();
+        const std::size_t a = copies_columns ? columns_at
+                                             : internal::offset_of(a_tensor) +
+                                                   static_cast<std::size_t>(n * s.groups * rows_a * PQ + pq0);
+        const std::int64_t lda = copies_columns ? pixels : PQ;
         cl::Kernel& gemm = chunk == 0 ? gemm_ : gemm_sum_;
-        internal::set_args(gemm, "gemm", a_tensor.buffer(), u(a), i(rows * PQ), workspace.buffer, u(patches),
-                           i(pixels * columns), workspace.buffer, u(sum), i(rows * columns), dy.buffer(),
-                           internal::offset_of(dy), i(rows), i(columns), i(pixels), i(PQ), i(columns), i(columns));
+        internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
+                           i(pixels * columns), workspace.buffer, u(sum), i(rows_a * columns), dy.buffer(),
+                           internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns), i(columns));
         internal::launch(queue, gemm, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
     }
     internal::enqueue_blend_weight_gradient(queue, blend_, workspace.buffer, sum, dw, beta, chain,
-                                            config_.copy_dy ? internal::SumLayout::transposed(kg, cg)
+                                            config_.columns ? internal::SumLayout::transposed(kg, rows_a)
                                                             : internal::SumLayout{});
     if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
 }

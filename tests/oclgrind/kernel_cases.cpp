@@ -240,7 +240,7 @@ TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
 // uninitialised in float32 too, see GemmEngine below): the half input widened
 // into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
 // separate-transform Winograd, im2col's half column copy, direct-rows' half
-// rows, the weight gradient's half x and dy, and backward data as forward
+// rows, the weight gradient's half x and dy (both layouts), and backward data as forward
 // with rotated half filters.
 TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     auto strided = shape(2, 3, 7, 6, 10, 3, 0, true);
@@ -248,7 +248,13 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     strided.set_padding(1, 0, 1, 2);
     expect_clean(in_half(strided), Kernel::IM2COL, Variant("implicit-gemm"));
     expect_clean(in_half(strided), Kernel::IM2COL, Variant("im2col-gemm"));
+    // The weight gradient both ways round: K = 10 <= C·R·S = 27 takes x's
+    // columns and dy transposed, K = 30 x's patches (WeightGradientGemmConfig.cpp).
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_WEIGHTS)), Kernel::IM2COL,
+                 Variant("wgrad-gemm"));
+    auto wide_k = strided;
+    wide_k.K = 30;
+    expect_clean(in_half(wide_k.in_direction(ConvDirection::BACKWARD_WEIGHTS)), Kernel::IM2COL,
                  Variant("wgrad-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
                  Variant("implicit-gemm"));
