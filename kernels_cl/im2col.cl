@@ -109,3 +109,52 @@ __kernel void im2col_patches(__global const STORAGE* restrict x, const ulong x_o
         if (++q == Q) q = 0, ++p;
     }
 }
+
+// Backward data from the column matrix (ops/col2im/): cols holds image n's
+// column matrix of dx's gradient, rows (c, r, s) and P·Q columns -- W^T dy,
+// what each output pixel's tap sends back -- and each dx element gathers
+// the taps that read it: h = p * stride_h - pad_top + r * dil_h, so for each
+// r the one p it came from, if p is whole and inside P (likewise q). A
+// gather, not col2im's scatter-add: every dx element is written once, in a
+// fixed order, with no atomics and no zeroing pass. dx in the layer's type.
+//
+// NDRange: dim0 = W rounded up, dim1 = H, dim2 = C.
+__kernel void col2im(__global const float* restrict cols, const ulong cols_offset, __global STORAGE* restrict dx,
+                     const ulong dx_offset, const int image, const int C, const int H, const int W, const int P,
+                     const int Q, const int R, const int S, const int stride_h, const int stride_w,
+                     const int pad_top, const int pad_left, const int dil_h, const int dil_w) {
+    const int w = (int)get_global_id(0);
+    const int h = (int)get_global_id(1);
+    const int c = (int)get_global_id(2);
+    if (w >= W) return;  // dim0 is rounded up to the work-group size
+    dx += dx_offset;
+    __global const float* cc = cols + cols_offset + (size_t)c * R * S * P * Q;
+    // The output rows whose taps can reach h: p * stride_h in [h + pad_top - (R - 1) * dil_h, h + pad_top],
+    // each through tap r = (h + pad_top - p * stride_h) / dil_h where that divides (likewise columns):
+    // ceil(R / stride_h) rows, not R tests of a remainder. (The ceiling of a possibly negative bound is
+    // taken on it plus a multiple of the stride that makes it positive.)
+    const int ht = h + pad_top, wt = w + pad_left;
+    const int p_lo = max(0, (ht - (R - 1) * dil_h + stride_h - 1 + stride_h * R * dil_h) / stride_h - R * dil_h);
+    const int p_hi = min(P - 1, ht >= 0 ? ht / stride_h : -1);
+    const int q_lo = max(0, (wt - (S - 1) * dil_w + stride_w - 1 + stride_w * S * dil_w) / stride_w - S * dil_w);
+    const int q_hi = min(Q - 1, wt >= 0 ? wt / stride_w : -1);
+    float sum = 0.0f;
+    if (dil_h == 1 && dil_w == 1) {  // every p and q in range reaches h and w (no remainders to test)
+        for (int p = p_lo; p <= p_hi; ++p) {
+            __global const float* row = cc + ((size_t)(ht - p * stride_h) * S * P + p) * Q;
+            for (int q = q_lo; q <= q_hi; ++q) sum += row[(size_t)(wt - q * stride_w) * P * Q + q];
+        }
+    } else {
+        for (int p = p_lo; p <= p_hi; ++p) {
+            const int dh = ht - p * stride_h;
+            if (dh % dil_h != 0) continue;
+            const int r = dh / dil_h;
+            for (int q = q_lo; q <= q_hi; ++q) {
+                const int dw = wt - q * stride_w;
+                if (dw % dil_w != 0) continue;
+                sum += cc[((size_t)(r * S + dw / dil_w) * P + p) * Q + q];
+            }
+        }
+    }
+    STORE(dx, (((size_t)image * C + c) * H + h) * W + w, sum);
+}

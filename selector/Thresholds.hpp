@@ -42,6 +42,8 @@ inline constexpr const char* winograd_constant_weights = "winograd_constant_weig
 inline constexpr const char* winograd_prefer_gemm = "winograd_prefer_gemm";  // 0/1: separate transforms first
 inline constexpr const char* im2col_gemm_max_reduction = "im2col_gemm_max_reduction";  // C/groups*R*S at most: im2col-gemm first
 inline constexpr const char* im2col_min_flops = "im2col_min_flops";  // GEMM large enough for im2col
+// C/groups at most: backward data on col2im-gemm first (0: never).
+inline constexpr const char* col2im_gemm_max_channels = "col2im_gemm_max_channels";
 // C/groups at most: the row-vectorised direct convolution first (0: never).
 inline constexpr const char* direct_rows_max_channels = "direct_rows_max_channels";
 // 1x1 layers go to the implicit GEMM before the 1x1 GEMM when C/groups is at

@@ -200,6 +200,21 @@ std::int64_t reduced_channels(const ConvShapes& s) {
 // 1.2x faster there; at 28x28 and more the 1x1 GEMM wins by 1.1-1.4x).
 std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
+    // Backward data of a layer with few input channels on col2im-gemm first
+    // where the profile says so: as forward, each stride phase is a forward
+    // layer of C/groups output channels, along which every forward kernel
+    // vectorises (ResNet's stem: 3 of 16 lanes). On 2 Zen 3 cores (PoCL 3.1,
+    // netcl-bench, one interleaved run) the implicit GEMM / col2im-gemm /
+    // oneDNN 2.6.3 ms: the stem at N = 1 14.0 / 7.2 / 5.1, at N = 8 107.8 /
+    // 48.4 / 33.9; VGG's conv1.1 (C = 3, stride 1) 11.8 / 9.5 / 5.2; but C =
+    // 16 (3x3 stride 2 at 112x112) 0.82 / 2.30, and C = 64-256 2-3x slower
+    // (the column matrix's gather): pocl-cpu.json's 3.
+    if (s.direction == ConvDirection::BACKWARD_DATA &&
+        static_cast<double>(s.C / s.groups) <= threshold(profile, k::col2im_gemm_max_channels)) {
+        const auto it = std::find(offered.begin(), offered.end(), Variant("col2im-gemm"));
+        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
+        return offered;
+    }
     // A short reduction (VGG's conv1.1: C = 3, 3x3, 27 steps) goes to im2col
     // + the GEMM engine first where the profile says so: the implicit GEMM
     // stores each tile's outputs scalar and strided by P*Q after only 27

@@ -74,7 +74,7 @@ TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
         const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
         for (const Kernel kernel : all_kernels()) {
             for (const Variant& v : variants_of(kernel)) {
-                if (v.id == "naive" || why_not(v, s, profile)) continue;
+                if (v.id == "naive" || v.id == "col2im-gemm" || why_not(v, s, profile)) continue;  // their own kernels
                 const ConvCaseResult r = run_conv_case(s, kernel, v, seed++, tolerance_factor(v));
                 EXPECT_TRUE(r.passed()) << describe(s, r);
                 EXPECT_EQ(r.plan.variant, v);
@@ -130,6 +130,82 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     const auto reason = why_not(Variant("implicit-gemm"), both, shared_context()->profile());
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("a stride or a dilation on an axis, not both"), std::string::npos) << *reason;
+}
+
+// Backward data as W^T dy on the GEMM engine, gathered into dx from the
+// column matrix (ops/col2im/): every edge shape (strides 2 and 3, dilation,
+// groups, depthwise, asymmetric pads, images smaller than the stride, N > 1)
+// and random ones, a set_weights that changes the filters (transposed
+// again), and a workspace limit below one image's columns as a reason.
+TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
+    const Variant variant("col2im-gemm");
+    const DeviceProfile& profile = shared_context()->profile();
+    std::uint64_t seed = 8000;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
+        ASSERT_FALSE(why_not(variant, s, profile)) << s.str();
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.workspace_bytes, static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float));
+    }
+    std::mt19937_64 rng(20261128);
+    for (int i = 0; i < 30; ++i) {
+        const ConvShapes s = random_small_shape(rng).in_direction(ConvDirection::BACKWARD_DATA);
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 8100 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+    ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_DATA);
+    s.bias = false;
+    const auto context = shared_context();
+    Conv2dOptions options = Conv2dOptions::for_shapes(s);
+    options.strategy = Kernel::IM2COL;
+    options.variant = variant;
+    Conv2d conv(context, options);
+    const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), 41);
+    const Tensor dy_tensor = Tensor::from_host(context, dy, {s.N, s.K, s.P(), s.Q()});
+    for (const std::uint64_t w_seed : {42u, 43u}) {
+        const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), w_seed);
+        conv.set_weights(w);
+        Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+        dx.fill(std::numeric_limits<float>::quiet_NaN());
+        conv.backward_data(dy_tensor, dx);
+        EXPECT_EQ(conv.last_plan().variant, variant);
+        const Comparison c = compare(dx.to_host(), reference_conv_backward_data(s, dy, w));
+        EXPECT_EQ(c.non_finite, 0u);
+        EXPECT_LE(c.max_abs_error, conv_tolerance(s, 1.0)) << "weights " << w_seed;
+    }
+    DeviceProfile tight = profile;
+    tight.tuned["col2im_gemm_workspace_limit_bytes"] = 64;
+    const auto reason = why_not(variant, s, tight);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("col2im_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
+}
+
+// The selector's rule for col2im-gemm: backward data of a layer of at most
+// col2im_gemm_max_channels input channels (a stem) goes to it first, others
+// (and every layer where the threshold is 0) as forward.
+TEST(ConvBackward, SelectorRunsFewChannelBackwardDataOnCol2imGemm) {
+    ConvShapes stem;
+    stem.N = 2, stem.C = 3, stem.H = stem.W = 23, stem.K = 16, stem.R = stem.S = 7, stem.stride_h = stem.stride_w = 2;
+    stem.set_padding(3);
+    ConvShapes wider = stem;
+    wider.C = 8;
+    const auto plan_of = [](const ConvShapes& s, double threshold) {
+        const auto context =
+            context_with_profile([=](DeviceProfile& p) { p.tuned["col2im_gemm_max_channels"] = threshold; });
+        Conv2dOptions options = Conv2dOptions::for_shapes(s);
+        options.strategy = Kernel::IM2COL;
+        Conv2d conv(context, options);
+        conv.set_weights(random_uniform(static_cast<std::size_t>(s.weight_numel()), 51));
+        const Tensor dy = Tensor::from_host(context, random_uniform(static_cast<std::size_t>(s.output_numel()), 53),
+                                            {s.N, s.K, s.P(), s.Q()});
+        Tensor dx = Tensor::empty(context, {s.N, s.C, s.H, s.W});
+        conv.backward_data(dy, dx);
+        return conv.last_plan();
+    };
+    EXPECT_EQ(plan_of(stem, 3).variant, Variant("col2im-gemm")) << plan_of(stem, 3).str();
+    EXPECT_NE(plan_of(wider, 3).variant, Variant("col2im-gemm")) << plan_of(wider, 3).str();
+    EXPECT_NE(plan_of(stem, 0).variant, Variant("col2im-gemm")) << plan_of(stem, 0).str();
 }
 
 // Winograd's dgrad on a VGG-like layer, chosen by the selector as forward's
@@ -479,7 +555,8 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         EXPECT_EQ(d.plan.variant, Variant("naive")) << d.str();
         EXPECT_FALSE(d.plan.reason.empty());
         for (const Variant& v : variants_of(Kernel::IM2COL)) {
-            if (v.id == "wgrad-gemm") continue;  // takes backward weights only
+            // Their own kernels: wgrad-gemm takes backward weights only, col2im-gemm backward data only.
+            if (v.id == "wgrad-gemm" || v.id == "col2im-gemm") continue;
             const auto reason = why_not(v, g, profile);
             ASSERT_TRUE(reason.has_value()) << v.id;
             EXPECT_NE(reason->find(refusal.at(direction)), std::string::npos) << *reason;
@@ -533,8 +610,8 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
 
 TEST(ConvBackward, DefaultStrategyThatCannotTakeADirectionFallsBack) {
     ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_DATA);
-    s.dilation_h = 2;  // with the stride on that axis: IM2COL's variants cannot take its backward data
-    set_default_conv_strategy(Kernel::IM2COL);
+    s.dilation_h = 2;  // with the stride on that axis: no stride phase is a forward problem Winograd takes
+    set_default_conv_strategy(Kernel::CONV2D_WINOGRAD);
     const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
     const Decision d = KernelSelector().explain(selector_op(s), s, profile);
     clear_default_conv_strategy();

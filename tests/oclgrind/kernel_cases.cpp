@@ -241,7 +241,7 @@ TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
 // into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
 // separate-transform Winograd, im2col's half column copy, direct-rows' half
 // rows, the weight gradient's half x and dy (both layouts), and backward data as forward
-// with rotated half filters.
+// with rotated half filters and through col2im-gemm's W^T and gather.
 TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     auto strided = shape(2, 3, 7, 6, 10, 3, 0, true);
     strided.stride_h = strided.stride_w = 2;
@@ -258,6 +258,8 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
                  Variant("wgrad-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
                  Variant("implicit-gemm"));
+    expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
+                 Variant("col2im-gemm"));
     expect_clean(in_half(shape(2, 3, 7, 21, 5, 3, 0, true)), Kernel::CONV2D_NAIVE, Variant("direct-rows"));
     for (const char* id : {"wino-f2-gemm", "wino-f4-gemm"}) {
         SCOPED_TRACE(id);

@@ -1,0 +1,58 @@
+#include "ops/col2im/Col2imGemmConfig.hpp"
+
+#include "ops/internal/Storage.hpp"
+#include "runtime/EmbeddedSources.hpp"
+
+namespace netcl {
+
+namespace {
+std::size_t size(std::int64_t v) { return static_cast<std::size_t>(v); }
+std::int64_t blocks(std::int64_t n, std::int64_t block) { return (n + block - 1) / block; }
+std::int64_t taps(const ConvShapes& s) { return s.C / s.groups * s.R * s.S; }
+}  // namespace
+
+std::size_t col2im_gemm_workspace_limit(const DeviceProfile& profile) {
+    const double fallback =
+        profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
+    return static_cast<std::size_t>(profile.tuned_or("col2im_gemm_workspace_limit_bytes", fallback));
+}
+
+Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
+    Col2imGemmConfig c;
+    c.dtype = s.dtype;
+    c.tile = gemm_tile(profile, "col2im_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
+    c.edge_m = taps(s) < c.tile.mr;
+    c.edge_n = s.P() * s.Q() < c.tile.nr();
+    c.columns_bytes = size(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
+    c.weights_bytes = size(s.weight_numel()) * sizeof(float);
+    return c;
+}
+
+cl::NDRange Col2imGemmConfig::transpose_global(const ConvShapes& s) const {
+    // im2col_patches over W as an image of K channels of C/groups·R·S pixels, runs of 16.
+    return cl::NDRange(size(s.K / s.groups), size(blocks(taps(s), 16)), size(s.groups));
+}
+
+cl::NDRange Col2imGemmConfig::gemm_global(const ConvShapes& s) const {
+    return cl::NDRange(size(blocks(s.P() * s.Q(), tile.nr())), size(blocks(taps(s), tile.mr)), size(s.groups));
+}
+
+cl::NDRange Col2imGemmConfig::col2im_global(const ConvShapes& s) const {
+    return cl::NDRange(size(s.W), size(s.H), size(s.C));
+}
+
+std::vector<ProgramSpec> Col2imGemmConfig::programs() const {
+    // W^T (A) and the columns (C) float32, dy (B) in the layer's type.
+    const std::string storage = internal::storage_options(dtype);
+    return {{"im2col", internal::storage_source() + embedded_source("im2col"), storage,
+             {{"im2col_patches", {4, 16, 1}}, {"col2im", {64, 1, 1}}}},
+            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {},
+                         {DataType::FLOAT32, dtype, DataType::FLOAT32})};
+}
+
+std::string Col2imGemmConfig::str() const {
+    return "an image's columns a pass, workspace " + std::to_string(columns_bytes) + " bytes, GEMM " + tile.str() +
+           (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");
+}
+
+}  // namespace netcl

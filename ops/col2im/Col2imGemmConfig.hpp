@@ -1,0 +1,51 @@
+#pragma once
+// Internal: how col2im-gemm computes one layer's input gradient on netcl's
+// GEMM engine -- the configuration its strategy and its descriptor read.
+//
+// For each image n: cols_g = W_g^T (C/groups·R·S x K/groups, transposed
+// once per set_weights by im2col_patches) x dy_{n,g} (K/groups x P·Q, NCHW
+// as it lies), a row-major GEMM batched over groups, vectorised along dy's
+// pixels; then kernels_cl/im2col.cl's col2im gathers each dx element's taps
+// from cols. Backward data as forward (ops/as_forward/) runs the
+// convolution of dy with the rotated filters instead, a stride phase at a
+// time, each phase a forward layer of C output channels: where C is small
+// (ResNet's stem: 3) every forward kernel vectorised along its output
+// channels leaves most lanes empty, and this one is not (the selector's
+// rule, selector/VariantChoice.cpp, has the measurements).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "netcl/OpenCL.hpp"
+#include "ops/ProgramSpec.hpp"
+#include "ops/gemm/GemmTile.hpp"
+
+namespace netcl {
+
+struct Col2imGemmConfig {
+    GemmTile tile;
+    bool edge_m = false;                 // C/groups·R·S < MR
+    bool edge_n = false;                 // P·Q < NR
+    std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
+    std::size_t weights_bytes = 0;       // W^T in float32, kept from set_weights
+    DataType dtype = DataType::FLOAT32;  // of dy, w and dx; the columns and W^T are float32
+
+    cl::NDRange transpose_global(const ConvShapes& shapes) const;
+    cl::NDRange gemm_global(const ConvShapes& shapes) const;  // batched over groups
+    cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
+    cl::NDRange col2im_global(const ConvShapes& shapes) const;
+    cl::NDRange col2im_local() const { return cl::NDRange(64, 1, 1); }
+    // The copies (W^T; col2im) and the GEMM.
+    std::vector<ProgramSpec> programs() const;
+    std::string str() const;
+};
+
+Col2imGemmConfig col2im_gemm_config(const ConvShapes& shapes, const DeviceProfile& profile);
+// The workspace cap: profile value col2im_gemm_workspace_limit_bytes, else a
+// quarter of the device's largest allocation.
+std::size_t col2im_gemm_workspace_limit(const DeviceProfile& profile);
+
+}  // namespace netcl
