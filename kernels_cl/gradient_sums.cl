@@ -25,23 +25,37 @@ __kernel void bias_gradient(__global const STORAGE* restrict dy, const ulong dy_
     STORE(db, k, gradient_blend(beta, db, k, acc));
 }
 
-// dw[i] = beta * dw[i] + sum[j]: a weight gradient's float32 sum blended
-// into the caller's dw. j = i, or with rows > 0 the sum holds each group's
-// block of dw (rows x length) transposed: dw's [g][r][l] at [g][l][r] (the
-// weight gradient that read x in place and copied dy). A work-item takes j
-// = its id, reading the sum in order and writing dw across: read across (a
-// line a float), ResNet's res5.expand weight gradient at N = 8 (4 MiB of
-// sums) took 38 ms against 17 (Zen 3). NDRange: dim0 = dw's elements.
+// dw[i] = beta * dw[i] + sum[i]: a weight gradient's float32 sum blended
+// into the caller's dw. NDRange: dim0 = dw's elements.
 __kernel void blend_weight_gradient(__global const float* restrict sum, const ulong sum_offset, const int count,
-                                    __global STORAGE* restrict dw, const ulong dw_offset, const float beta,
-                                    const int rows, const int length) {
-    const int j = (int)get_global_id(0);
-    if (j >= count) return;
-    int i = j;
-    if (rows > 0) {  // j = g * block + l * rows + r -> i = g * block + r * length + l
-        const int block = rows * length, within = j % block;
-        i = j - within + (within % rows) * length + within / rows;
-    }
+                                    __global STORAGE* restrict dw, const ulong dw_offset, const float beta) {
+    const int i = (int)get_global_id(0);
+    if (i >= count) return;
     dw += dw_offset;
-    STORE(dw, i, gradient_blend(beta, dw, i, sum[sum_offset + j]));
+    STORE(dw, i, gradient_blend(beta, dw, i, sum[sum_offset + i]));
+}
+
+// The same from a sum that holds each group's block of dw (rows x length)
+// transposed: dw's [g][r][l] at [g][l][r] (the weight gradient that took x's
+// columns and dy). A work-item takes an 8 x 8 block, reading 8 lines of the
+// sum and writing 8 of dw: a work-item an element reads or writes across, a
+// line a float, and where the sums outgrow the caches that is the cost:
+// ResNet's res5.expand weight gradient at N = 8 (4 MiB of sums) took 38 ms
+// reading across, 17 writing across (Zen 3). NDRange: dim0 = ceil(rows /
+// 8), dim1 = ceil(length / 8), dim2 = groups.
+__kernel void blend_weight_gradient_transposed(__global const float* restrict sum, const ulong sum_offset,
+                                               __global STORAGE* restrict dw, const ulong dw_offset,
+                                               const float beta, const int rows, const int length) {
+    const int r0 = (int)get_global_id(0) * 8, l0 = (int)get_global_id(1) * 8;
+    if (r0 >= rows || l0 >= length) return;
+    const size_t block = (size_t)get_global_id(2) * rows * length;
+    sum += sum_offset + block;
+    dw += dw_offset + block;
+    const int nr = min(8, rows - r0), nl = min(8, length - l0);
+    for (int b = 0; b < nr; ++b) {
+        for (int a = 0; a < nl; ++a) {
+            const size_t i = (size_t)(r0 + b) * length + l0 + a;
+            STORE(dw, i, gradient_blend(beta, dw, i, sum[(size_t)(l0 + a) * rows + r0 + b]));
+        }
+    }
 }

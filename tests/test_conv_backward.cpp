@@ -299,12 +299,14 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
 // transposed, the sum transposed back. Every edge shape and random ones with
 // the layout forced; in chunks of rows (the last one short, under a stride
 // and padding) and of pixels (in place), with beta 0 and 1; and the default
-// rule, which takes it where dy's rows are no longer than the patches'.
+// rule, which takes it where dy's rows are no longer than the patches'
+// (and, for copied columns, output rows of at least 16 pixels).
 TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     const Variant variant("wgrad-gemm");
     const auto forced = [](double by_rows, double chunk_bytes) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
+            p.tuned["wgrad_gemm_columns_min_width"] = 0;
             p.tuned["im2col_rows"] = by_rows;
             if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
         });
@@ -372,6 +374,9 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     EXPECT_NE(config(layer(3, 64, 7, 2)).find("x's columns"), std::string::npos);     // the stem: 147 taps
     EXPECT_EQ(config(layer(64, 256, 1, 1)).find("dy copied"), std::string::npos);     // an expansion
     EXPECT_EQ(config(layer(3, 64, 3, 1)).find("dy copied"), std::string::npos);       // VGG's conv1.1: 27 taps
+    ConvShapes narrow = layer(512, 512, 3, 2);  // res5's 3x3 stride 2: 7 output columns to copy along
+    narrow.H = narrow.W = 14;
+    EXPECT_EQ(config(narrow).find("dy copied"), std::string::npos) << config(narrow);
 }
 
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)

@@ -10,6 +10,7 @@ constexpr std::size_t kGroup = 64;
 
 KernelSpec bias_gradient_kernel() { return {kBiasGradientKernel, {1, 1, 1}}; }
 KernelSpec blend_weight_gradient_kernel() { return {kBlendWeightGradientKernel, {kGroup, 1, 1}}; }
+KernelSpec blend_transposed_kernel() { return {kBlendTransposedKernel, {1, 1, 1}}; }
 
 void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, const ConvShapes& s, const Tensor& dy,
                            const Tensor& db, float beta, EventChain& chain) {
@@ -20,13 +21,22 @@ void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, co
 }
 
 void enqueue_blend_weight_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& sum,
-                                   std::size_t offset_floats, const Tensor& dw, float beta, EventChain& chain,
-                                   SumLayout layout) {
+                                   std::size_t offset_floats, const Tensor& dw, float beta, EventChain& chain) {
     const auto count = static_cast<int>(dw.numel());
     set_args(kernel, kBlendWeightGradientKernel, sum, static_cast<cl_ulong>(offset_floats), count, dw.buffer(),
-             offset_of(dw), beta, static_cast<int>(layout.rows), static_cast<int>(layout.length));
+             offset_of(dw), beta);
     launch(queue, kernel, kBlendWeightGradientKernel, cl::NDRange(static_cast<std::size_t>(count)), cl::NDRange(kGroup),
            chain);
+}
+
+void enqueue_blend_transposed(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& sum,
+                              std::size_t offset_floats, const Tensor& dw, float beta, std::int64_t groups,
+                              std::int64_t rows, std::int64_t length, EventChain& chain) {
+    auto blocks = [](std::int64_t n) { return static_cast<std::size_t>((n + 7) / 8); };
+    set_args(kernel, kBlendTransposedKernel, sum, static_cast<cl_ulong>(offset_floats), dw.buffer(), offset_of(dw),
+             beta, static_cast<int>(rows), static_cast<int>(length));
+    launch(queue, kernel, kBlendTransposedKernel,
+           cl::NDRange(blocks(rows), blocks(length), static_cast<std::size_t>(groups)), cl::NDRange(1, 1, 1), chain);
 }
 
 }  // namespace netcl::internal

@@ -43,9 +43,15 @@ bool columns_in_place(const ConvShapes& s) {
 //    level; 1x1 stride 2, 512 -> 256 at 56x56 4.0, 3.6 / 3.1, 3.5; and
 //    against the rule: VGG's conv1.1 (27 taps, K = 64) 4.9, 4.2 / 8.5, 9.8,
 //    1x1 stride 2 1024 -> 2048 at 14x14 3.6, 4.5 / 11.7, 11.0.
+// Copied columns also need output rows of at least wgrad_gemm_columns_min_width
+// (default 16) pixels: the copy's advantage is its runs along them, and on
+// res5's 7x7 outputs at N = 1 (3x3 stride 2, 512 channels) the columns ran
+// at 0.39x oneDNN against the patches' 0.49x.
 bool takes_columns(const ConvShapes& s, const DeviceProfile& profile) {
     const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
-    return static_cast<double>(s.K / s.groups) <= ratio * static_cast<double>(patch_length(s));
+    if (static_cast<double>(s.K / s.groups) > ratio * static_cast<double>(patch_length(s))) return false;
+    return columns_in_place(s) ||
+           static_cast<double>(s.Q()) >= profile.tuned_or("wgrad_gemm_columns_min_width", 16.0);
 }
 
 }  // namespace
@@ -117,7 +123,7 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
             gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
             gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
             {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
-             {internal::blend_weight_gradient_kernel(), internal::bias_gradient_kernel()}}};
+             {internal::blend_weight_gradient_kernel(), internal::blend_transposed_kernel(), internal::bias_gradient_kernel()}}};
 }
 
 std::string WeightGradientGemmConfig::str() const {

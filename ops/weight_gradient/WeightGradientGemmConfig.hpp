@@ -28,7 +28,7 @@
 // x pixels, forward's im2col layout, kernels_cl/im2col.cl's im2col or
 // im2col_rows a chunk of output rows at a time) x dy copied transposed
 // (pixels x K/groups, im2col_patches of dy under a 1x1 filter), the blend
-// transposing the sum back. A 1x1 stride-1 unpadded layer's columns are x
+// transposing the sum back (8 x 8 blocks a work-item). A 1x1 stride-1 unpadded layer's columns are x
 // itself, read in place: a copy of K floats a pixel instead of C, the
 // smaller where K <= C (ResNet's reductions, C = 4K). Elsewhere it copies
 // C·R·S + K floats a pixel against the patches' C·R·S, but in rows as

@@ -26,6 +26,7 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
     gemm_sum_ = internal::make_kernel(program(specs[2]), "gemm");
     const cl::Program sums = program(specs[3]);
     blend_ = internal::make_kernel(sums, internal::kBlendWeightGradientKernel);
+    blend_transposed_ = internal::make_kernel(sums, internal::kBlendTransposedKernel);
     bias_gradient_ = internal::make_kernel(sums, internal::kBiasGradientKernel);
 }
 
@@ -94,9 +95,12 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                            internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns), i(columns));
         internal::launch(queue, gemm, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
     }
-    internal::enqueue_blend_weight_gradient(queue, blend_, workspace.buffer, sum, dw, beta, chain,
-                                            config_.columns ? internal::SumLayout::transposed(kg, rows_a)
-                                                            : internal::SumLayout{});
+    if (config_.columns) {
+        internal::enqueue_blend_transposed(queue, blend_transposed_, workspace.buffer, sum, dw, beta, s.groups, kg,
+                                           rows_a, chain);
+    } else {
+        internal::enqueue_blend_weight_gradient(queue, blend_, workspace.buffer, sum, dw, beta, chain);
+    }
     if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
 }
 
