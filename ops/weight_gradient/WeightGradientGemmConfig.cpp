@@ -36,8 +36,9 @@ bool columns_in_place(const ConvShapes& s) {
 //  - x read in place (1x1, stride 1), ResNet-50 at N = 8: 256 -> 64 at
 //    56x56 19.8, 23.5 / 11.1, 11.5; 512 -> 128 at 28x28 16.4, 16.7 / 9.9,
 //    10.2; 1024 -> 256 at 14x14 18.4, 14.5 / 8.6, 9.0; K = C (64 at 56x56)
-//    and 2048 -> 512 at 7x7 level within the noise; 64 -> 256 (K = 4C)
-//    15.2 / 23.8 (medians).
+//    level within the noise; 64 -> 256 (K = 4C) 15.2 / 23.8 (medians);
+//    2048 -> 512 at 7x7 (with the blend in 8 x 8 blocks; min of 7) 12.6,
+//    12.3 / 7.0, 9.7, and at N = 1 2.38, 2.26 / 1.95, 2.20.
 //  - columns copied, N = 1: ResNet's stem (147 taps, K = 64) 8.4, 8.2 /
 //    4.5, 5.1; 3x3 stride 2, 128 at 56x56 4.2, 3.7 / 2.8, 3.2, 256 at 28x28
 //    level; 1x1 stride 2, 512 -> 256 at 56x56 4.0, 3.6 / 3.1, 3.5; and
@@ -46,7 +47,8 @@ bool columns_in_place(const ConvShapes& s) {
 // Copied columns also need output rows of at least wgrad_gemm_columns_min_width
 // (default 16) pixels: the copy's advantage is its runs along them, and on
 // res5's 7x7 outputs at N = 1 (3x3 stride 2, 512 channels) the columns ran
-// at 0.39x oneDNN against the patches' 0.49x.
+// at 0.39x oneDNN against the patches' 0.49x (ResNet-50 training runs, the
+// blend then still a work-item an element).
 bool takes_columns(const ConvShapes& s, const DeviceProfile& profile) {
     const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
     if (static_cast<double>(s.K / s.groups) > ratio * static_cast<double>(patch_length(s))) return false;
