@@ -1,5 +1,6 @@
 #include "ops/col2im/Col2imGemmConfig.hpp"
 
+#include "ops/internal/WorkspaceLimit.hpp"
 #include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
@@ -12,9 +13,7 @@ std::int64_t taps(const ConvShapes& s) { return s.C / s.groups * s.R * s.S; }
 }  // namespace
 
 std::size_t col2im_gemm_workspace_limit(const DeviceProfile& profile) {
-    const double fallback =
-        profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
-    return static_cast<std::size_t>(profile.tuned_or("col2im_gemm_workspace_limit_bytes", fallback));
+    return internal::workspace_limit(profile, "col2im_gemm_workspace_limit_bytes");
 }
 
 Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {

@@ -2,6 +2,7 @@
 
 #include "netcl/Error.hpp"
 #include "ops/im2col/ColumnExpansion.hpp"
+#include "ops/internal/WorkspaceLimit.hpp"
 #include "ops/internal/OutputStage.hpp"
 #include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
@@ -56,9 +57,7 @@ std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, 
 }
 
 std::size_t im2col_workspace_limit(const DeviceProfile& profile) {
-    const double fallback =
-        profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
-    return static_cast<std::size_t>(profile.tuned_or("im2col_workspace_limit_bytes", fallback));
+    return internal::workspace_limit(profile, "im2col_workspace_limit_bytes");
 }
 
 // A pass's columns are written by the copy and read back by the GEMM, so a

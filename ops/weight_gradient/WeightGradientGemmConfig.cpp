@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/internal/WorkspaceLimit.hpp"
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
@@ -15,9 +16,7 @@ std::int64_t patch_length(const ConvShapes& s) { return s.C / s.groups * s.R * s
 }  // namespace
 
 std::size_t weight_gradient_workspace_limit(const DeviceProfile& profile) {
-    const double fallback =
-        profile.max_alloc_bytes ? static_cast<double>(profile.max_alloc_bytes) / 4 : 256.0 * (1 << 20);
-    return static_cast<std::size_t>(profile.tuned_or("wgrad_gemm_workspace_limit_bytes", fallback));
+    return internal::workspace_limit(profile, "wgrad_gemm_workspace_limit_bytes");
 }
 
 namespace {
