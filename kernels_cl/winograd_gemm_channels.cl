@@ -65,14 +65,20 @@
 typedef float16 cvec_t;
 #define CVLOAD vload16
 #define CVSTORE vstore16
+#define HALF_BITS_T ushort16
+#define HALF_BITS netcl_half_bits_from_float16
 #elif CL == 8
 typedef float8 cvec_t;
 #define CVLOAD vload8
 #define CVSTORE vstore8
+#define HALF_BITS_T ushort8
+#define HALF_BITS netcl_half_bits_from_float8
 #elif CL == 4
 typedef float4 cvec_t;
 #define CVLOAD vload4
 #define CVSTORE vstore4
+#define HALF_BITS_T ushort4
+#define HALF_BITS netcl_half_bits_from_float4
 #else
 #error "CL (channels a work-item) must be 4, 8 or 16"
 #endif
@@ -83,6 +89,19 @@ cvec_t load_channels(__global const float* p, const int lanes) {
     float f[CL];
     for (int l = 0; l < CL; ++l) f[l] = l < lanes ? p[l] : 0.0f;
     return CVLOAD(0, f);
+}
+
+// The layer's bias for channels k0 .. k0 + lanes - 1 (the rest 0), in its
+// storage type: x is widened to float32 before the input transform, but y
+// and the bias are the caller's.
+cvec_t load_bias_channels(__global const STORAGE* p, const int lanes) {
+#ifdef STORAGE_HALF
+    float f[CL];
+    for (int l = 0; l < CL; ++l) f[l] = l < lanes ? LOAD(p, l) : 0.0f;
+    return CVLOAD(0, f);
+#else
+    return load_channels(p, lanes);
+#endif
 }
 
 // The first `lanes` lanes of v to p (a float apart).
@@ -214,8 +233,8 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
 // Y = A^T M A (+ bias) for tile tile0 + t of output channels k0 .. k0 + CL - 1;
 // outputs past P or Q are not written.
 __kernel void winograd_gemm_output_channels(__global const float* restrict m, const ulong m_offset,
-                                            __global float* restrict y, const ulong y_offset,
-                                            __global const float* restrict bias, const ulong bias_offset,
+                                            __global STORAGE* restrict y, const ulong y_offset,
+                                            __global const STORAGE* restrict bias, const ulong bias_offset,
                                             const int has_bias, const int K, const int P, const int Q,
                                             const int tiles_w, const int tiles_per_image, const int tile0,
                                             const int T) {
@@ -240,12 +259,12 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
 #undef MCOL
     }
 #undef SCOL
-    const cvec_t b = has_bias ? load_channels(bias + bias_offset + k0, lanes) : (cvec_t)(0.0f);
+    const cvec_t b = has_bias ? load_bias_channels(bias + bias_offset + k0, lanes) : (cvec_t)(0.0f);
     int n, ty, tx;
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int oy0 = ty * WINO_M, ox0 = tx * WINO_M;
     const size_t plane = (size_t)P * Q;
-    __global float* yp = y + y_offset + ((size_t)n * K + k0) * plane + (size_t)oy0 * Q + ox0;
+    __global STORAGE* yp = y + y_offset + ((size_t)n * K + k0) * plane + (size_t)oy0 * Q + ox0;
     const int rows = min(WINO_M, P - oy0), cols = min(WINO_M, Q - ox0);
     // Row by row, each stored as it is made (F(6x6)'s whole 6 x 6 held at
     // once spilled: conv3.2's output transform 0.43 -> 0.23-0.26 ms). Rows
@@ -257,20 +276,35 @@ __kernel void winograd_gemm_output_channels(__global const float* restrict m, co
     for (int i = 0; i < WINO_M; ++i) {
         cvec_t o[WINO_M];
         WINO_AT(SROW, OROW)
-        __global float* rp = yp + (size_t)i * Q;
+        __global STORAGE* rp = yp + (size_t)i * Q;
         if (i >= rows) {
             // past the image's last row
         } else if (cols == WINO_M && lanes == CL) {
+#if defined(STORAGE_HALF) && !defined(POST_SUM)
+            // Half: a column's CL channels rounded in one vector conversion,
+            // then stored a lane each (a scalar rounding per output is what
+            // held the implicit GEMM's stem at 0.58x of float32; without
+            // POST_SUM, POST_OPS is ACTIVATE).
+            HALF_BITS_T bits[WINO_M];
+#pragma unroll
+            for (int j = 0; j < WINO_M; ++j) bits[j] = HALF_BITS(ACTIVATE(o[j] + b));
 #pragma unroll
             for (int l = 0; l < CL; ++l)
 #pragma unroll
-                for (int j = 0; j < WINO_M; ++j) rp[l * plane + j] = POST_OPS(LANE_OF(CL, o[j] + b, l), rp[l * plane + j]);
+                for (int j = 0; j < WINO_M; ++j) ((__global ushort*)rp)[l * plane + j] = LANE_OF(CL, bits[j], l);
+#else
+#pragma unroll
+            for (int l = 0; l < CL; ++l)
+#pragma unroll
+                for (int j = 0; j < WINO_M; ++j)
+                    STORE(rp, l * plane + j, POST_OPS(LANE_OF(CL, o[j] + b, l), LOAD(rp, l * plane + j)));
+#endif
         } else {
 #pragma unroll
             for (int l = 0; l < CL; ++l)
 #pragma unroll
                 for (int j = 0; j < WINO_M; ++j)
-                    if (l < lanes && j < cols) rp[l * plane + j] = POST_OPS(LANE_OF(CL, o[j] + b, l), rp[l * plane + j]);
+                    if (l < lanes && j < cols) STORE(rp, l * plane + j, POST_OPS(LANE_OF(CL, o[j] + b, l), LOAD(rp, l * plane + j)));
         }
     }
 #undef SROW

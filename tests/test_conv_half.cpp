@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netcl/Conv2d.hpp"
@@ -195,6 +197,46 @@ TEST(Half, WinogradPassesShareTheWorkspaceWithTheWidenedInput) {
     const auto reason = why_not(Variant("wino-f2-gemm"), s, tight);
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("float32 copy of the half input"), std::string::npos) << *reason;
+}
+
+// Separate-transform Winograd stores a half y from each of its three output
+// transforms (forced by the profile): a tile a work-item, a tile row's tiles
+// in a vector's lanes, and a group of channels in a vector's lanes after the
+// transposed multiply, whose whole groups round a vector at once and whose
+// last group (K off the group) and ragged tiles store lane by lane. With the
+// activation alone (the vector rounding) and with the residual (read back
+// from half).
+TEST(Half, EachWinogradOutputTransformStoresHalf) {
+    const std::vector<std::pair<std::string, std::function<void(DeviceProfile&)>>> transforms = {
+        {"a tile a work-item", [](DeviceProfile& p) { p.tuned["winograd_gemm_transposed"] = 0, p.tuned["winograd_transform_lanes"] = 0; }},
+        {"tiles a work-item", [](DeviceProfile& p) { p.tuned["winograd_gemm_transposed"] = 0, p.tuned["winograd_transform_lanes"] = 8; }},
+        {"channels a work-item", [](DeviceProfile& p) { p.tuned["winograd_gemm_transposed"] = 1; }},
+    };
+    ConvShapes s;
+    s.N = 2, s.C = 8, s.H = 9, s.W = 37, s.K = 35, s.R = 3, s.S = 3, s.set_padding(1, 0, 1, 2), s.bias = true;
+    s = in_half(s);
+    std::uint64_t seed = 9800;
+    for (const auto& [name, edit] : transforms) {
+        const auto context = context_with_profile(edit);
+        // The first two stores are covered without post-ops by the edge
+        // tables; a PoCL build per case, so the residual alone for them.
+        std::vector<PostOps> cases{PostOps::leaky_relu(0.25f).with_sum()};
+        if (name == "channels a work-item") cases.push_back(PostOps::relu());
+        for (const PostOps& post_ops : cases) {
+            s.post_ops = post_ops;
+            ConvCaseOptions o;
+            o.strategy = Kernel::CONV2D_WINOGRAD;
+            o.variant = Variant("wino-f4-gemm");
+            o.tolerance_factor = tolerance_factor(*o.variant);
+            o.seed = seed++;
+            o.context = context;
+            const auto result = run_conv_case(s, o);
+            EXPECT_TRUE(result.passed()) << name << " " << post_ops.str() << ": " << describe(s, result);
+            if (name != "a tile a work-item") {
+                EXPECT_NE(result.plan.config.find(name), std::string::npos) << result.plan.config;
+            }
+        }
+    }
 }
 
 TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {

@@ -130,9 +130,9 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
     // 3-D: the DEPTH transforms (8 tiles a work-item) and the plain layouts
     // only (the channel and row-lane kernels are 2-D).
-    // float16: the channel-lane transforms read and write float32 only; the
-    // plain and row-lane ones take the layer's type.
-    c.transposed = c.rank == 3 || s.dtype == DataType::FLOAT16 ? false
+    // float16 takes the same layouts: every input transform reads x's float32
+    // copy, and the output transforms store in the layer's type.
+    c.transposed = c.rank == 3 ? false
                    : forced >= 0 ? forced != 0
                                : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
                                      std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));

@@ -241,7 +241,9 @@ TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
 // into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
 // separate-transform Winograd, im2col's half column copy, direct-rows' half
 // rows, the weight gradient's half x and dy (both layouts), and backward data as forward
-// with rotated half filters and through col2im-gemm's W^T and gather.
+// with rotated half filters and through col2im-gemm's W^T and gather, and
+// Winograd's output transforms in half (a tile a work-item on this
+// device's profile, and the transposed multiply's channel lanes).
 TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     auto strided = shape(2, 3, 7, 6, 10, 3, 0, true);
     strided.stride_h = strided.stride_w = 2;
@@ -266,6 +268,22 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
         expect_clean(in_half(shape(2, 5, 6, 7, 9, 3, 1, true)), Kernel::CONV2D_WINOGRAD, Variant(id),
                      tolerance_factor(Variant(id)));
     }
+    // The transposed multiply's channel-lane output transform storing half:
+    // K = 9 in groups of 8, a whole group rounded as a vector and the last
+    // stored lane by lane.
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_WINOGRAD;
+    options.variant = Variant("wino-f4-gemm");
+    options.seed = 11;
+    options.tolerance_factor = tolerance_factor(Variant("wino-f4-gemm"));
+    options.context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["winograd_gemm_transposed"] = 1;
+        set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
+    });
+    const auto s = in_half(shape(1, 5, 9, 11, 9, 3, 1, true));
+    const auto channels = test::run_conv_case(s, options);
+    EXPECT_TRUE(channels.passed()) << test::describe(s, channels);
+    EXPECT_NE(channels.plan.config.find("8 channels a work-item"), std::string::npos) << channels.plan.config;
 }
 
 // Winograd's weight gradient (kernels_cl/winograd_wgrad.cl with the
