@@ -52,7 +52,8 @@ private:
     ConvShapes shapes_;
     Im2colGemmConfig config_;
     cl::Kernel im2col_, gemm_;
-    Tensor weights_;
+    cl::Kernel widen_;  // float16 layers only
+    Tensor weights_;    // float32: the caller's, or their widened copy
     Tensor bias_;
     bool has_weights_ = false;
 };

@@ -6,6 +6,7 @@
 #include "ops/im2col/Im2colConv.hpp"
 #include "ops/im2col/Im2colGemmConv.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/internal/Widen.hpp"
 
 namespace netcl {
 
@@ -56,9 +57,14 @@ public:
             const Im2colGemmConfig c = im2col_gemm_config(s, profile);
             std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
             list.push_back(c.gemm_program());
+            if (s.dtype == DataType::FLOAT16) list.push_back(internal::widen_program());
             return list;
         }
         return im2col_programs(im2col_layout(s, profile), s.bias, s.post_ops);
+    }
+    // A float16 layer's weights are kept widened to float32 (im2col-gemm).
+    std::size_t do_persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile&) const override {
+        return v.id == "im2col-gemm" && s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner
