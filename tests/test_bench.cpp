@@ -390,6 +390,38 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
     EXPECT_GE(ran, 6u);
 }
 
+// --dtype float16 with float32-selector beside the selector: the float32
+// plan runs on the same values (each half a float exactly), is checked
+// against the same fp64 reference at float32's tolerance, and the totals
+// give half against float32 in this one run. A float32 run skips it and
+// says why.
+TEST(Bench, HalfRunTimesFloat32NetclOnTheSameValues) {
+    const auto json_path = scratch("half.json");
+    const Outcome run = run_bench("--shape 2,5,9,7,6,3,3,1,1 --bias --dtype float16 --strategies selector,float32-selector "
+                                  "--repeat 1 --json '" + json_path.string() + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("(float16 storage, N = 2: selector "), std::string::npos) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    const json& layer = report.at("layers").at(0);
+    const json& half = result_of(layer, "selector");
+    const json& single = result_of(layer, "float32-selector");
+    ASSERT_TRUE(half.at("ran").get<bool>()) << half.dump();
+    ASSERT_TRUE(single.at("ran").get<bool>()) << single.dump();
+    EXPECT_TRUE(half.at("within_tolerance").get<bool>()) << half.dump();
+    EXPECT_TRUE(single.at("within_tolerance").get<bool>()) << single.dump();
+    // Half rounds each output (2^-11 of values near 1 to 10); float32 does not.
+    EXPECT_GT(half.at("max_abs_error").get<double>(), 1e-4) << half.dump();
+    EXPECT_LT(single.at("max_abs_error").get<double>(), 1e-4) << single.dump();
+    EXPECT_LT(single.at("tolerance").get<double>(), half.at("tolerance").get<double>());
+
+    const Outcome float32 = run_bench("--shape 1,4,6,6,8,1,1 --strategies selector,float32-selector --repeat 1");
+    ASSERT_EQ(float32.exit_code, 0) << float32.output;
+    EXPECT_NE(float32.output.find("float32-selector did not run: float32-selector sits beside a --dtype float16 run"),
+              std::string::npos)
+        << float32.output;
+}
+
 // --direction train: every layer forward, backward data and backward
 // weights, each checked against its own fp64 reference (dx; dw then db);
 // CLBlast's Convgemm, forward only, says so; oneDNN runs its backward

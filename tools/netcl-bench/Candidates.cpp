@@ -25,6 +25,7 @@ const std::vector<Candidate>& all_candidates() {
     static const std::vector<Candidate> candidates = [] {
         std::vector<Candidate> list;
         list.push_back({Candidate::Kind::Selector, "selector", Kernel::CONV2D_NAIVE, {}});
+        list.push_back({Candidate::Kind::SelectorFloat32, "float32-selector", Kernel::CONV2D_NAIVE, {}});
         for (const ConvImplementation* impl : conv_implementations()) {
             for (const Variant& v : impl->variants()) list.push_back({Candidate::Kind::Strategy, v.id, impl->kernel(), v});
         }
@@ -82,6 +83,11 @@ std::optional<std::string> candidate_why_not(const Candidate& candidate, const C
                                              const DeviceProfile& profile) {
     switch (candidate.kind) {
         case Candidate::Kind::Selector: return std::nullopt;
+        case Candidate::Kind::SelectorFloat32:
+            if (shapes.dtype == DataType::FLOAT32) {
+                return std::string("float32-selector sits beside a --dtype float16 run; this run is float32 (selector)");
+            }
+            return std::nullopt;
         case Candidate::Kind::Clblast:
             if (shapes.direction != ConvDirection::FORWARD) {
                 return "CLBlast's Convgemm computes forward only; this problem is " + to_string(shapes.direction);

@@ -15,17 +15,20 @@ namespace netcl::bench {
 // variant of one implementation forced through Conv2dOptions, CLBlast's
 // Convgemm (the OpenCL peer), or oneDNN's convolution in one layout (the
 // native CPU peer).
+// In a float16 run, float32-selector is the selector's plan in float32 on
+// the same values (every half is a float exactly, so the fp64 reference is
+// the same): half storage against float32 netcl within one interleaved run.
 struct Candidate {
-    enum class Kind { Selector, Strategy, Clblast, OneDnn };
+    enum class Kind { Selector, SelectorFloat32, Strategy, Clblast, OneDnn };
     Kind kind = Kind::Strategy;
-    std::string id;  // "selector", a variant id ("naive", "wino-f4-fused-global"), "clblast", "onednn-nchw"
+    std::string id;  // "selector", "float32-selector", a variant id ("naive", "wino-f4-fused-global"), "clblast", "onednn-nchw"
     Kernel kernel = Kernel::CONV2D_NAIVE;
     Variant variant;
     OneDnnLayout layout = OneDnnLayout::Nchw;  // Kind::OneDnn only
     std::size_t onednn = 0;                     // Kind::OneDnn only: its index in onednn_libraries()
 };
 
-// Every candidate in table order: selector, every variant of every
+// Every candidate in table order: selector, float32-selector, every variant of every
 // implementation (ops/Implementations.cpp's order), clblast, onednn-nchw,
 // onednn-blocked (the newest oneDNN), then onednn-<major.minor>-nchw and
 // -blocked for each older one found.

@@ -92,29 +92,31 @@ std::shared_ptr<Tensor> device_tensor(const LayerData& layer, Tensor::Shape shap
     return std::make_shared<Tensor>(Tensor::empty(layer.x_device.context(), std::move(shape), layer.shapes.dtype));
 }
 
-// A Conv2d or Conv3d candidate (the selector's plan or a forced variant) in the layer's direction.
-Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, const LayerData& layer) {
-    const ConvShapes& s = layer.shapes;
+// A Conv2d or Conv3d candidate (the selector's plan or a forced variant) in
+// the layer's direction; the runner keeps `layer` alive (the float32 copy of a
+// float16 layer is the candidate's own).
+Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, std::shared_ptr<const LayerData> layer) {
+    const ConvShapes& s = layer->shapes;
     switch (s.direction) {
         case ConvDirection::BACKWARD_DATA: {
-            auto dx = device_tensor(layer, s.input_shape());
-            return opencl_runner(context, {dx}, [conv, &layer, dx] {
-                conv->backward_data(layer.dy_device, *dx);
+            auto dx = device_tensor(*layer, s.input_shape());
+            return opencl_runner(context, {dx}, [conv, layer, dx] {
+                conv->backward_data(layer->dy_device, *dx);
                 return conv->last_events();
             });
         }
         case ConvDirection::BACKWARD_WEIGHTS: {
-            auto dw = device_tensor(layer, s.weight_shape());
-            auto db = s.bias ? device_tensor(layer, {s.K}) : nullptr;
-            return opencl_runner(context, db ? Outputs{dw, db} : Outputs{dw}, [conv, &layer, dw, db] {
-                conv->backward_weights(layer.x_device, layer.dy_device, *dw, db.get());
+            auto dw = device_tensor(*layer, s.weight_shape());
+            auto db = s.bias ? device_tensor(*layer, {s.K}) : nullptr;
+            return opencl_runner(context, db ? Outputs{dw, db} : Outputs{dw}, [conv, layer, dw, db] {
+                conv->backward_weights(layer->x_device, layer->dy_device, *dw, db.get());
                 return conv->last_events();
             });
         }
         default: {
-            auto y = device_tensor(layer, output_shape(s));
-            return opencl_runner(context, {y}, [conv, &layer, y] {
-                conv->forward(layer.x_device, *y);
+            auto y = device_tensor(*layer, output_shape(s));
+            return opencl_runner(context, {y}, [conv, layer, y] {
+                conv->forward(layer->x_device, *y);
                 return conv->last_events();
             });
         }
@@ -136,15 +138,29 @@ std::vector<float> stored_uniform(const ConvShapes& s, std::size_t count, std::u
 }  // namespace
 
 LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& s, std::uint64_t seed)
+    : LayerData(context, s, stored_uniform(s, static_cast<std::size_t>(s.input_numel()), seed),
+                stored_uniform(s, static_cast<std::size_t>(s.weight_numel()), seed + 1),
+                s.bias ? stored_uniform(s, static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{},
+                s.direction == ConvDirection::FORWARD
+                    ? std::vector<float>{}
+                    : stored_uniform(s, static_cast<std::size_t>(s.output_numel()), seed + 3)) {}
+
+LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& s, std::vector<float> x_values,
+                     std::vector<float> weight_values, std::vector<float> bias_values, std::vector<float> dy_values)
     : shapes(s),
-      x(stored_uniform(s, static_cast<std::size_t>(s.input_numel()), seed)),
-      weights(stored_uniform(s, static_cast<std::size_t>(s.weight_numel()), seed + 1)),
-      bias(s.bias ? stored_uniform(s, static_cast<std::size_t>(s.K), seed + 2) : std::vector<float>{}),
-      dy(s.direction == ConvDirection::FORWARD ? std::vector<float>{}
-                                                : stored_uniform(s, static_cast<std::size_t>(s.output_numel()), seed + 3)),
+      x(std::move(x_values)),
+      weights(std::move(weight_values)),
+      bias(std::move(bias_values)),
+      dy(std::move(dy_values)),
       x_device(Tensor::from_host(context, x, s.input_shape(), s.dtype)),
       weights_device(Tensor::from_host(context, weights, s.weight_shape(), s.dtype)),
       dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, s.output_shape(), s.dtype)) {}
+
+LayerData LayerData::in_float32(const std::shared_ptr<Context>& context) const {
+    ConvShapes s = shapes;
+    s.dtype = DataType::FLOAT32;
+    return LayerData(context, s, x, weights, bias, dy);
+}
 
 std::string order_text(const RunSettings& settings) {
     return settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
@@ -220,17 +236,22 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
                 overrides.strategy = candidate.kernel;
                 overrides.variant = candidate.variant;
             }
-            std::shared_ptr<ConvLayer> conv = make_conv_layer(context, s, overrides);
-            if (s.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(layer.weights, layer.bias);
-            c.runner = conv_runner(*context, conv, layer);
+            // The layer's own data (not owned here: it outlives the layer's runs), or float32-selector's copy.
+            const auto data = candidate.kind == Candidate::Kind::SelectorFloat32
+                                  ? std::make_shared<const LayerData>(layer.in_float32(context))
+                                  : std::shared_ptr<const LayerData>(std::shared_ptr<const LayerData>{}, &layer);
+            const ConvShapes& cs = data->shapes;
+            std::shared_ptr<ConvLayer> conv = make_conv_layer(context, cs, overrides);
+            if (cs.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(data->weights, data->bias);
+            c.runner = conv_runner(*context, conv, data);
             first_run(c.runner, reference, m);
             const Plan& plan = conv->last_plan();
             m.plan = plan.str();
             m.choice = plan.variant.id;
             m.workspace_bytes = conv->last_workspace_bytes();
             // Half storage rounds each output once more: 2^-11 of the largest.
-            m.tolerance = conv_tolerance(s, tolerance_factor(plan.variant)) +
-                          (s.dtype == DataType::FLOAT16 ? reference.max_abs_reference() * 0x1p-11 + 0x1p-25 : 0.0);
+            m.tolerance = conv_tolerance(cs, tolerance_factor(plan.variant)) +
+                          (cs.dtype == DataType::FLOAT16 ? reference.max_abs_reference() * 0x1p-11 + 0x1p-25 : 0.0);
         }
         m.within_tolerance = m.max_error <= m.tolerance;
     } catch (const std::exception& error) {  // netcl::Error, or cl::Error from the bindings

@@ -23,6 +23,12 @@ struct LayerData {
     Tensor x_device, weights_device, dy_device;
 
     LayerData(const std::shared_ptr<Context>& context, const ConvShapes& shapes, std::uint64_t seed);
+    // The same values in float32 tensors (a float16 layer's halves, each a float exactly).
+    LayerData in_float32(const std::shared_ptr<Context>& context) const;
+
+private:
+    LayerData(const std::shared_ptr<Context>& context, const ConvShapes& shapes, std::vector<float> x,
+              std::vector<float> weights, std::vector<float> bias, std::vector<float> dy);
 };
 
 struct RunSettings {

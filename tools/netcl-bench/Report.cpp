@@ -61,7 +61,7 @@ std::vector<Column> columns(const Layout& layout) {
 }
 
 std::string candidate_cell(const Measurement& m) {
-    if (m.candidate == "selector" && m.ran) return "selector=" + m.choice;
+    if ((m.candidate == "selector" || m.candidate == "float32-selector") && m.ran) return m.candidate + "=" + m.choice;
     if (!m.impl.empty() && m.ran) return m.candidate + "=" + m.impl;
     return m.candidate;
 }
@@ -349,6 +349,17 @@ void print_table(std::ostream& out, const BenchReport& r) {
         if (!t.onednn_peer.empty()) onednn_peer = t.onednn_peer;
     }
     if (!onednn_peer.empty()) out << "(vs oneDNN in the totals: against " << onednn_peer << ", the fastest over the set)\n";
+    // A float16 run with float32-selector beside it: half storage against float32 netcl, in this one run.
+    const auto totals = r.totals();
+    for (const auto& half : totals) {
+        if (half.candidate != "selector" || !half.complete()) continue;
+        for (const auto& single : totals) {
+            if (single.candidate != "float32-selector" || single.N != half.N || !single.complete()) continue;
+            out << "(float16 storage, N = " << half.N << ": selector " << fixed(half.weighted_ms, 3)
+                << " ms against float32-selector " << fixed(single.weighted_ms, 3) << " ms: "
+                << fixed(single.weighted_ms / half.weighted_ms, 2) << "x the speed)\n";
+        }
+    }
 
     out << "\nreference per layer (fp64 on the host):\n";
     for (const auto& layer : r.layers) {
