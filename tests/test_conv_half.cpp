@@ -199,6 +199,32 @@ TEST(Half, WinogradPassesShareTheWorkspaceWithTheWidenedInput) {
     EXPECT_NE(reason->find("float32 copy of the half input"), std::string::npos) << *reason;
 }
 
+// Where the whole batch's float32 copy would take more than half the
+// workspace limit, the layer runs in chunks of images (a divisor of N), each
+// widened alone and written to its own images of y: N = 6 in 2 chunks of 3,
+// ragged tiles, a bias, passes within each chunk.
+TEST(Half, WinogradRunsTheBatchInChunksWhereTheWholeCopyWouldCrowdThePasses) {
+    ConvShapes layer;
+    layer.N = 6, layer.C = 8, layer.H = 7, layer.W = 9, layer.K = 8, layer.R = layer.S = 3, layer.bias = true;
+    layer.set_padding(1);
+    const ConvShapes s = in_half(layer);
+    const std::size_t image = static_cast<std::size_t>(s.C * s.H * s.W) * sizeof(float);
+    ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_WINOGRAD;
+    options.variant = Variant("wino-f2-gemm");
+    options.seed = 37;
+    options.workspace_limit_bytes = 7 * image;  // half of it holds 3 images' copy, not 6
+    const ConvCaseResult r = run_conv_case(s, options);
+    EXPECT_TRUE(r.passed()) << describe(s, r);
+    EXPECT_LE(r.workspace_bytes, *options.workspace_limit_bytes) << r.plan.config;
+    EXPECT_NE(r.plan.config.find("in each of 2 chunks of 3 image(s)"), std::string::npos) << r.plan.config;
+    // The whole copy within half the limit: one chunk, as before.
+    options.workspace_limit_bytes = 13 * image;
+    const ConvCaseResult whole = run_conv_case(s, options);
+    EXPECT_TRUE(whole.passed()) << describe(s, whole);
+    EXPECT_EQ(whole.plan.config.find("chunks"), std::string::npos) << whole.plan.config;
+}
+
 // Separate-transform Winograd stores a half y from each of its three output
 // transforms (forced by the profile): a tile a work-item, a tile row's tiles
 // in a vector's lanes, and a group of channels in a vector's lanes after the

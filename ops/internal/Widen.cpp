@@ -18,9 +18,14 @@ ProgramSpec widen_program() {
 
 void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, const cl::Buffer& out,
                    std::size_t out_offset_floats, EventChain& chain) {
-    set_args(kernel, kWiden, from.buffer(), offset_of(from), out, static_cast<cl_ulong>(out_offset_floats),
-             static_cast<cl_ulong>(from.numel()));
-    const std::size_t items = (from.numel() + 7) / 8;  // eight elements a work-item
+    enqueue_widen(queue, kernel, from, 0, static_cast<std::size_t>(from.numel()), out, out_offset_floats, chain);
+}
+
+void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
+                   std::size_t count, const cl::Buffer& out, std::size_t out_offset_floats, EventChain& chain) {
+    set_args(kernel, kWiden, from.buffer(), offset_of(from) + static_cast<cl_ulong>(first), out,
+             static_cast<cl_ulong>(out_offset_floats), static_cast<cl_ulong>(count));
+    const std::size_t items = (count + 7) / 8;  // eight elements a work-item
     launch(queue, kernel, kWiden, cl::NDRange((items + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal), chain);
 }
 

@@ -14,5 +14,8 @@ ProgramSpec widen_program();
 // Enqueues out[out_offset_floats + i] = from[i] for every element of `from` (a float16 tensor).
 void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, const cl::Buffer& out,
                    std::size_t out_offset_floats, EventChain& chain);
+// The same for `count` elements of `from` from its element `first` on (a chunk of its images).
+void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
+                   std::size_t count, const cl::Buffer& out, std::size_t out_offset_floats, EventChain& chain);
 
 }  // namespace netcl::internal

@@ -40,7 +40,12 @@ struct WinogradGemmConfig {
     bool scaled = true;               // all but F(2,3): netcl's power-of-two scaling (profile "winograd_scaling"; separate transforms only)
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
-    std::int64_t tiles = 0;           // N x ceil(P/m) x ceil(Q/m) (x ceil(O/m) in 3-D)
+    // The images run together: N, or for a half input whose float32 copy
+    // would take more than half the workspace limit a divisor of N (the
+    // layer then runs N / images_per_chunk times, each chunk widened alone).
+    std::int64_t images_per_chunk = 1;
+    std::int64_t chunks = 1;  // N / images_per_chunk
+    std::int64_t tiles = 0;           // of one chunk: images_per_chunk x ceil(P/m) x ceil(Q/m) (x ceil(O/m) in 3-D)
     std::int64_t passes = 1;
     std::int64_t tiles_per_pass = 0;  // T of the largest pass; the first tiles % passes passes, the others one less
     // The multiply as M_e^T = V_e^T U_e^T: K along the GEMM's vectors and
@@ -66,7 +71,7 @@ struct WinogradGemmConfig {
     int row_lanes = 0;
     PostOps post_ops;  // the output transforms' output stage (kernels_cl/post_ops.cl)
 
-    // A float16 input widened to float32 after V and M (kernels_cl/widen.cl); 0 for float32.
+    // A float16 input's chunk widened to float32 after V and M (kernels_cl/widen.cl); 0 for float32.
     std::size_t widened_input_bytes(const ConvShapes& shapes) const;
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats

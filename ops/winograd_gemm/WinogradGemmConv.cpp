@@ -54,21 +54,38 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                   "winograd-gemm: the workspace is missing or smaller than the " +
                       std::to_string(config_.workspace_bytes(shapes_)) + " bytes it declared");
     const ConvShapes& s = shapes_;
+    const auto m_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float) +
+                                                config_.tiles_per_pass * s.C * config_.elements());
+    const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
+    const std::int64_t images = config_.images_per_chunk;
+    const auto image_in = static_cast<std::size_t>(s.input_numel() / s.N);
+    const auto image_out = static_cast<cl_ulong>(s.output_numel() / s.N);
+    for (std::int64_t chunk = 0; chunk < config_.chunks; ++chunk) {
+        const std::int64_t n0 = chunk * images;
+        // A float16 input is transformed from its float32 copy after V and M (kernels_cl/widen.cl).
+        cl::Buffer input = x.buffer();
+        cl_ulong input_offset = internal::offset_of(x) + static_cast<cl_ulong>(n0 * image_in);
+        if (s.dtype == DataType::FLOAT16) {
+            input = workspace.buffer;
+            input_offset = m_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.K * config_.elements());
+            internal::enqueue_widen(context_->queue(), widen_kernel_, x, static_cast<std::size_t>(n0) * image_in,
+                                    static_cast<std::size_t>(images) * image_in, input, input_offset, chain);
+        }
+        enqueue_chunk(input, input_offset, y, internal::offset_of(y) + static_cast<cl_ulong>(n0) * image_out, bias,
+                      workspace, chain);
+    }
+}
+
+void WinogradGemmConv::enqueue_chunk(const cl::Buffer& input, cl_ulong input_offset, const Tensor& y,
+                                     cl_ulong y_offset, const Tensor& bias, const Workspace& workspace,
+                                     internal::EventChain& chain) {
+    const ConvShapes& s = shapes_;
     const int m = config_.m, a2 = config_.elements();
     const bool deep = config_.rank == 3;
     const std::int64_t tiles_w = (s.Q() + m - 1) / m, tiles_hw = tiles_w * ((s.P() + m - 1) / m);
     const std::int64_t tiles_per_image = tiles_hw * ((s.O() + m - 1) / m);
     const auto v_offset = static_cast<cl_ulong>(workspace.offset_bytes / sizeof(float));
     const cl_ulong m_offset = v_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.C * a2);
-    const Tensor& bias = s.bias ? bias_ : u_;  // never read without a bias
-    // A float16 input is transformed from its float32 copy after V and M (kernels_cl/widen.cl).
-    cl::Buffer input = x.buffer();
-    cl_ulong input_offset = internal::offset_of(x);
-    if (s.dtype == DataType::FLOAT16) {
-        input = workspace.buffer;
-        input_offset = m_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.K * a2);
-        internal::enqueue_widen(context_->queue(), widen_kernel_, x, input, input_offset, chain);
-    }
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     std::int64_t tile0 = 0;
     for (std::int64_t p = 0; p < config_.passes; ++p) {
@@ -91,7 +108,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
         const cl::NDRange one_tile_group = tr ? cl::NDRange(1, 1) : cl::NDRange(16, 4);
         if (lanes) {
             internal::set_args(input_kernel_, "winograd_gemm_input_rows", input, input_offset,
-                               workspace.buffer, v_offset, i(s.N), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
+                               workspace.buffer, v_offset, i(config_.images_per_chunk), i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left),
                                i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row), i(row0), i(groups));
             internal::launch(context_->queue(), input_kernel_, "winograd_gemm_input_rows",
                              cl::NDRange(static_cast<std::size_t>(groups), static_cast<std::size_t>(s.C)),
@@ -129,7 +146,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                          cl::NDRange(config_.tile.work_group[0], config_.tile.work_group[1], 1), chain);
         if (lanes) {
             internal::set_args(output_kernel_, "winograd_gemm_output_rows", workspace.buffer, m_offset, y.buffer(),
-                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               y_offset, bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_h), i(tile0), i(T), i(groups_per_row),
                                i(row0), i(groups));
             internal::launch(context_->queue(), output_kernel_, "winograd_gemm_output_rows",
@@ -137,7 +154,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(1, 4), chain);
         } else if (deep) {
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
-                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               y_offset, bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T), i(s.O()),
                                i(tiles_h));
             internal::launch(context_->queue(), output_kernel_, output_name_.c_str(),
@@ -145,7 +162,7 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
                              cl::NDRange(1, 1), chain);
         } else {
             internal::set_args(output_kernel_, output_name_.c_str(), workspace.buffer, m_offset, y.buffer(),
-                               internal::offset_of(y), bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
+                               y_offset, bias.buffer(), internal::offset_of(bias), i(s.bias ? 1 : 0),
                                i(s.K), i(s.P()), i(s.Q()), i(tiles_w), i(tiles_per_image), i(tile0), i(T));
             internal::launch(context_->queue(), output_kernel_, output_name_.c_str(), one_tile_range(s.K, true),
                              one_tile_group, chain);

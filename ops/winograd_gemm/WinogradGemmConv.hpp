@@ -22,6 +22,11 @@ public:
     void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) override;
 
 private:
+    // One chunk of config_.images_per_chunk images: its input (x, or its
+    // float32 copy) and its first output element, every pass.
+    void enqueue_chunk(const cl::Buffer& input, cl_ulong input_offset, const Tensor& y, cl_ulong y_offset,
+                       const Tensor& bias, const Workspace& workspace, internal::EventChain& chain);
+
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WinogradGemmConfig config_;
