@@ -225,8 +225,13 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
     }
-    const bool yield = reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) ||
-                       static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::gemm1x1_max_pixels_to_yield);
+    // Never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where the implicit GEMM
+    // widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
+    // implicit / 1x1 GEMM): 1024x14x14 K256 at N = 8 10.8 / 8.9, at N = 1 1.17 / 1.02; 2048x7x7 K512 at N = 8
+    // 15.4 / 8.3, at N = 1 1.92 / 1.02; 512x7x7 K2048 at N = 8 12.2 / 7.6.
+    const bool yield = s.dtype != DataType::FLOAT16 &&
+                       (reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) ||
+                        static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::gemm1x1_max_pixels_to_yield));
     if (!yield) return offered;
     const auto gemm = std::find(offered.begin(), offered.end(), Variant("gemm-1x1"));
     const auto implicit = std::find(offered.begin(), offered.end(), Variant("implicit-gemm"));

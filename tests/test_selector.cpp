@@ -263,7 +263,8 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
 
 // A 1x1 layer with a long reduction or few pixels goes to the implicit GEMM
 // before the 1x1 GEMM where the profile says so (pocl-cpu: C >= 1024 or
-// P*Q <= 64); the default profile keeps the 1x1 GEMM first.
+// P*Q <= 64); the default profile keeps the 1x1 GEMM first, and so does a
+// float16 layer (the implicit GEMM would widen its input first).
 TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     KernelSelector selector;
     const DeviceProfile pocl = load_profile("pocl-cpu"), fallback = load_profile("default");
@@ -271,6 +272,10 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 512, 28, 28, 128, 1, 1), pocl).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), fallback).variant, Variant("gemm-1x1"));
+    for (ConvShapes half : {shape(1, 2048, 7, 7, 512, 1, 1), shape(8, 1024, 14, 14, 256, 1, 1)}) {
+        half.dtype = DataType::FLOAT16;
+        EXPECT_EQ(selector.select("conv2d", half, pocl).variant, Variant("gemm-1x1")) << half.str();
+    }
 }
 
 // winograd_min_output (no shipped profile sets it now): res5's 7x7 3x3 layer
