@@ -202,9 +202,10 @@ int main(int argc, char** argv) {
                    "(oneDNN, CLBlast) run float32 on the same values")
         ->capture_default_str();
     app.add_option("--strategies", a.strategies,
-                   "comma list: all, selector, naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., "
-                   "clblast, onednn-nchw, onednn-blocked (onednn: both; CPU devices), or "
-                   "CONV2D_NAIVE/IM2COL/CONV2D_WINOGRAD")
+                   "comma list: all, selector, float32-selector (the selector in float32 beside a --dtype float16 "
+                   "run), naive, im2col, wino, wino-f2, wino-f4, wino-f4-fused-global, ..., clblast, onednn-nchw, "
+                   "onednn-blocked, onednn-2.6-nchw, onednn-2.6-blocked (an older oneDNN found beside the newest; "
+                   "onednn: every layout of every oneDNN; CPU devices), or CONV2D_NAIVE/IM2COL/CONV2D_WINOGRAD")
         ->capture_default_str();
     app.add_option("--repeat", a.repeat, "timed runs per candidate (median, min, max)")
         ->capture_default_str()
