@@ -779,6 +779,33 @@ MUTATIONS = [
          find="        weights_ = std::move(widened);",
          replace="        weights_ = weights;",
          bug="the 1x1 GEMM keeps a float16 layer's own weights where its kernel reads float32 ones"),
+    # Expected: test_conv_half, im2col-gemm on the edge tables (A_TYPE is float: half weights read as pairs).
+    dict(id="im2col-gemm-half-weights-unwidened", area="float16", file="ops/im2col/Im2colGemmConv.cpp",
+         find="        weights_ = std::move(widened);",
+         replace="        weights_ = weights;",
+         bug="im2col-gemm keeps a float16 layer's own weights where its GEMM reads float32 ones"),
+    # Expected: test_conv_half, Half.EachWinogradOutputTransformStoresHalf (channels a work-item, K = 35:
+    # two whole groups rounded as vectors).
+    dict(id="winograd-channels-half-columns", area="float16", file="kernels_cl/winograd_gemm_channels.cl",
+         find="for (int j = 0; j < WINO_M; ++j) ((__global ushort*)rp)[l * plane + j] = LANE_OF(CL, bits[j], l);",
+         replace="for (int j = 0; j < WINO_M; ++j) ((__global ushort*)rp)[l * plane + j] = LANE_OF(CL, bits[WINO_M - 1 - j], l);",
+         bug="the channel-lane Winograd output transform stores a half row's outputs mirrored"),
+    # Expected: test_conv_half, Half.WinogradRunsTheBatchInChunksWhereTheWholeCopyWouldCrowdThePasses.
+    dict(id="winograd-half-chunk-output", area="float16", file="ops/winograd_gemm/WinogradGemmConv.cpp",
+         find="internal::offset_of(y) + static_cast<cl_ulong>(n0) * image_out",
+         replace="internal::offset_of(y)",
+         bug="a float16 Winograd layer run in chunks of images writes every chunk over the first images of y"),
+    # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
+    dict(id="selector-half-1x1-yields", area="selector", file="selector/VariantChoice.cpp",
+         find="    const bool yield = s.dtype != DataType::FLOAT16 &&",
+         replace="    const bool yield = true &&",
+         bug="a float16 1x1 layer with many channels or few pixels goes to the implicit GEMM, which widens its "
+             "input first (res5's 7x7 1x1 layers 1.5-1.9x slower)"),
+    # Expected: test_bench, HalfRunTimesFloat32NetclOnTheSameValues (its error is half's, over 1e-4).
+    dict(id="bench-float32-selector-runs-half", area="bench", file="tools/netcl-bench/Measure.cpp",
+         find="? std::make_shared<const LayerData>(layer.in_float32(context))",
+         replace="? std::shared_ptr<const LayerData>(std::shared_ptr<const LayerData>{}, &layer)",
+         bug="float32-selector times the float16 layer again, so the half/float32 ratio compares half with itself"),
     # Expected: test_conv_half, every implementation on the edge tables (every half tensor read as float).
     dict(id="storage-options-half-dropped", area="float16", file="ops/internal/Storage.cpp",
          find='return type == DataType::FLOAT16 ? " -DSTORAGE_HALF" : "";',
