@@ -23,14 +23,7 @@ Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& sha
 
 void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
-    if (shapes_.dtype == DataType::FLOAT16) {
-        // A fresh buffer each time: a run still in flight keeps reading the old one.
-        Tensor widened = Tensor::empty(context_, weights.shape());
-        internal::enqueue_widen(context_->queue(), widen_, weights, widened.buffer(), 0, chain);
-        weights_ = std::move(widened);
-    } else {
-        weights_ = weights;
-    }
+    weights_ = shapes_.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
     bias_ = shapes_.bias ? *bias : Tensor{};
     has_weights_ = true;
 }

@@ -62,14 +62,7 @@ Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShape
 
 void Im2colGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
-    if (shapes_.dtype == DataType::FLOAT16) {
-        // A fresh buffer each time: a run still in flight keeps reading the old one.
-        Tensor widened = Tensor::empty(context_, weights.shape());
-        internal::enqueue_widen(context_->queue(), widen_, weights, widened.buffer(), 0, chain);
-        weights_ = std::move(widened);
-    } else {
-        weights_ = weights;
-    }
+    weights_ = shapes_.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
     bias_ = shapes_.bias ? *bias : Tensor{};
     has_weights_ = true;
 }

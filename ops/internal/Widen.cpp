@@ -29,4 +29,10 @@ void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tens
     launch(queue, kernel, kWiden, cl::NDRange((items + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal), chain);
 }
 
+Tensor widened_copy(const std::shared_ptr<Context>& context, cl::Kernel& kernel, const Tensor& from, EventChain& chain) {
+    Tensor widened = Tensor::empty(context, from.shape());
+    enqueue_widen(context->queue(), kernel, from, widened.buffer(), 0, chain);
+    return widened;
+}
+
 }  // namespace netcl::internal

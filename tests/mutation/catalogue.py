@@ -776,13 +776,13 @@ MUTATIONS = [
          bug="a float16 implicit GEMM reads its workspace without widening x into it first"),
     # Expected: test_conv_half, gemm-1x1 on every 1x1 edge layer (A_TYPE is float: half weights read as pairs).
     dict(id="gemm1x1-half-weights-unwidened", area="float16", file="ops/gemm/Gemm1x1Conv.cpp",
-         find="        weights_ = std::move(widened);",
-         replace="        weights_ = weights;",
+         find="? internal::widened_copy(context_, widen_, weights, chain) : weights;",
+         replace="? weights : weights;",
          bug="the 1x1 GEMM keeps a float16 layer's own weights where its kernel reads float32 ones"),
     # Expected: test_conv_half, im2col-gemm on the edge tables (A_TYPE is float: half weights read as pairs).
     dict(id="im2col-gemm-half-weights-unwidened", area="float16", file="ops/im2col/Im2colGemmConv.cpp",
-         find="        weights_ = std::move(widened);",
-         replace="        weights_ = weights;",
+         find="? internal::widened_copy(context_, widen_, weights, chain) : weights;",
+         replace="? weights : weights;",
          bug="im2col-gemm keeps a float16 layer's own weights where its GEMM reads float32 ones"),
     # Expected: test_conv_half, Half.EachWinogradOutputTransformStoresHalf (channels a work-item, K = 35:
     # two whole groups rounded as vectors).
