@@ -47,10 +47,10 @@ inline constexpr const char* col2im_gemm_max_channels = "col2im_gemm_max_channel
 // C/groups at most: the row-vectorised direct convolution first (0: never).
 inline constexpr const char* direct_rows_max_channels = "direct_rows_max_channels";
 // 1x1 layers go to the implicit GEMM before the 1x1 GEMM when C/groups is at
-// least gemm1x1_max_channels or P*Q at most gemm1x1_max_pixels_to_yield (long
-// reductions over few pixels: the weights dominate, and its panels stream them).
+// least gemm1x1_max_channels and P*Q at least gemm1x1_min_pixels_to_yield (a
+// long reduction over enough pixels; over fewer the 1x1 GEMM's wide tiles win).
 inline constexpr const char* gemm1x1_max_channels = "gemm1x1_max_channels";
-inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_to_yield";
+inline constexpr const char* gemm1x1_min_pixels_to_yield = "gemm1x1_min_pixels_to_yield";
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

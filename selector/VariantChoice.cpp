@@ -195,9 +195,9 @@ std::int64_t reduced_channels(const ConvShapes& s) {
 }
 
 // IM2COL's variants in the implementations' order, except that a 1x1 layer
-// with a long reduction or few pixels goes to the implicit GEMM before the
-// 1x1 GEMM (measured on PoCL: res5's 7x7 1x1 layers 1.2x, C = 1024 at 14x14
-// 1.2x faster there; at 28x28 and more the 1x1 GEMM wins by 1.1-1.4x).
+// with a long reduction over enough pixels goes to the implicit GEMM before
+// the 1x1 GEMM (pocl-cpu.json: C >= 1024 at 100 pixels or more; the numbers
+// are below).
 std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
     // Backward data of a layer with few input channels on col2im-gemm first
@@ -229,9 +229,16 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
     // implicit / 1x1 GEMM): 1024x14x14 K256 at N = 8 10.8 / 8.9, at N = 1 1.17 / 1.02; 2048x7x7 K512 at N = 8
     // 15.4 / 8.3, at N = 1 1.92 / 1.02; 512x7x7 K2048 at N = 8 12.2 / 7.6.
+    // In float32, on 2 Zen 3 cores (netcl-bench --direction train, one interleaved run, ms implicit / 1x1
+    // GEMM at N = 8, then N = 1): C = 1024 at 14x14 K256 forward 10.9 / 11.4 and 0.89 / 1.06, K512 18.3 / 22.0
+    // and 1.90 / 2.22; backward data with K = 1024 at 14x14 (256 channels of dx) 9.6 / 11.0 and 1.18 / 1.33.
+    // Over 7x7 pixels the 1x1 GEMM wins in both directions: 2048x7x7 K512 forward 11.1 / 10.2 and 1.73 / 1.46,
+    // backward data 11.3 / 9.7; 512x7x7 K2048 forward 9.6 / 8.7 and 1.28 / 1.16; the stride-2 projection's
+    // backward data (2048 channels of dy at 7x7) 23.8 / 22.4 and 4.78 / 4.16. The older rule (C >= 1024 or at
+    // most 64 pixels) predated the 1x1 GEMM's 6x16 tile.
     const bool yield = s.dtype != DataType::FLOAT16 &&
-                       (reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) ||
-                        static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::gemm1x1_max_pixels_to_yield));
+                       reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&
+                       static_cast<double>(s.P() * s.Q()) >= threshold(profile, k::gemm1x1_min_pixels_to_yield);
     if (!yield) return offered;
     const auto gemm = std::find(offered.begin(), offered.end(), Variant("gemm-1x1"));
     const auto implicit = std::find(offered.begin(), offered.end(), Variant("implicit-gemm"));

@@ -261,17 +261,25 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
     EXPECT_NE(d.plan.reason.find("constant buffer"), std::string::npos) << d.plan.reason;
 }
 
-// A 1x1 layer with a long reduction or few pixels goes to the implicit GEMM
-// before the 1x1 GEMM where the profile says so (pocl-cpu: C >= 1024 or
-// P*Q <= 64); the default profile keeps the 1x1 GEMM first, and so does a
-// float16 layer (the implicit GEMM would widen its input first).
+// A 1x1 layer with a long reduction over enough pixels goes to the implicit
+// GEMM before the 1x1 GEMM where the profile says so (pocl-cpu: C >= 1024 at
+// 100 pixels or more; backward data reduces over K); fewer pixels or channels
+// keep the 1x1 GEMM, and so do the default profile and a float16 layer (the
+// implicit GEMM would widen its input first).
 TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     KernelSelector selector;
     const DeviceProfile pocl = load_profile("pocl-cpu"), fallback = load_profile("default");
-    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), pocl).variant, Variant("implicit-gemm"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 10, 10, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 10, 9, 256, 1, 1), pocl).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), pocl).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1023, 14, 14, 256, 1, 1), pocl).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 512, 28, 28, 128, 1, 1), pocl).variant, Variant("gemm-1x1"));
-    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), fallback).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), fallback).variant, Variant("gemm-1x1"));
+    const ConvShapes expand_data = shape(1, 256, 14, 14, 1024, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+    const ConvShapes reduce_data = shape(1, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+    EXPECT_EQ(selector.select("conv2d_backward_data", expand_data, pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d_backward_data", reduce_data, pocl).variant, Variant("gemm-1x1"));
     for (ConvShapes half : {shape(1, 2048, 7, 7, 512, 1, 1), shape(8, 1024, 14, 14, 256, 1, 1)}) {
         half.dtype = DataType::FLOAT16;
         EXPECT_EQ(selector.select("conv2d", half, pocl).variant, Variant("gemm-1x1")) << half.str();

@@ -801,6 +801,12 @@ MUTATIONS = [
          replace="    const bool yield = true &&",
          bug="a float16 1x1 layer with many channels or few pixels goes to the implicit GEMM, which widens its "
              "input first (res5's 7x7 1x1 layers 1.5-1.9x slower)"),
+    # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
+    dict(id="selector-1x1-yields-on-channels-alone", area="selector", file="selector/VariantChoice.cpp",
+         find="reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&",
+         replace="reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) ||",
+         bug="a float32 1x1 layer with C >= 1024 over 7x7 pixels goes to the implicit GEMM (res5's 2048x7x7 "
+             "forward 1.1-1.2x slower)"),
     # Expected: test_bench, HalfRunTimesFloat32NetclOnTheSameValues (its error is half's, over 1e-4).
     dict(id="bench-float32-selector-runs-half", area="bench", file="tools/netcl-bench/Measure.cpp",
          find="? std::make_shared<const LayerData>(layer.in_float32(context))",
