@@ -25,14 +25,28 @@ __kernel void bias_gradient(__global const STORAGE* restrict dy, const ulong dy_
     STORE(db, k, gradient_blend(beta, db, k, acc));
 }
 
+// Eight consecutive elements of dw = beta * dw + `values`, in one vector
+// load and store: a lone half store is ~20 integer operations on PoCL
+// (vstore_half8 is one F16C conversion), which made res5's 2048 x 512 blend
+// 3.3 ms in half against 1.7 in float32 (N = 8, Zen 3).
+inline void blend_eight(const float beta, __global STORAGE* dw, const float8 values) {
+    STOREN(8, beta == 0.0f ? values : fma((float8)(beta), LOADN(8, 0, dw), values), 0, dw);
+}
+
 // dw[i] = beta * dw[i] + sum[i]: a weight gradient's float32 sum blended
-// into the caller's dw. NDRange: dim0 = dw's elements.
+// into the caller's dw, eight elements a work-item (the last takes the
+// tail one at a time). NDRange: dim0 = ceil(count / 8).
 __kernel void blend_weight_gradient(__global const float* restrict sum, const ulong sum_offset, const int count,
                                     __global STORAGE* restrict dw, const ulong dw_offset, const float beta) {
-    const int i = (int)get_global_id(0);
+    const int i = (int)get_global_id(0) * 8;
     if (i >= count) return;
     dw += dw_offset;
-    STORE(dw, i, gradient_blend(beta, dw, i, sum[sum_offset + i]));
+    sum += sum_offset;
+    if (i + 8 <= count) {
+        blend_eight(beta, dw + i, vload8(0, sum + i));
+    } else {
+        for (int j = i; j < count; ++j) STORE(dw, j, gradient_blend(beta, dw, j, sum[j]));
+    }
 }
 
 // The same from a sum that holds each group's block of dw (rows x length)
@@ -53,6 +67,12 @@ __kernel void blend_weight_gradient_transposed(__global const float* restrict su
     dw += dw_offset + block;
     const int nr = min(8, rows - r0), nl = min(8, length - l0);
     for (int b = 0; b < nr; ++b) {
+        if (nl == 8) {
+            float values[8];
+            for (int a = 0; a < 8; ++a) values[a] = sum[(size_t)(l0 + a) * rows + r0 + b];
+            blend_eight(beta, dw + (size_t)(r0 + b) * length + l0, vload8(0, values));
+            continue;
+        }
         for (int a = 0; a < nl; ++a) {
             const size_t i = (size_t)(r0 + b) * length + l0 + a;
             STORE(dw, i, gradient_blend(beta, dw, i, sum[(size_t)(l0 + a) * rows + r0 + b]));

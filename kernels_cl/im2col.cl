@@ -79,6 +79,13 @@ __kernel void im2col_rows(__global const STORAGE* restrict x, const ulong x_offs
 // of the 5.3 ms of ResNet's res2.reduce weight gradient: measured by timing
 // the layer with the copy, then the GEMM, made to return at once).
 //
+// A whole run of 16 pixels of a 1x1 stride-1 unpadded layer (dy's copy with
+// x's columns in place) is contiguous in x: one vector load, which in half
+// is F16C's conversion of the 16 instead of ~10 integer operations each. On
+// ResNet's res2.reduce at N = 8 (Zen 3, a chunk of 1568 pixels, 64 lanes)
+// the copy took 0.39 -> 0.13 ms in half, 0.41 -> 0.23 in float32 (3136
+// pixels).
+//
 // NDRange: dim0 = C/groups·R·S rounded up (contiguous writes), dim1 =
 // ceil(pixels / run), dim2 = groups.
 __kernel void im2col_patches(__global const STORAGE* restrict x, const ulong x_offset, __global float* restrict patches,
@@ -101,6 +108,13 @@ __kernel void im2col_patches(__global const STORAGE* restrict x, const ulong x_o
     __global const STORAGE* xc = x + x_offset + ((size_t)image * C + c) * H * W;
     __global float* out = patches + patches_offset + ((size_t)g * pixels + l0) * length + j;
     const int n = min(run, pixels - l0);
+    if (n == 16 && R == 1 && S == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 && pad_left == 0 && Q == W &&
+        pq + 16 <= H * W) {
+        float values[16];
+        vstore16(LOADN(16, 0, xc + pq), 0, values);
+        for (int t = 0; t < 16; ++t) out[(size_t)t * length] = values[t];
+        return;
+    }
     for (int t = 0; t < n; ++t) {
         const int h = p * stride_h + h0, w = q * stride_w + w0;
         float value = 0.0f;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -263,6 +264,67 @@ TEST(Half, EachWinogradOutputTransformStoresHalf) {
             }
         }
     }
+}
+
+// wgrad-gemm in half widens its GEMM's A operand (dy beside x's patches; x
+// read in place beside dy's copy) into the workspace a chunk of pixels at a
+// time, rows P*Q apart packed, and blends dw eight halves at a time: chunks
+// that split images, groups, a dw of 270 elements (a tail after the eights)
+// and a transposed one of 9 x 10 a group (whole and ragged blocks), beta 0
+// and 1. Copied columns are float32 already and widen nothing.
+TEST(Half, WeightGradientGemmWidensItsOperandAChunkAtATime) {
+    const Variant variant("wgrad-gemm");
+    ConvShapes with_patches;  // 3 images of 7 x 9 outputs: 10 dy and 54 patch floats a pixel
+    with_patches.N = 3, with_patches.C = 6, with_patches.H = 13, with_patches.W = 17, with_patches.K = 10;
+    with_patches.R = with_patches.S = 3, with_patches.stride_h = with_patches.stride_w = 2, with_patches.groups = 2;
+    with_patches.set_padding(1);
+    ConvShapes in_place;  // 2 images of 5 x 19 pixels: 20 x and 18 dy floats a pixel
+    in_place.N = 2, in_place.C = 20, in_place.H = 5, in_place.W = 19, in_place.K = 18, in_place.R = in_place.S = 1;
+    in_place.groups = 2;
+    const auto forced = [](double dy_copy_ratio, double chunk_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_dy_copy_max_ratio"] = dy_copy_ratio;
+            p.tuned["wgrad_gemm_columns_min_width"] = 0;
+            p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
+        });
+    };
+    struct Case {
+        ConvShapes shapes;
+        std::shared_ptr<Context> context;
+        std::string expected;
+        std::size_t workspace_bytes;
+    };
+    const std::vector<Case> cases = {
+        {in_half(with_patches.in_direction(ConvDirection::BACKWARD_WEIGHTS)), forced(0, 20 * 64 * sizeof(float)),
+         "A widened to float32 a chunk at a time, 4 chunk(s) of 16 pixels an image", (16 * 64 + 270) * sizeof(float)},
+        {in_half(in_place.in_direction(ConvDirection::BACKWARD_WEIGHTS)), forced(1e9, 40 * 38 * sizeof(float)),
+         "x in place, dy copied transposed, A widened to float32 a chunk at a time, 3 chunk(s) of 32 pixels",
+         (32 * 38 + 180) * sizeof(float)}};
+    std::uint64_t seed = 9800;
+    for (const Case& c : cases) {
+        for (const float beta : {0.0f, 1.0f}) {
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.context = c.context;
+            options.beta = beta;
+            options.seed = seed++;
+            const ConvCaseResult r = run_conv_case(c.shapes, options);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(c.shapes, r);
+            EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
+            EXPECT_EQ(r.workspace_bytes, c.workspace_bytes) << r.plan.config;
+        }
+    }
+    const ConvShapes copied = in_half(with_patches.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = variant;
+    options.context = forced(1e9, 1 << 20);
+    options.seed = seed++;
+    const ConvCaseResult r = run_conv_case(copied, options);
+    EXPECT_TRUE(r.passed()) << describe(copied, r);
+    EXPECT_NE(r.plan.config.find("x's columns"), std::string::npos) << r.plan.config;
+    EXPECT_EQ(r.plan.config.find("widened"), std::string::npos) << r.plan.config;
 }
 
 TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {

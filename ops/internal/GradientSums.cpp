@@ -25,8 +25,8 @@ void enqueue_blend_weight_gradient(const cl::CommandQueue& queue, cl::Kernel& ke
     const auto count = static_cast<int>(dw.numel());
     set_args(kernel, kBlendWeightGradientKernel, sum, static_cast<cl_ulong>(offset_floats), count, dw.buffer(),
              offset_of(dw), beta);
-    launch(queue, kernel, kBlendWeightGradientKernel, cl::NDRange(static_cast<std::size_t>(count)), cl::NDRange(kGroup),
-           chain);
+    const auto items = static_cast<std::size_t>((count + 7) / 8);  // eight elements a work-item
+    launch(queue, kernel, kBlendWeightGradientKernel, cl::NDRange(items), cl::NDRange(kGroup), chain);
 }
 
 void enqueue_blend_transposed(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& sum,

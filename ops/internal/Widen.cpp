@@ -23,9 +23,16 @@ void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tens
 
 void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
                    std::size_t count, const cl::Buffer& out, std::size_t out_offset_floats, EventChain& chain) {
-    set_args(kernel, kWiden, from.buffer(), offset_of(from) + static_cast<cl_ulong>(first), out,
-             static_cast<cl_ulong>(out_offset_floats), static_cast<cl_ulong>(count));
-    const std::size_t items = (count + 7) / 8;  // eight elements a work-item
+    enqueue_widen_rows(queue, kernel, from, first, 1, count, count, out, out_offset_floats, chain);
+}
+
+void enqueue_widen_rows(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
+                        std::size_t rows, std::size_t count, std::size_t stride, const cl::Buffer& out,
+                        std::size_t out_offset_floats, EventChain& chain) {
+    set_args(kernel, kWiden, from.buffer(), offset_of(from) + static_cast<cl_ulong>(first),
+             static_cast<cl_ulong>(stride), out, static_cast<cl_ulong>(out_offset_floats),
+             static_cast<cl_ulong>(count), static_cast<cl_ulong>(count), static_cast<cl_ulong>(rows));
+    const std::size_t items = rows * ((count + 7) / 8);  // eight elements a work-item
     launch(queue, kernel, kWiden, cl::NDRange((items + kLocal - 1) / kLocal * kLocal), cl::NDRange(kLocal), chain);
 }
 

@@ -22,5 +22,10 @@ Tensor widened_copy(const std::shared_ptr<Context>& context, cl::Kernel& kernel,
 // The same for `count` elements of `from` from its element `first` on (a chunk of its images).
 void enqueue_widen(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
                    std::size_t count, const cl::Buffer& out, std::size_t out_offset_floats, EventChain& chain);
+// `rows` runs of `count` elements of `from`, the first from element `first` on and each `stride` after the
+// last's start, packed into `out` (count floats a row): a block of a matrix that lies in rows.
+void enqueue_widen_rows(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::size_t first,
+                        std::size_t rows, std::size_t count, std::size_t stride, const cl::Buffer& out,
+                        std::size_t out_offset_floats, EventChain& chain);
 
 }  // namespace netcl::internal

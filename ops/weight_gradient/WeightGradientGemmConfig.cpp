@@ -5,6 +5,7 @@
 #include "ops/internal/WorkspaceLimit.hpp"
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/Storage.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -75,22 +76,27 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
     const std::int64_t PQ = s.P() * s.Q();
-    // One pixel's copies, all groups: its patches (dy's with columns), and its copied columns.
+    // One pixel's copies, all groups: its patches (dy's with columns), its copied columns, its widened A.
     const auto patch_row_bytes = size(c.gemm_columns(s) * s.groups) * sizeof(float);
     const auto column_bytes = c.columns && !c.columns_in_place ? size(s.C * s.R * s.S) * sizeof(float) : 0;
+    c.widens_a = s.dtype == DataType::FLOAT16 && !(c.columns && !c.columns_in_place);
+    const auto widened_a_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
     const auto chunk_target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
     // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly
     // (whole output rows where columns are copied: the copy runs along them).
     const std::int64_t unit = c.columns && !c.columns_in_place ? s.Q() : 1, units = PQ / unit;
     const std::int64_t most = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(chunk_target / ((patch_row_bytes + column_bytes) * size(unit))), 1, units);
+        static_cast<std::int64_t>(chunk_target / ((patch_row_bytes + column_bytes + widened_a_bytes) * size(unit))), 1,
+        units);
     c.chunks_per_image = blocks(units, most);
     c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
     if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
     c.patches_bytes = size(c.chunk_pixels) * patch_row_bytes;
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
-    c.workspace_bytes = c.patches_bytes + c.columns_bytes + size(s.weight_numel()) * sizeof(float);
+    c.widened_a_bytes = size(c.chunk_pixels) * widened_a_bytes;
+    c.workspace_bytes =
+        c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);
     return c;
 }
 
@@ -113,18 +119,20 @@ cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
 }
 
 std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
-    // A (dy, or x in place) in the layer's type, or copied columns in float32; the patches (B) and the
-    // sum (C) float32.
+    // Every operand float32: A copied (the columns) or widened (half), or a float32 tensor read in place.
     const std::string storage = internal::storage_options(dtype);
-    const GemmOperandTypes types{columns && !columns_in_place ? DataType::FLOAT32 : dtype, DataType::FLOAT32,
-                                 DataType::FLOAT32};
+    const GemmOperandTypes types{DataType::FLOAT32, DataType::FLOAT32, DataType::FLOAT32};
     std::vector<KernelSpec> copies = {{"im2col_patches", {4, 16, 1}}};
     if (columns && !columns_in_place) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
-    return {{"im2col", internal::storage_source() + embedded_source("im2col"), storage, copies},
-            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
-            gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
-            {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
-             {internal::blend_weight_gradient_kernel(), internal::blend_transposed_kernel(), internal::bias_gradient_kernel()}}};
+    std::vector<ProgramSpec> list = {
+        {"im2col", internal::storage_source() + embedded_source("im2col"), storage, copies},
+        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
+        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
+        {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
+         {internal::blend_weight_gradient_kernel(), internal::blend_transposed_kernel(),
+          internal::bias_gradient_kernel()}}};
+    if (widens_a) list.push_back(internal::widen_program());
+    return list;
 }
 
 std::string WeightGradientGemmConfig::str() const {
@@ -132,7 +140,8 @@ std::string WeightGradientGemmConfig::str() const {
                                : columns_in_place ? "x in place, dy copied transposed, "
                                                   : std::string("x's columns (") + columns_kernel() +
                                                         ") and dy copied transposed, ";
-    return layout + std::to_string(chunks_per_image) +
+    return layout + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
+           std::to_string(chunks_per_image) +
            " chunk(s) of " + std::to_string(chunk_pixels) +
            " pixels an image, workspace " +
            std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +

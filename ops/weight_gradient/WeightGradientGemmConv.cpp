@@ -4,6 +4,7 @@
 
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -28,6 +29,7 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
     blend_ = internal::make_kernel(sums, internal::kBlendWeightGradientKernel);
     blend_transposed_ = internal::make_kernel(sums, internal::kBlendTransposedKernel);
     bias_gradient_ = internal::make_kernel(sums, internal::kBiasGradientKernel);
+    if (config_.widens_a) widen_ = internal::make_kernel(program(specs[4]), "widen_to_float");
 }
 
 void WeightGradientGemmConv::enqueue(const Tensor&, const Tensor&, const Workspace&, internal::EventChain&) {
@@ -50,7 +52,8 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
     const std::size_t patches = workspace.offset_bytes / sizeof(float);
     const std::size_t columns_at = patches + config_.patches_bytes / sizeof(float);
-    const std::size_t sum = columns_at + config_.columns_bytes / sizeof(float);
+    const std::size_t widened_at = columns_at + config_.columns_bytes / sizeof(float);
+    const std::size_t sum = widened_at + config_.widened_a_bytes / sizeof(float);
     const bool copies_columns = config_.columns && !config_.columns_in_place;
     const cl::CommandQueue& queue = context_->queue();
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
@@ -84,11 +87,18 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         // Entry g: A = dy's group-g rows (x's columns with columns: in place, or the copy), the chunk's
         // pixels; B = the chunk's group-g patches; C = group g's block of the sum.
         const Tensor& a_tensor = config_.columns ? x : dy;
-        const cl::Buffer& a_buffer = copies_columns ? workspace.buffer : a_tensor.buffer();
-        const std::size_t a = copies_columns ? columns_at
-                                             : internal::offset_of(a_tensor) +
-                                                   static_cast<std::size_t>(n * s.groups * rows_a * PQ + pq0);
-        const std::int64_t lda = copies_columns ? pixels : PQ;
+        const auto a_first = static_cast<std::size_t>(n * s.groups * rows_a * PQ + pq0);
+        if (config_.widens_a) {
+            internal::enqueue_widen_rows(queue, widen_, a_tensor, a_first, static_cast<std::size_t>(s.groups * rows_a),
+                                         static_cast<std::size_t>(pixels), static_cast<std::size_t>(PQ),
+                                         workspace.buffer, widened_at, chain);
+        }
+        const bool a_in_workspace = copies_columns || config_.widens_a;
+        const cl::Buffer& a_buffer = a_in_workspace ? workspace.buffer : a_tensor.buffer();
+        const std::size_t a = copies_columns        ? columns_at
+                              : config_.widens_a    ? widened_at
+                                                    : internal::offset_of(a_tensor) + a_first;
+        const std::int64_t lda = a_in_workspace ? pixels : PQ;
         cl::Kernel& gemm = chunk == 0 ? gemm_ : gemm_sum_;
         internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
                            i(pixels * columns), workspace.buffer, u(sum), i(rows_a * columns), dy.buffer(),

@@ -24,7 +24,7 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WeightGradientGemmConfig config_;
-    cl::Kernel patches_, columns_, gemm_, gemm_sum_, blend_, blend_transposed_, bias_gradient_;
+    cl::Kernel patches_, columns_, gemm_, gemm_sum_, blend_, blend_transposed_, bias_gradient_, widen_;
 };
 
 }  // namespace netcl

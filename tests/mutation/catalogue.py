@@ -456,6 +456,23 @@ MUTATIONS = [
          find="cl::Kernel& gemm = chunk == 0 ? gemm_ : gemm_sum_;",
          replace="cl::Kernel& gemm = gemm_;",
          bug="each chunk's GEMM overwrites the sum: dw is the last image's (or chunk's) alone"),
+    # Expected: test_conv_backward (every layer that takes x's columns with K/groups >= 8 and beta 1),
+    # test_conv_half WeightGradientGemmWidensItsOperandAChunkAtATime.
+    dict(id="blend-eight-beta-ignored", area="gradients", file="kernels_cl/gradient_sums.cl",
+         find="STOREN(8, beta == 0.0f ? values : fma((float8)(beta), LOADN(8, 0, dw), values), 0, dw);",
+         replace="STOREN(8, values, 0, dw);",
+         bug="dw blended eight at a time overwrites where the caller asked to accumulate (beta = 1)"),
+    # Expected: test_conv_backward, GemmWeightGradientFromColumnsMatchesReference (whole 8 x 8 blocks).
+    dict(id="blend-transposed-eights-untransposed", area="gradients", file="kernels_cl/gradient_sums.cl",
+         find="for (int a = 0; a < 8; ++a) values[a] = sum[(size_t)(l0 + a) * rows + r0 + b];",
+         replace="for (int a = 0; a < 8; ++a) values[a] = sum[(size_t)(r0 + b) * length + l0 + a];",
+         bug="the whole 8 x 8 blocks of a sum that took x's columns are blended into dw untransposed"),
+    # Expected: test_conv_backward (x read in place: runs of 16 pixels), test_conv_half.
+    dict(id="wgrad-patches-vector-run-start", area="gradients", file="kernels_cl/im2col.cl",
+         find="vstore16(LOADN(16, 0, xc + pq), 0, values);",
+         replace="vstore16(LOADN(16, 0, xc + l0), 0, values);",
+         bug="a whole run of 16 pixels of dy's copy (x read in place) starts at the chunk's pixel l0, not pq0 + l0 "
+             "(every chunk after an image's first copies the first chunk's dy)"),
     dict(id="wgrad-gemm-copied-dy-untransposed", area="gradients", file="kernels_cl/gradient_sums.cl",
          find="STORE(dw, i, gradient_blend(beta, dw, i, sum[(size_t)(l0 + a) * rows + r0 + b]));",
          replace="STORE(dw, i, gradient_blend(beta, dw, i, sum[(size_t)(r0 + b) * length + l0 + a]));",
@@ -752,6 +769,19 @@ MUTATIONS = [
          bug="the float32 copy of a float16 tensor misses its last element when the count is not a multiple of "
              "8 (the 1x1 GEMM's last weight, the implicit GEMM's last input pixel read from whatever the buffer "
              "held)"),
+    # Expected: test_conv_half, WeightGradientGemmWidensItsOperandAChunkAtATime (every row after the first
+    # widened from the row after its own start, P*Q apart read as `count` apart).
+    dict(id="widen-rows-packed-stride", area="float16", file="kernels_cl/widen.cl",
+         find="in += in_offset + row * in_stride;",
+         replace="in += in_offset + row * out_stride;",
+         bug="wgrad-gemm's half A widened a chunk at a time reads each row where a packed copy would have it, "
+             "not P*Q along dy or x (every chunk narrower than an image)"),
+    # Expected: test_conv_half, WeightGradientGemmWidensItsOperandAChunkAtATime (its patches layer: A is dy).
+    dict(id="wgrad-gemm-half-a-unwidened", area="float16", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
+         find="        const bool a_in_workspace = copies_columns || config_.widens_a;",
+         replace="        const bool a_in_workspace = copies_columns;",
+         bug="wgrad-gemm's GEMM reads a half dy (or x in place) as float32 from the tensor after widening it "
+             "into the workspace"),
     # Expected: test_conv_half, gemm-1x1 and implicit-gemm on every edge layer (every element shifted by one).
     dict(id="widen-reads-next", area="float16", file="kernels_cl/widen.cl",
          find="vstore8(LOADN(8, 0, in + i), 0, out + i);",

@@ -240,7 +240,7 @@ TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
 // uninitialised in float32 too, see GemmEngine below): the half input widened
 // into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
 // separate-transform Winograd, im2col's half column copy, direct-rows' half
-// rows, the weight gradient's half x and dy (both layouts), and backward data as forward
+// rows, the weight gradient's half x and dy (both layouts, A widened), and backward data as forward
 // with rotated half filters and through col2im-gemm's W^T and gather, and
 // Winograd's output transforms in half (a tile a work-item on this
 // device's profile, and the transposed multiply's channel lanes).
@@ -258,6 +258,10 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     wide_k.K = 30;
     expect_clean(in_half(wide_k.in_direction(ConvDirection::BACKWARD_WEIGHTS)), Kernel::IM2COL,
                  Variant("wgrad-gemm"));
+    // x read in place (1x1): its rows widened a chunk at a time, dy's runs of
+    // 16 pixels copied as vectors, dw blended back transposed in eights.
+    expect_clean(in_half(shape(2, 20, 5, 19, 9, 1, 0, true).in_direction(ConvDirection::BACKWARD_WEIGHTS)),
+                 Kernel::IM2COL, Variant("wgrad-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
                  Variant("implicit-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
