@@ -19,5 +19,6 @@ __kernel void rotate_filters(__global const STORAGE* restrict w, const ulong w_o
     const int cc = i / (Kg * taps_r * taps_s);  // g*Cg + c: out's leading index
     const int g = cc / Cg, c = cc % Cg;
     const int r = a + t * stride_h, s = b + u * stride_w;
-    STORE(out, i, LOAD(w, w_offset + (((size_t)(g * Kg + kk) * Cg + c) * R + r) * S + s));
+    ((__global STORAGE_BITS*)out)[i] =
+        ((__global const STORAGE_BITS*)w)[w_offset + (((size_t)(g * Kg + kk) * Cg + c) * R + r) * S + s];
 }

@@ -175,6 +175,11 @@ __kernel void winograd_wgrad_output(__global const float* restrict m, const ulon
 #pragma unroll
             for (int l = 0; l < DL; ++l) out[l * WINO_M * WINO_M + i * WINO_M + j] = f[l];
         }
+    // Eight at a time (gradient_sums.cl's blend_eight): in half, lone stores had made this kernel 13.8 ms
+    // against float32's 5.8 on res5's 512 x 512 3x3 at N = 8 (Zen 3).
     __global STORAGE* dwp = dw + dw_offset + ((size_t)k * C + c0) * (WINO_M * WINO_M);
-    for (int q = 0; q < lanes * WINO_M * WINO_M; ++q) STORE(dwp, q, gradient_blend(beta, dwp, q, out[q]));
+    const int count = lanes * WINO_M * WINO_M;
+    int q = 0;
+    for (; q + 8 <= count; q += 8) blend_eight(beta, dwp + q, vload8(0, out + q));
+    for (; q < count; ++q) STORE(dwp, q, gradient_blend(beta, dwp, q, out[q]));
 }
