@@ -8,7 +8,11 @@
 // ops/ReferenceConv.hpp; CLBlast's blocked summation order stays well inside it.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "ops/Implementations.hpp"
 #include "ops/gemm/GemmTile.hpp"
@@ -243,6 +247,53 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
                 EXPECT_NE(r.plan.config.find("(float" + std::to_string(vw) + ")"), std::string::npos) << r.plan.config;
             }
         }
+    }
+}
+
+// The 1x1 GEMM's work-groups one tile wide and as tall as the layer's rows
+// (Gemm1x1Config.cpp), rounded up to a power of two: 7 row tiles (K = 40)
+// in 1 x 8, the eighth tile past the rows; a group's 4 in 1 x 4. Every layer
+// up to gemm1x1_tall_max_row_tiles, and a reduction (C >= K) over at least
+// gemm1x1_tall_reduction_min_pixels up to its own limit; an expansion, too
+// few pixels, and a profile that sets the work-group keep theirs. Forward,
+// with a bias and groups, and backward data through the same kernel.
+TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
+    const auto layer = [](std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k, std::int64_t groups) {
+        ConvShapes s;
+        s.N = 2, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups, s.bias = true;
+        return s;
+    };
+    const auto tall_for = [](double every, double reductions) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_tall_max_row_tiles"] = every;
+            p.tuned["gemm1x1_tall_reduction_max_row_tiles"] = reductions;
+            p.tuned["gemm1x1_tall_reduction_min_pixels"] = 20;
+        });
+    };
+    const auto reductions_only = tall_for(0, 8), every_layer = tall_for(8, 0);
+    const auto work_group_set = context_with_profile([](DeviceProfile& p) {
+        p.tuned["gemm1x1_tall_max_row_tiles"] = 8;
+        set_gemm_tile(p, "gemm", GemmTile{6, 2, 8, {4, 2}});
+    });
+    const std::vector<std::tuple<ConvShapes, std::shared_ptr<Context>, std::string>> cases = {
+        {layer(48, 5, 7, 40, 1), reductions_only, "work-group 1x8"},
+        {layer(48, 5, 7, 40, 2), reductions_only, "work-group 1x4"},
+        {layer(8, 5, 7, 40, 1), reductions_only, "work-group 8x2"},   // an expansion
+        {layer(48, 3, 5, 40, 1), reductions_only, "work-group 8x2"},  // 15 pixels
+        {layer(8, 5, 7, 40, 1), every_layer, "work-group 1x8"},
+        {layer(8, 5, 7, 60, 1), every_layer, "work-group 8x2"},       // 10 row tiles, over 8
+        {layer(8, 5, 7, 40, 1), work_group_set, "work-group 4x2"},
+        {layer(48, 5, 7, 40, 1).in_direction(ConvDirection::BACKWARD_DATA), every_layer, "work-group 1x8"}};
+    std::uint64_t seed = 860;
+    for (const auto& [s, context, expected] : cases) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("gemm-1x1");
+        options.seed = ++seed;
+        options.context = context;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
     }
 }
 

@@ -262,13 +262,17 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
 }
 
 // A 1x1 layer with a long reduction over enough pixels goes to the implicit
-// GEMM before the 1x1 GEMM where the profile says so (pocl-cpu: C >= 1024 at
-// 100 pixels or more; backward data reduces over K); fewer pixels or channels
-// keep the 1x1 GEMM, and so do the default profile and a float16 layer (the
-// implicit GEMM would widen its input first).
+// GEMM before the 1x1 GEMM where the profile says so (here C >= 1024 at 100
+// pixels or more; backward data reduces over K); fewer pixels or channels
+// keep the 1x1 GEMM, and so do a float16 layer (the implicit GEMM would
+// widen its input first) and the shipped profiles (the 1x1 GEMM's tall
+// work-groups win those layers).
 TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     KernelSelector selector;
-    const DeviceProfile pocl = load_profile("pocl-cpu"), fallback = load_profile("default");
+    DeviceProfile pocl = load_profile("pocl-cpu");
+    const DeviceProfile shipped = pocl, fallback = load_profile("default");
+    pocl.tuned[threshold_key::gemm1x1_max_channels] = 1024;
+    pocl.tuned[threshold_key::gemm1x1_min_pixels_to_yield] = 100;
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 10, 10, 256, 1, 1), pocl).variant, Variant("implicit-gemm"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 10, 9, 256, 1, 1), pocl).variant, Variant("gemm-1x1"));
@@ -276,6 +280,7 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", shape(1, 1023, 14, 14, 256, 1, 1), pocl).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 512, 28, 28, 128, 1, 1), pocl).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), fallback).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(8, 1024, 14, 14, 256, 1, 1), shipped).variant, Variant("gemm-1x1"));
     const ConvShapes expand_data = shape(1, 256, 14, 14, 1024, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
     const ConvShapes reduce_data = shape(1, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
     EXPECT_EQ(selector.select("conv2d_backward_data", expand_data, pocl).variant, Variant("implicit-gemm"));

@@ -46,7 +46,13 @@ public:
     std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).tile.prefix};
     }
-    std::vector<std::string> profile_keys() const override { return gemm_tile_keys("gemm"); }
+    std::vector<std::string> profile_keys() const override {
+        std::vector<std::string> keys = gemm_tile_keys("gemm");
+        keys.push_back("gemm1x1_tall_max_row_tiles");
+        keys.push_back("gemm1x1_tall_reduction_max_row_tiles");
+        keys.push_back("gemm1x1_tall_reduction_min_pixels");
+        return keys;
+    }
     // A float16 layer keeps its weights widened to float32.
     std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
         return s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;

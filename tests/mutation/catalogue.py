@@ -838,6 +838,17 @@ MUTATIONS = [
          replace="    const bool yield = true &&",
          bug="a float16 1x1 layer with many channels or few pixels goes to the implicit GEMM, which widens its "
              "input first (res5's 7x7 1x1 layers 1.5-1.9x slower)"),
+    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
+    dict(id="gemm1x1-tall-expansions", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="s.C >= s.K && static_cast<double>(s.H * s.W) >=",
+         replace="static_cast<double>(s.H * s.W) >=",
+         bug="a 1x1 expansion over many pixels runs in work-groups as tall as the layer (64 -> 256 at 56x56 "
+             "about 1.1x slower on Zen 3)"),
+    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (a profile's work-group).
+    dict(id="gemm1x1-tall-over-set-work-group", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="if (!work_group_set && row_tiles",
+         replace="if (row_tiles",
+         bug="the tall work-group replaces the one a profile or netcl-tune's record set"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
     dict(id="selector-1x1-yields-on-channels-alone", area="selector", file="selector/VariantChoice.cpp",
          find="reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&",
