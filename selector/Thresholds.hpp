@@ -48,9 +48,12 @@ inline constexpr const char* col2im_gemm_max_channels = "col2im_gemm_max_channel
 inline constexpr const char* direct_rows_max_channels = "direct_rows_max_channels";
 // 1x1 layers go to the implicit GEMM before the 1x1 GEMM when C/groups is at
 // least gemm1x1_max_channels and P*Q at least gemm1x1_min_pixels_to_yield (a
-// long reduction over enough pixels; over fewer the 1x1 GEMM's wide tiles win).
+// long reduction over enough pixels), or P*Q is at most
+// gemm1x1_max_pixels_to_yield (the implicit GEMM folds the batch into its
+// pixels; pocl-cpu-avx512.json's res5).
 inline constexpr const char* gemm1x1_max_channels = "gemm1x1_max_channels";
 inline constexpr const char* gemm1x1_min_pixels_to_yield = "gemm1x1_min_pixels_to_yield";
+inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_to_yield";
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

@@ -195,9 +195,9 @@ std::int64_t reduced_channels(const ConvShapes& s) {
 }
 
 // IM2COL's variants in the implementations' order, except that a 1x1 layer
-// with a long reduction over enough pixels goes to the implicit GEMM before
-// the 1x1 GEMM where the profile says so (no shipped profile does now; the
-// numbers are below).
+// with a long reduction over enough pixels (no shipped profile now), or with
+// few pixels (pocl-cpu-avx512), goes to the implicit GEMM before the 1x1 GEMM
+// where the profile says so; the numbers are below.
 std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
     // Backward data of a layer with few input channels on col2im-gemm first
@@ -239,9 +239,13 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // as tall as the layer (ops/gemm/Gemm1x1Config.cpp): C = 1024 at 14x14 at N = 8 then ran at 0.78-0.91x
     // of the implicit GEMM's time (K256) and 0.75-0.88x (K512), and pocl-cpu.json stopped yielding
     // (gemm1x1_max_channels 1e9).
+    // pocl-cpu-avx512.json still sends outputs of at most 64 pixels to the implicit GEMM (measured on Zen 4;
+    // the rule above was measured on Zen 3 alone).
+    const auto pixels = static_cast<double>(s.P() * s.Q());
     const bool yield = s.dtype != DataType::FLOAT16 &&
-                       reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&
-                       static_cast<double>(s.P() * s.Q()) >= threshold(profile, k::gemm1x1_min_pixels_to_yield);
+                       ((reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&
+                         pixels >= threshold(profile, k::gemm1x1_min_pixels_to_yield)) ||
+                        pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield));
     if (!yield) return offered;
     const auto gemm = std::find(offered.begin(), offered.end(), Variant("gemm-1x1"));
     const auto implicit = std::find(offered.begin(), offered.end(), Variant("implicit-gemm"));

@@ -265,8 +265,8 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
 // GEMM before the 1x1 GEMM where the profile says so (here C >= 1024 at 100
 // pixels or more; backward data reduces over K); fewer pixels or channels
 // keep the 1x1 GEMM, and so do a float16 layer (the implicit GEMM would
-// widen its input first) and the shipped profiles (the 1x1 GEMM's tall
-// work-groups win those layers).
+// widen its input first) and pocl-cpu (the 1x1 GEMM's tall work-groups win
+// those layers); pocl-cpu-avx512 yields outputs of at most 64 pixels.
 TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     KernelSelector selector;
     DeviceProfile pocl = load_profile("pocl-cpu");
@@ -281,6 +281,12 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", shape(1, 512, 28, 28, 128, 1, 1), pocl).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), fallback).variant, Variant("gemm-1x1"));
     EXPECT_EQ(selector.select("conv2d", shape(8, 1024, 14, 14, 256, 1, 1), shipped).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), shipped).variant, Variant("gemm-1x1"));
+    // Few pixels: pocl-cpu-avx512 yields outputs of at most 64 (the implicit GEMM folds the batch into them).
+    const DeviceProfile avx512 = load_profile("pocl-cpu-avx512");
+    EXPECT_EQ(selector.select("conv2d", shape(1, 2048, 7, 7, 512, 1, 1), avx512).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 512, 7, 7, 2048, 1, 1), avx512).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", shape(1, 1024, 14, 14, 256, 1, 1), avx512).variant, Variant("gemm-1x1"));
     const ConvShapes expand_data = shape(1, 256, 14, 14, 1024, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
     const ConvShapes reduce_data = shape(1, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
     EXPECT_EQ(selector.select("conv2d_backward_data", expand_data, pocl).variant, Variant("implicit-gemm"));

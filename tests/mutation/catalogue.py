@@ -849,6 +849,12 @@ MUTATIONS = [
          find="if (!work_group_set && row_tiles",
          replace="if (row_tiles",
          bug="the tall work-group replaces the one a profile or netcl-tune's record set"),
+    # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays (pocl-cpu-avx512's res5).
+    dict(id="selector-1x1-few-pixels-keep", area="selector", file="selector/VariantChoice.cpp",
+         find="pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield));",
+         replace="false);",
+         bug="pocl-cpu-avx512's 1x1 layers over at most 64 pixels stay on the 1x1 GEMM instead of the implicit "
+             "GEMM that folds the batch into them"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
     dict(id="selector-1x1-yields-on-channels-alone", area="selector", file="selector/VariantChoice.cpp",
          find="reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&",
