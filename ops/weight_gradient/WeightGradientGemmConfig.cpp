@@ -80,21 +80,21 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     const auto patch_row_bytes = size(c.gemm_columns(s) * s.groups) * sizeof(float);
     const auto column_bytes = c.columns && !c.columns_in_place ? size(s.C * s.R * s.S) * sizeof(float) : 0;
     c.widens_a = s.dtype == DataType::FLOAT16 && !(c.columns && !c.columns_in_place);
-    const auto widened_a_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
+    const auto widened_a_pixel_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
     const auto chunk_target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
     // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly
     // (whole output rows where columns are copied: the copy runs along them).
     const std::int64_t unit = c.columns && !c.columns_in_place ? s.Q() : 1, units = PQ / unit;
-    const std::int64_t most = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(chunk_target / ((patch_row_bytes + column_bytes + widened_a_bytes) * size(unit))), 1,
-        units);
+    const std::size_t pixel_bytes = patch_row_bytes + column_bytes + widened_a_pixel_bytes;
+    const std::int64_t most =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(chunk_target / (pixel_bytes * size(unit))), 1, units);
     c.chunks_per_image = blocks(units, most);
     c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
     if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
     c.patches_bytes = size(c.chunk_pixels) * patch_row_bytes;
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
-    c.widened_a_bytes = size(c.chunk_pixels) * widened_a_bytes;
+    c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
         c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);
     return c;
