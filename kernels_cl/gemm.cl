@@ -67,6 +67,21 @@
 // alternating processes); the multiply's fastest run unchanged at 56x56,
 // its median 2-4% slower (126 runs each over 6 alternating processes).
 //
+// A_PANEL: A stored in panels of MR rows, row tile t's at A[t * Kd * MR],
+// its rows' step-k values side by side at [k * MR + i] (the last panel holds
+// the shifted-back tile's rows, clamped where M < MR; kernels_cl/panels.cl
+// packs it): one sequential stream where row-major A is MR streams a row
+// apart. With B_PANEL and C_IMAGES, B packed the same way from x, on 2 Zen 3
+// cores (PoCL 3.1, OpenCL events, the kernel alone): M = K = N = 1024 88 ->
+// 143 GFLOPS; res5's 2048 -> 512 over 8 images of 7x7, 60 -> 157; A alone in
+// panels with res2's tall work-groups (256 -> 64 over 56x56) 64 -> 98.
+//
+// C_IMAGES (with B_PANEL, in place of C_GROUP): B's columns run over every
+// image's pixels in turn (x packed across images, kernels_cl/panels.cl), so
+// few-pixel layers fill whole panels (8 images of 7x7 are 392 columns, where
+// a GEMM per image computes 64 of every 49); column j of C is image j / ldc's
+// pixel j % ldc, the images bsC apart (the batch dimension is then 1).
+//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 
@@ -82,8 +97,11 @@
 #if defined(B_PANEL) && EDGE_N
 #error "B_PANEL pads B to whole panels: no EDGE_N"
 #endif
-#if defined(B_PANEL) && !defined(C_GROUP)
-#error "B_PANEL stores C in groups: it needs C_GROUP"
+#if defined(B_PANEL) && !defined(C_GROUP) && !defined(C_IMAGES)
+#error "B_PANEL stores C in groups or across images: it needs C_GROUP or C_IMAGES"
+#endif
+#if defined(C_IMAGES) && (!defined(B_PANEL) || defined(C_GROUP))
+#error "C_IMAGES stores the columns of B's panels across images: it needs B_PANEL (not C_GROUP)"
 #endif
 #if defined(C_GROUP) && (!defined(B_PANEL) || defined(BIAS))
 #error "C_GROUP stores whole vectors of panel-aligned columns: it needs B_PANEL (and no BIAS)"
@@ -158,7 +176,15 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #endif
 
     vec_t b[NV];
+#ifdef A_PANEL
+    __global const A_TYPE* ap = A + (size_t)tm * Kd * MR;
+#define A_AT(i) LOAD_AS(A_TYPE, ap, i)
+#define A_STEP MR
+#else
     __global const A_TYPE* ap = A;
+#define A_AT(i) LOAD_AS(A_TYPE, ap, arow[i] * lda)
+#define A_STEP 1
+#endif
 #if EDGE_N
     // Columns clamped into the matrix; the duplicates are never stored.
     __global const B_TYPE* bp = B;
@@ -197,11 +223,11 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
             }
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(LOAD_AS(A_TYPE, ap, arow[i] * lda));
+                const vec_t a = (vec_t)(A_AT(i));
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
-            ++ap;
+            ap += A_STEP;
             bp += ldb;
         }
 #else
@@ -214,11 +240,11 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
             for (int v = 0; v < NV; ++v) b[v] = LOADN_AS(B_TYPE, VW, v, bp);
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(LOAD_AS(A_TYPE, ap, arow[i] * lda));
+                const vec_t a = (vec_t)(A_AT(i));
 #pragma unroll
                 for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
             }
-            ++ap;
+            ap += A_STEP;
             bp += ldb;
         }
 #endif
@@ -257,6 +283,27 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #pragma unroll
                 for (int t = 0; t < VW; ++t)
                     if (t < w) STORE_AS(C_TYPE, gp, t, LANE(RESULT[i][v], t));
+            }
+        }
+#elif defined(C_IMAGES)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) {
+            vec_t o = RESULT[i][v];
+#ifdef BIAS
+            o += bi;
+#endif
+            const int j0 = n0 + v * VW, image = j0 / ldc, pixel = j0 - image * ldc;
+            __global C_TYPE* cp = Cm + (size_t)image * bsC + (size_t)m * ldc + pixel;
+            if (j0 + VW <= N && pixel + VW <= ldc) {
+                STOREN_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, 0, cp)), 0, cp);
+            } else {
+                // Across an image's end, or past the last column (the last panel's padding).
+#pragma unroll
+                for (int t = 0; t < VW; ++t) {
+                    const int j = j0 + t, image_t = j / ldc;
+                    __global C_TYPE* ct = Cm + (size_t)image_t * bsC + (size_t)m * ldc + (j - image_t * ldc);
+                    if (j < N) STORE_AS(C_TYPE, ct, 0, POST_OPS(LANE(o, t), LOAD_AS(C_TYPE, ct, 0)));
+                }
             }
         }
 #else

@@ -54,6 +54,9 @@ inline constexpr const char* direct_rows_max_channels = "direct_rows_max_channel
 inline constexpr const char* gemm1x1_max_channels = "gemm1x1_max_channels";
 inline constexpr const char* gemm1x1_min_pixels_to_yield = "gemm1x1_min_pixels_to_yield";
 inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_to_yield";
+// P*Q at most (one group, a filter larger than 1x1): im2col-gemm first, its
+// columns and weights in panels (ops/im2col/Im2colGemmConv.hpp; 0: never).
+inline constexpr const char* im2col_gemm_panels_max_pixels = "im2col_gemm_panels_max_pixels";
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

@@ -225,6 +225,21 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
     }
+    // A filter larger than 1x1 over few pixels an image (one group) goes to im2col-gemm first where the
+    // profile says so: there its columns are the GEMM's B panels across the images, and its weights packed
+    // panels of MR rows (ops/im2col/Im2colGemmConv.hpp), one GEMM over every image's pixels, where the
+    // implicit GEMM's tiles read taps a row apart and store scalar outputs P*Q apart. On 2 Zen 3 cores
+    // (netcl-bench --repeat 3, one interleaved run, ms, the implicit GEMM / im2col-gemm in panels / oneDNN
+    // 2.6.3's jit:avx2) at N = 8: res5's 3x3 stride 2 (14x14 -> 7x7, C = K = 512) 46.8 / 17.0 / 18.6, res4's
+    // (28x28 -> 14x14, 256) 21.4 / 17.9 / 16.2, but res3's (56x56 -> 28x28, 128) 20.8 / 25.7 / 17.0 and the
+    // stem (7x7 stride 2 to 112x112) 31.8 / 31.2 / 12.2; at N = 1 res5's 4.79 / 2.84 / 2.75. Stride 1 too
+    // (where Winograd is not taken): res5's 3x3 at 7x7 45.3 / 17.3 / 19.2. pocl-cpu.json: 196 pixels.
+    if (s.R * s.S > 1 && s.groups == 1 &&
+        static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::im2col_gemm_panels_max_pixels)) {
+        const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
+        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
+        return offered;
+    }
     // Never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where the implicit GEMM
     // widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
     // implicit / 1x1 GEMM): 1024x14x14 K256 at N = 8 10.8 / 8.9, at N = 1 1.17 / 1.02; 2048x7x7 K512 at N = 8

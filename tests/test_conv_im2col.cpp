@@ -20,6 +20,7 @@
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/internal/ClblastStatus.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/TestData.hpp"
 
@@ -34,7 +35,8 @@ class Im2colVariants : public ::testing::TestWithParam<std::string> {};
 TEST_P(Im2colVariants, EdgeCaseShapesMatchReference) {
     const Variant variant(GetParam());
     std::uint64_t seed = 200;
-    const DeviceProfile& profile = shared_context()->profile();
+    // As the layer plans (the device's facts under the shipped profile's values): what it declares.
+    const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
     int ran = 0;
     for (const ConvShapes& s : edge_case_shapes()) {
         if (why_not(variant, s, profile)) continue;
@@ -57,7 +59,7 @@ TEST_P(Im2colVariants, RandomSmallShapesMatchReference) {
             s.R = s.S = 1, s.stride_h = s.stride_w = 1;
             s.set_padding(0);
         }
-        if (why_not(variant, s, shared_context()->profile())) continue;
+        if (why_not(variant, s, KernelSelector::resolve_profile(shared_context()->profile()))) continue;
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 3000 + i);
         ASSERT_TRUE(r.passed()) << variant.id << " random shape #" << i << ": " << describe(s, r);
         ++ran;
@@ -151,6 +153,7 @@ TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
     auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     DeviceProfile device = context->profile();
     device.tuned["im2col_pass_bytes"] = static_cast<double>(2 * per_image);
+    device.tuned["im2col_gemm_panels_max_pixels"] = 0;  // the row-major columns (panels: their own test)
     context->set_profile(device);
     ConvCaseOptions options;
     options.strategy = Kernel::IM2COL;
@@ -187,6 +190,7 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
     for (const int rows : {0, 1}) {
         DeviceProfile profile = base;
         profile.tuned["im2col_rows"] = rows;
+        profile.tuned["im2col_gemm_panels_max_pixels"] = 0;  // the row-major columns (panels: their own test)
         context->set_profile(profile);
         for (const char* id : {"im2col-gemm", "im2col-clblast"}) {
             for (const auto& s : shapes) {
@@ -265,6 +269,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
     };
     const auto tall_for = [](double every, double reductions) {
         return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_x_max_pixels"] = 0;  // packed x runs its own work-groups (the next test)
             p.tuned["gemm1x1_tall_max_row_tiles"] = every;
             p.tuned["gemm1x1_tall_reduction_max_row_tiles"] = reductions;
             p.tuned["gemm1x1_tall_reduction_min_pixels"] = 20;
@@ -272,6 +277,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
     };
     const auto reductions_only = tall_for(0, 8), every_layer = tall_for(8, 0);
     const auto work_group_set = context_with_profile([](DeviceProfile& p) {
+        p.tuned["gemm1x1_pack_x_max_pixels"] = 0;
         p.tuned["gemm1x1_tall_max_row_tiles"] = 8;
         set_gemm_tile(p, "gemm", GemmTile{6, 2, 8, {4, 2}});
     });
@@ -294,6 +300,138 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         const ConvCaseResult r = run_conv_case(s, options);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
+    }
+}
+
+// The 1x1 GEMM's packed operands (kernels_cl/panels.cl): the weights in
+// panels of MR rows (per group; K = 5 under MR, clamped), and x in panels
+// across the images where an image has few enough pixels: 3 images of 7x7
+// (panels crossing two image boundaries, the last padded), with a bias, the
+// output stage (sum and ReLU) and in half; a strided layer (2x2 and 3x1,
+// odd sizes) only packed, and its backward data through the same kernel; a
+// group, or more pixels than the profile allows, keeps x in place.
+TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
+    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
+        ConvShapes s;
+        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.bias = true;
+        return s;
+    };
+    const auto packing = [](double weights, double pixels, double strided_pixels, double pass_bytes = 64 << 20) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_weights"] = weights;
+            p.tuned["gemm1x1_pack_x_max_pixels"] = pixels;
+            p.tuned["gemm1x1_pack_strided_max_pixels"] = strided_pixels;
+            p.tuned["im2col_pass_bytes"] = pass_bytes;
+        });
+    };
+    const auto packed = packing(1, 49, 30), in_place = packing(0, 0, 0), weights_only = packing(1, 0, 0);
+    // 20 channels of 49 pixels, 4 panels an image (the pass target counts whole images so): passes of two
+    // images (7 panels, crossing an image's end mid-panel), the last of one.
+    const auto two_a_pass = packing(1, 49, 30, 2 * 20 * 4 * 16 * sizeof(float));
+    ConvShapes summed = layer(3, 20, 7, 7, 37);
+    summed.post_ops = PostOps::relu().with_sum();
+    ConvShapes half = layer(3, 20, 7, 7, 37);
+    half.dtype = DataType::FLOAT16;
+    ConvShapes grouped = layer(3, 20, 7, 7, 38);
+    grouped.groups = 2;
+    ConvShapes strided = layer(2, 9, 11, 6, 13);  // 6x3 outputs
+    strided.stride_h = strided.stride_w = 2;
+    ConvShapes rows_strided = layer(3, 7, 9, 5, 11);  // 3x5 outputs
+    rows_strided.stride_h = 3;
+    constexpr const char* kWeights = "weights in panels";
+    constexpr const char* kX = "x in panels across images";
+    struct Case {
+        ConvShapes s;
+        std::shared_ptr<Context> context;
+        std::vector<std::string> config_has, config_lacks;
+    };
+    const std::vector<Case> cases = {
+        {layer(3, 20, 7, 7, 37), packed, {kWeights, kX, "(3 a pass)"}, {}},
+        {layer(3, 20, 7, 7, 37), two_a_pass, {kWeights, kX, "(2 a pass)"}, {}},
+        {layer(3, 20, 7, 7, 5), packed, {kWeights, kX, "rows clamped"}, {}},
+        {summed, packed, {kWeights, kX}, {}},
+        {half, packed, {kWeights, kX}, {}},
+        {grouped, packed, {kWeights}, {kX}},
+        {layer(3, 20, 5, 11, 37), packed, {kWeights}, {kX}},  // 55 pixels an image
+        {strided, packed, {kWeights, kX}, {}},
+        {rows_strided, packed, {kWeights, kX}, {}},
+        {strided.in_direction(ConvDirection::BACKWARD_DATA), packed, {kWeights, kX}, {}},
+        {layer(3, 20, 7, 7, 37), in_place, {}, {kWeights, kX}},
+        {grouped, weights_only, {kWeights}, {kX}}};
+    std::uint64_t seed = 880;
+    for (const Case& c : cases) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("gemm-1x1");
+        options.seed = ++seed;
+        options.context = c.context;
+        const ConvCaseResult r = run_conv_case(c.s, options);
+        EXPECT_TRUE(r.passed()) << describe(c.s, r);
+        for (const std::string& part : c.config_has)
+            EXPECT_NE(r.plan.config.find(part), std::string::npos) << c.s.str() << ": " << r.plan.config;
+        for (const std::string& part : c.config_lacks)
+            EXPECT_EQ(r.plan.config.find(part), std::string::npos) << c.s.str() << ": " << r.plan.config;
+    }
+    // A strided layer the profile does not pack is not the 1x1 GEMM's, and says why.
+    const auto reason = why_not(Variant("gemm-1x1"), strided, in_place->profile());
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("only where it packs x"), std::string::npos) << *reason;
+    EXPECT_FALSE(why_not(Variant("gemm-1x1"), strided, packed->profile()).has_value());
+    // A strided layer has its own limit: 6x7 outputs are under the stride-1 limit (49) but over it (30).
+    ConvShapes wider = strided;
+    wider.W = 13;
+    EXPECT_TRUE(why_not(Variant("gemm-1x1"), wider, packed->profile()).has_value());
+}
+
+// im2col-gemm with its columns in panels across the images and its weights
+// in panels (Im2colGemmConfig::panels): strided, padded asymmetrically,
+// dilated, K off MR (and under it), N = 5 images in passes of one, two and
+// all five (the last pass short), a bias and the output stage, half; a
+// group, or an image past the profile's pixels, keeps the row-major columns.
+TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
+    const auto panels_for = [](double pixels, double pass_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["im2col_gemm_panels_max_pixels"] = pixels;
+            p.tuned["im2col_pass_bytes"] = pass_bytes;
+        });
+    };
+    ConvShapes strided;  // 5 images of 4x3 outputs
+    strided.N = 5, strided.C = 7, strided.H = 9, strided.W = 6, strided.K = 13, strided.R = 3, strided.S = 2;
+    strided.stride_h = 2, strided.stride_w = 2, strided.set_padding(1, 0, 0, 1), strided.bias = true;
+    ConvShapes dilated = strided;  // 5x4 outputs through a dilated 3x3
+    dilated.S = 3, dilated.stride_h = dilated.stride_w = 1, dilated.dilation_h = 2, dilated.set_padding(0, 1, 1, 0);
+    dilated.H = 8, dilated.W = 5, dilated.K = 4, dilated.post_ops = PostOps::relu().with_sum();
+    ConvShapes half = strided;
+    half.dtype = DataType::FLOAT16;
+    ConvShapes grouped = strided;
+    grouped.C = 8, grouped.K = 12, grouped.groups = 2;
+    const std::size_t image_bytes = 7 * 3 * 2 * 16 * sizeof(float);  // one image's 12 columns: one panel
+    const auto every_pass = panels_for(20, 64 << 20), one_image = panels_for(20, image_bytes),
+               two_images = panels_for(20, 2 * image_bytes + 1), too_few = panels_for(11, 64 << 20);
+    struct Case {
+        ConvShapes s;
+        std::shared_ptr<Context> context;
+        std::string config_has;
+    };
+    const std::vector<Case> cases = {
+        {strided, every_pass, "5 image(s) per pass, columns and weights in panels"},
+        {strided, one_image, "1 image(s) per pass, columns and weights in panels"},
+        {strided, two_images, "2 image(s) per pass, columns and weights in panels"},
+        {dilated, two_images, "columns and weights in panels"},
+        {half, every_pass, "columns and weights in panels"},
+        {strided.in_direction(ConvDirection::BACKWARD_DATA), every_pass, "columns and weights in panels"},
+        {grouped, every_pass, "image(s) per pass, workspace"},
+        {strided, too_few, "image(s) per pass, workspace"}};
+    std::uint64_t seed = 940;
+    for (const Case& c : cases) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("im2col-gemm");
+        options.seed = ++seed;
+        options.context = c.context;
+        const ConvCaseResult r = run_conv_case(c.s, options);
+        EXPECT_TRUE(r.passed()) << describe(c.s, r);
+        EXPECT_NE(r.plan.config.find(c.config_has), std::string::npos) << c.s.str() << ": " << r.plan.config;
     }
 }
 

@@ -297,9 +297,32 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     }
 }
 
+// im2col_gemm_panels_max_pixels (pocl-cpu: 196): a filter larger than 1x1
+// over at most that many output pixels an image goes to im2col-gemm
+// (its columns and weights in panels); more pixels, a group, a 1x1 filter
+// (the 1x1 GEMM's, packed from x) or a profile without the key keep their
+// variant. So does a strided 1x1 layer: the 1x1 GEMM takes it where it packs x.
+TEST_F(SelectorTest, FewPixelFiltersGoToIm2colGemmPanelsWhereTheProfileSays) {
+    KernelSelector selector;
+    const DeviceProfile pocl = load_profile("pocl-cpu"), fallback = load_profile("default");
+    const ConvShapes res5 = shape(8, 512, 14, 14, 512, 3, 3, 2, 1), res4 = shape(8, 256, 28, 28, 256, 3, 3, 2, 1);
+    const ConvShapes res3 = shape(8, 128, 56, 56, 128, 3, 3, 2, 1), projection = shape(8, 1024, 14, 14, 2048, 1, 1, 2, 0);
+    ConvShapes grouped = res5;
+    grouped.groups = 2;
+    EXPECT_EQ(selector.select("conv2d", res5, pocl).variant, Variant("im2col-gemm"));
+    EXPECT_EQ(selector.select("conv2d", res4, pocl).variant, Variant("im2col-gemm"));
+    EXPECT_EQ(selector.select("conv2d", res3, pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", grouped, pocl).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", projection, pocl).variant, Variant("gemm-1x1"));
+    EXPECT_EQ(selector.select("conv2d", res5, fallback).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", projection, fallback).variant, Variant("implicit-gemm"));
+    EXPECT_NE(selector.explain("conv2d", res5, pocl).str().find("columns and weights in panels"), std::string::npos)
+        << selector.explain("conv2d", res5, pocl).str();
+}
+
 // winograd_min_output (no shipped profile sets it now): res5's 7x7 3x3 layer
-// goes to the implicit GEMM with the reason; 14x14 stays Winograd; 0 (the
-// default) never rejects.
+// goes to IM2COL with the reason (im2col-gemm in panels on pocl-cpu: 49
+// pixels); 14x14 stays Winograd; 0 (the default) never rejects.
 TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
     KernelSelector selector;
     DeviceProfile profile = load_profile("pocl-cpu");
@@ -307,7 +330,7 @@ TEST_F(SelectorTest, WinogradPassesOverOutputsUnderItsMinimum) {
     EXPECT_EQ(selector.select("conv2d", res5, profile).kernel, WINO);
     profile.tuned[threshold_key::winograd_min_output] = 8;
     const Decision d = selector.explain("conv2d", res5, profile);
-    EXPECT_EQ(d.plan.variant, Variant("implicit-gemm")) << d.str();
+    EXPECT_EQ(d.plan.variant, Variant("im2col-gemm")) << d.str();
     EXPECT_NE(d.str().find("output 7x7 < winograd_min_output 8"), std::string::npos) << d.str();
     EXPECT_EQ(selector.select("conv2d", conv5, profile).kernel, WINO);
 }

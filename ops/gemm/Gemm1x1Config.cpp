@@ -1,5 +1,8 @@
 #include "ops/gemm/Gemm1x1Config.hpp"
 
+#include "ops/gemm/PanelGemm.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+
 #include <algorithm>
 
 
@@ -26,24 +29,59 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // 1.20, 1.11 / 0.87, 0.88 and 1.33, 0.99 / 0.90, 0.86. Not an expansion (64 -> 256 at 56x56 0.58, 0.59 /
     // 0.63, 0.65; 128 -> 512 and 256 -> 1024 level or worse), nor 2048 -> 512 over 7x7 (0.91, 0.95 / 1.11,
     // 0.97). Only partly tall (1 x 16 at K = 512, 1 x 22 at K = 256) was no faster than 8 x 2.
+    // Packed operands (kernels_cl/panels.cl, gemm.cl's A_PANEL and B_PANEL with C_IMAGES): the weights in
+    // panels of MR rows once, at set_weights, where the profile says (gemm1x1_pack_weights); x in panels of
+    // NR columns across the images, per run, where an image has at most gemm1x1_pack_x_max_pixels output
+    // pixels (the pack is a strided 1x1 layer's gather too). Measured on the kernel
+    // alone, 2 Zen 3 cores (kernels_cl/gemm.cl has the square case), N = 8, GFLOPS, row-major / weights
+    // packed / both packed: res5's 2048 -> 512 over 7x7 60 / - / 157, 512 -> 2048 88 / - / 114; res4's
+    // 1024 -> 256 over 14x14 73 (tall) / 76 / 110, 256 -> 1024 81 / 103 / 98; res3's 512 -> 128 over 28x28
+    // 104 (tall) / 107 / 105; res2's 256 -> 64 over 56x56 64 (tall) / 98 (tall) / 77, 64 -> 256 70 / 72 / 88.
+    // Packing x copies it (one pass), which those kernel-only figures leave out: it pays where x is small
+    // beside the work, at few pixels an image.
+    // A strided layer (its own limit, gemm1x1_pack_strided_max_pixels) runs only packed: its pixels are not
+    // where the GEMM would read them in place. Strided, on the same cores, whole layers (netcl-bench, N = 8,
+    // ms, the implicit GEMM / packed): 1024 -> 2048 from 14x14 to 7x7 25.5 / 13.4 (oneDNN 2.6.3 11.9), 512 ->
+    // 1024 from 28x28 to 14x14 21.9 / 17.4 (12.1), but 256 -> 512 from 56x56 to 28x28 31.4 / 30.4 (and
+    // 0.57x / 0.50x of oneDNN in that run: the pack gathers a pixel at a time). Stride 1 at 14x14: 1024 ->
+    // 256 the GEMM 8.3 -> 6.1 plus the pack's 1.7, 256 -> 1024 6.4 -> 6.2 plus 0.9: x packed at 7x7 only.
+    c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
+    const bool strided = s.stride_h != 1 || s.stride_w != 1;
+    const double pack_x_pixels = profile.tuned_or(
+        strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels", 0.0);
+    c.pack_x = s.groups == 1 && static_cast<double>(s.P() * s.Q()) <= pack_x_pixels;
+    if (c.pack_x) {
+        // In passes of images under im2col's pass target, as im2col-gemm's columns.
+        c.images_per_pass = internal::panel_gemm_images_per_pass(
+            s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
+    }
     const std::int64_t row_tiles = (s.K / s.groups + c.tile.mr - 1) / c.tile.mr;
     const bool reduction =
         s.C >= s.K && static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
     const double tallest = std::max(profile.tuned_or("gemm1x1_tall_max_row_tiles", 0.0),
                                     reduction ? profile.tuned_or("gemm1x1_tall_reduction_max_row_tiles", 0.0) : 0.0);
     const bool work_group_set = profile.tuned.count("gemm_wg0") != 0 || profile.tuned.count("gemm_wg1") != 0;
-    if (!work_group_set && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
+    if (!work_group_set && !c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
         static_cast<double>(row_tiles) <= tallest) {
         std::size_t height = 1;
         while (height < static_cast<std::size_t>(row_tiles)) height *= 2;
         if (profile.max_work_group_size == 0 || height <= profile.max_work_group_size) c.tile.work_group = {1, height};
     }
     c.edge_m = s.K / s.groups < c.tile.mr;
-    c.edge_n = s.H * s.W < c.tile.nr();
+    c.edge_n = !c.pack_x && s.H * s.W < c.tile.nr();
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
     return c;
+}
+
+std::size_t Gemm1x1Config::weight_floats(const ConvShapes& s) const {
+    if (pack_weights) return internal::row_panel_floats(s.groups, s.K / s.groups, s.C / s.groups, tile.mr);
+    return dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) : 0;
+}
+
+std::size_t Gemm1x1Config::workspace_bytes(const ConvShapes& s) const {
+    return pack_x ? internal::panel_gemm_workspace_bytes(s, tile, images_per_pass) : 0;
 }
 
 cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
@@ -55,12 +93,15 @@ cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
 cl::NDRange Gemm1x1Config::local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
 
 ProgramSpec Gemm1x1Config::program() const {
-    // A: the weights, float32 (a float16 layer's widened once at set_weights); B x, C y and bias in the layer's type.
-    return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops, {DataType::FLOAT32, dtype, dtype});
+    // A: the weights, float32 (a float16 layer's widened once at set_weights, or packed); B x (float32 where
+    // packed), C y and bias in the layer's type.
+    return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
+                        {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype}, {pack_weights, pack_x});
 }
 
 std::string Gemm1x1Config::str() const {
-    return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");
+    return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
+           (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "");
 }
 
 }  // namespace netcl

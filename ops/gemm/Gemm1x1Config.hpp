@@ -1,6 +1,10 @@
 #pragma once
 // Internal: how the 1x1 GEMM runs one layer (kernels_cl/gemm.cl): per image
-// and group, Y[Kg x H*W] = W[Kg x Cg] * X[Cg x H*W] on NCHW as it lies.
+// and group, Y[Kg x H*W] = W[Kg x Cg] * X[Cg x H*W] on NCHW as it lies; or,
+// where x is packed (few pixels an image, or a stride), one GEMM over every
+// image's pixels at once, Y[K x N*P*Q] = W * panels(X).
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "netcl/ConvShapes.hpp"
@@ -8,6 +12,7 @@
 #include "netcl/OpenCL.hpp"
 #include "ops/ProgramSpec.hpp"
 #include "ops/gemm/GemmTile.hpp"
+#include "ops/internal/Panels.hpp"
 
 namespace netcl {
 
@@ -18,6 +23,12 @@ struct Gemm1x1Config {
     bool bias = false;
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
     DataType dtype = DataType::FLOAT32;  // of weights, x, bias and y: the GEMM reads and writes them as they lie
+    bool pack_weights = false;  // the weights in panels of MR rows, packed at set_weights (float32)
+    bool pack_x = false;        // x in panels of NR columns across the images, per run into the workspace (float32)
+    std::int64_t images_per_pass = 1;  // pack_x: the images packed and multiplied at once (im2col's pass target)
+
+    std::size_t weight_floats(const ConvShapes& shapes) const;     // netcl's copy of the weights (0: the caller's)
+    std::size_t workspace_bytes(const ConvShapes& shapes) const;   // x's panels
 
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const;

@@ -1,6 +1,8 @@
 #include "ops/gemm/Gemm1x1Conv.hpp"
 
+#include "ops/gemm/PanelGemm.hpp"
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -14,7 +16,13 @@ Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& sha
     : context_(std::move(context)), shapes_(shapes), config_(config) {
     const ProgramSpec spec = config_.program();
     kernel_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options), "gemm");
-    if (shapes_.dtype == DataType::FLOAT16) {
+    if (config_.pack_weights || config_.pack_x) {
+        const ProgramSpec panels = internal::panels_program(shapes_.dtype);
+        const cl::Program program = context_->programs().get_source(panels.label, panels.source, panels.options);
+        if (config_.pack_weights) pack_weights_ = internal::make_kernel(program, internal::kPackRowPanels);
+        if (config_.pack_x) pack_x_ = internal::make_kernel(program, internal::kPackColumnPanels);
+    }
+    if (shapes_.dtype == DataType::FLOAT16 && !config_.pack_weights) {
         const ProgramSpec widen = internal::widen_program();
         widen_ = internal::make_kernel(context_->programs().get_source(widen.label, widen.source, widen.options),
                                        widen.kernels.front().name.c_str());
@@ -23,12 +31,20 @@ Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& sha
 
 void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
-    weights_ = shapes_.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
+    const ConvShapes& s = shapes_;
+    if (config_.pack_weights) {
+        // A fresh buffer each time: a run still in flight keeps reading the old panels.
+        weights_ = Tensor::empty(context_, {static_cast<std::int64_t>(config_.weight_floats(s))});
+        internal::enqueue_pack_rows(context_->queue(), pack_weights_, weights, s.groups, s.K / s.groups,
+                                    s.C / s.groups, config_.tile.mr, weights_.buffer(), chain);
+    } else {
+        weights_ = s.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
+    }
     bias_ = shapes_.bias ? *bias : Tensor{};
     has_weights_ = true;
 }
 
-void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, internal::EventChain& chain) {
+void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) {
     NETCL_REQUIRE(has_weights_, "gemm-1x1: enqueue before set_weights; expected weights first");
     internal::check_io(kName, shapes_, x, y);
     const ConvShapes& s = shapes_;
@@ -36,9 +52,16 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace&, in
     const Tensor& bias = s.bias ? bias_ : weights_;  // never read without BIAS
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
+    if (config_.pack_x) {
+        internal::enqueue_panel_gemm(context_->queue(), pack_x_, kernel_, config_.tile, s, config_.images_per_pass,
+                                     weights_, s.bias ? &bias_ : nullptr, x, y, workspace, chain);
+        return;
+    }
     for (std::int64_t g = 0; g < s.groups; ++g) {
-        // Group g: weights rows g*Kg.., input channels g*Cg.., output channels g*Kg...
-        internal::set_args(kernel_, "gemm", weights_.buffer(), internal::offset_of(weights_) + u(g * kg * cg), 0,
+        // Group g: weights rows g*Kg.. (or its block of panels), input channels g*Cg.., output channels g*Kg...
+        const std::int64_t weights_at =
+            config_.pack_weights ? static_cast<std::int64_t>(config_.weight_floats(s)) / s.groups * g : g * kg * cg;
+        internal::set_args(kernel_, "gemm", weights_.buffer(), internal::offset_of(weights_) + u(weights_at), 0,
                            x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
                            internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
                            internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg), i(hw), i(cg), i(cg), i(hw),

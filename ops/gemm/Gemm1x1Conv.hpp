@@ -1,9 +1,12 @@
 #pragma once
-// Internal: a 1x1 stride-1 unpadded convolution as netcl's GEMM, straight on
-// NCHW: no im2col copy and no workspace. One launch per group, images along
-// the batch dimension; the bias added in the GEMM's epilogue. A float16
+// Internal: a 1x1 unpadded convolution as netcl's GEMM. Straight on NCHW (no
+// copy, no workspace): one launch per group, images along the batch
+// dimension. Or, where the configuration packs x (few pixels an image, or a
+// stride): x gathered into panels across the images in the workspace, one
+// launch for all of them. The bias added in the GEMM's epilogue. A float16
 // layer's weights are widened to float32 once, at set_weights
-// (kernels_cl/widen.cl says why); x, y and the bias are read and written in half.
+// (kernels_cl/widen.cl says why), or packed into panels (which widens);
+// x, y and the bias are read and written in half.
 #include <memory>
 
 #include "netcl/Context.hpp"
@@ -26,8 +29,10 @@ private:
     ConvShapes shapes_;
     Gemm1x1Config config_;
     cl::Kernel kernel_;
-    cl::Kernel widen_;  // float16 layers only
-    Tensor weights_;    // float32: the caller's, or their widened copy
+    cl::Kernel widen_;         // float16 layers only
+    cl::Kernel pack_weights_;  // config_.pack_weights
+    cl::Kernel pack_x_;        // config_.pack_x
+    Tensor weights_;           // float32: the caller's, their widened copy, or their panels
     Tensor bias_;
     bool has_weights_ = false;
 };

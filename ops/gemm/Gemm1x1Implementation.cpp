@@ -1,9 +1,12 @@
 // IM2COL's 1x1 variant on netcl's own GEMM engine: a 1x1 stride-1 unpadded
 // layer is a GEMM on NCHW as it lies (the input already is the column
-// matrix). 5-10x CLBlast's untuned GEMM on PoCL, 0.8-1.0x oneDNN's jit_1x1.
+// matrix); a strided one, where the configuration packs x, a GEMM on x's
+// pixels gathered into panels. 5-10x CLBlast's untuned GEMM on PoCL,
+// 0.8-1.0x oneDNN's jit_1x1.
 #include "ops/ConvImplementation.hpp"
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/gemm/Gemm1x1Conv.hpp"
+#include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 
 namespace netcl {
@@ -24,13 +27,16 @@ public:
         static const std::vector<Variant> list = {Variant("gemm-1x1")};
         return list;
     }
-    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (s.R != 1 || s.S != 1) {
             return "the 1x1 GEMM takes 1x1 filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
         }
-        if (s.stride_h != 1 || s.stride_w != 1) {
-            return "the 1x1 GEMM takes stride 1 (the implicit GEMM takes strided 1x1 layers); this layer has stride " +
-                   std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w);
+        if ((s.stride_h != 1 || s.stride_w != 1) && !gemm1x1_config(s, profile).pack_x) {
+            return "the 1x1 GEMM takes a strided layer only where it packs x (one group, and at most the "
+                   "profile's gemm1x1_pack_strided_max_pixels output pixels an image; the implicit GEMM takes the "
+                   "others); this layer has stride " +
+                   std::to_string(s.stride_h) + "x" + std::to_string(s.stride_w) + ", " +
+                   std::to_string(s.groups) + " group(s) and " + std::to_string(s.P() * s.Q()) + " pixels";
         }
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
         return std::nullopt;  // dilation does not matter to a 1x1 filter
@@ -38,10 +44,15 @@ public:
     std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return gemm1x1_config(s, profile).str();
     }
-    std::size_t do_workspace_bytes(const Variant&, const ConvShapes&, const DeviceProfile&) const override { return 0; }
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return gemm1x1_config(s, profile).workspace_bytes(s);
+    }
     std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        if (s.dtype == DataType::FLOAT16) return {gemm1x1_config(s, profile).program(), internal::widen_program()};
-        return {gemm1x1_config(s, profile).program()};
+        const Gemm1x1Config config = gemm1x1_config(s, profile);
+        std::vector<ProgramSpec> programs = {config.program()};
+        if (config.pack_weights || config.pack_x) programs.push_back(internal::panels_program(s.dtype));
+        if (s.dtype == DataType::FLOAT16 && !config.pack_weights) programs.push_back(internal::widen_program());
+        return programs;
     }
     std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return {gemm1x1_config(s, profile).tile.prefix};
@@ -51,11 +62,14 @@ public:
         keys.push_back("gemm1x1_tall_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_min_pixels");
+        keys.push_back("gemm1x1_pack_weights");
+        keys.push_back("gemm1x1_pack_x_max_pixels");
+        keys.push_back("gemm1x1_pack_strided_max_pixels");
         return keys;
     }
-    // A float16 layer keeps its weights widened to float32.
-    std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile&) const override {
-        return s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;
+    // The weights' panels, or a float16 layer's weights widened to float32.
+    std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return gemm1x1_config(s, profile).weight_floats(s) * sizeof(float);
     }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,
                                          const DeviceProfile& profile) const override {

@@ -16,13 +16,19 @@ std::string GemmTile::str() const {
 }
 
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice,
-                         bool b_panels, bool prefetch_panels, const PostOps& post_ops, GemmOperandTypes types) {
+                         bool b_panels, bool prefetch_panels, const PostOps& post_ops, GemmOperandTypes types,
+                         GemmPacking packing) {
+    NETCL_REQUIRE(!packing.b_across_images || (!b_panels && !edge_n),
+                  "GEMM engine: B packed across images is whole panels stored by image; expected no edge_n or "
+                  "Winograd panels with it");
     std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
                           " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
     if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);
     if (bias) options += " -DBIAS";
     if (b_panels) options += " -DB_PANEL -DC_GROUP";
     if (b_panels && prefetch_panels) options += " -DPREFETCH_PANEL";
+    if (packing.a_panels) options += " -DA_PANEL";
+    if (packing.b_across_images) options += " -DB_PANEL -DC_IMAGES";
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";

@@ -47,9 +47,16 @@ struct GemmOperandTypes {
     DataType a = DataType::FLOAT32, b = DataType::FLOAT32, c = DataType::FLOAT32;
     static GemmOperandTypes all(DataType type) { return {type, type, type}; }
 };
+// Operands packed by kernels_cl/panels.cl: A in panels of MR rows (A_PANEL),
+// B in panels of NR columns running across images, C stored back into them
+// (B_PANEL with C_IMAGES; not with b_panels, edge_n or a batch).
+struct GemmPacking {
+    bool a_panels = false;
+    bool b_across_images = false;
+};
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},
-                         GemmOperandTypes types = {});
+                         GemmOperandTypes types = {}, GemmPacking packing = {});
 // Writes `tile` under `prefix` into profile.tuned (the inverse of gemm_tile()).
 void set_gemm_tile(DeviceProfile& profile, const std::string& prefix, const GemmTile& tile);
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "ops/im2col/ColumnExpansion.hpp"
+#include "ops/gemm/PanelGemm.hpp"
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 #include "netcl/Error.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -22,7 +24,27 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     c.edge_n = s.P() * s.Q() < c.tile.nr();
     c.bias = s.bias;
     c.post_ops = s.post_ops;
+    c.images_per_pass = c.layout.images_per_pass;
+    // In panels where the profile's im2col_gemm_panels_max_pixels says (a selector threshold: the selector
+    // ranks im2col-gemm first there, and says what was measured): the same pass target, over the panels'
+    // bytes an image.
+    c.panels = !c.layout.direct && s.groups == 1 &&
+               static_cast<double>(s.P() * s.Q()) <= profile.tuned_or("im2col_gemm_panels_max_pixels", 0.0);
+    if (c.panels) {
+        c.edge_n = false;
+        c.images_per_pass = internal::panel_gemm_images_per_pass(
+            s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
+    }
     return c;
+}
+
+std::size_t Im2colGemmConfig::workspace_bytes(const ConvShapes& s) const {
+    return panels ? internal::panel_gemm_workspace_bytes(s, tile, images_per_pass) : layout.workspace_bytes;
+}
+
+std::size_t Im2colGemmConfig::weight_floats(const ConvShapes& s) const {
+    if (panels) return internal::row_panel_floats(1, s.K, s.C * s.R * s.S, tile.mr);
+    return layout.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) : 0;
 }
 
 ProgramSpec Im2colGemmConfig::gemm_program() const {
@@ -33,10 +55,14 @@ ProgramSpec Im2colGemmConfig::gemm_program() const {
     // input is the column matrix.
     const DataType type = layout.dtype;
     return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
-                               {DataType::FLOAT32, layout.direct ? type : DataType::FLOAT32, type});
+                               {DataType::FLOAT32, layout.direct ? type : DataType::FLOAT32, type}, {panels, panels});
 }
 
 std::string Im2colGemmConfig::str() const {
+    if (panels) {
+        return std::to_string(images_per_pass) + " image(s) per pass, columns and weights in panels, GEMM " +
+               tile.str();
+    }
     return (layout.direct ? std::string("1x1: the input is the column matrix")
                           : std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
                                 std::to_string(layout.workspace_bytes) + " bytes" +
@@ -47,13 +73,20 @@ std::string Im2colGemmConfig::str() const {
 Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
                                const Im2colGemmConfig& config)
     : context_(std::move(context)), shapes_(shapes), config_(config) {
-    for (const ProgramSpec& spec : im2col_programs(config_.layout, /*bias=*/false)) {
-        im2col_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options),
-                                        spec.kernels.front().name.c_str());
+    if (config_.panels) {
+        const ProgramSpec panels = internal::panels_program(shapes_.dtype);
+        const cl::Program program = context_->programs().get_source(panels.label, panels.source, panels.options);
+        pack_weights_ = internal::make_kernel(program, internal::kPackRowPanels);
+        pack_columns_ = internal::make_kernel(program, internal::kPackColumnPanels);
+    } else {
+        for (const ProgramSpec& spec : im2col_programs(config_.layout, /*bias=*/false)) {
+            im2col_ = internal::make_kernel(context_->programs().get_source(spec.label, spec.source, spec.options),
+                                            spec.kernels.front().name.c_str());
+        }
     }
     const ProgramSpec gemm = config_.gemm_program();
     gemm_ = internal::make_kernel(context_->programs().get_source(gemm.label, gemm.source, gemm.options), "gemm");
-    if (shapes_.dtype == DataType::FLOAT16) {
+    if (shapes_.dtype == DataType::FLOAT16 && !config_.panels) {
         const ProgramSpec widen = internal::widen_program();
         widen_ = internal::make_kernel(context_->programs().get_source(widen.label, widen.source, widen.options),
                                        widen.kernels.front().name.c_str());
@@ -62,7 +95,15 @@ Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShape
 
 void Im2colGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
-    weights_ = shapes_.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
+    const ConvShapes& s = shapes_;
+    if (config_.panels) {
+        // A fresh buffer each time: a run still in flight keeps reading the old panels.
+        weights_ = Tensor::empty(context_, {static_cast<std::int64_t>(config_.weight_floats(s))});
+        internal::enqueue_pack_rows(context_->queue(), pack_weights_, weights, 1, s.K, s.C * s.R * s.S,
+                                    config_.tile.mr, weights_.buffer(), chain);
+    } else {
+        weights_ = s.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
+    }
     bias_ = shapes_.bias ? *bias : Tensor{};
     has_weights_ = true;
 }
@@ -71,11 +112,18 @@ void Im2colGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& 
     NETCL_REQUIRE(has_weights_, "im2col-gemm: enqueue before set_weights; expected weights first");
     internal::check_io(kName, shapes_, x, y);
     const Im2colLayout& layout = config_.layout;
-    NETCL_REQUIRE(layout.direct || (workspace.buffer() && workspace.bytes >= layout.workspace_bytes &&
-                                    workspace.offset_bytes % sizeof(float) == 0),
-                  "im2col-gemm: the workspace is missing or smaller than the " +
-                      std::to_string(layout.workspace_bytes) + " bytes it declared");
     const ConvShapes& s = shapes_;
+    const std::size_t declared = config_.workspace_bytes(s);
+    NETCL_REQUIRE(layout.direct || (workspace.buffer() && workspace.bytes >= declared &&
+                                    workspace.offset_bytes % sizeof(float) == 0),
+                  "im2col-gemm: the workspace is missing or smaller than the " + std::to_string(declared) +
+                      " bytes it declared");
+    if (config_.panels) {
+        internal::enqueue_panel_gemm(context_->queue(), pack_columns_, gemm_, config_.tile, s,
+                                     config_.images_per_pass, weights_, s.bias ? &bias_ : nullptr, x, y, workspace,
+                                     chain);
+        return;
+    }
     const std::int64_t P = s.P(), Q = s.Q(), PQ = P * Q, cg = s.C / s.groups, kg = s.K / s.groups;
     const std::int64_t rows = cg * s.R * s.S;  // the GEMM's inner dimension, per group
     const Tensor& bias = s.bias ? bias_ : weights_;  // never read without BIAS

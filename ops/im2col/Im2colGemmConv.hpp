@@ -5,6 +5,10 @@
 // one launch per group, the bias added in the GEMM's store:
 // Y[n, g] (K/g x P·Q) = W[g] (K/g x C/g·R·S) x col[n, g] (C/g·R·S x P·Q).
 //
+// With panels (few pixels an image): the columns written as the GEMM's B
+// panels across the pass's images, the weights packed once at set_weights,
+// one GEMM a pass (Im2colGemmConfig::panels).
+//
 // Why it exists beside the implicit GEMM: on layers with few input channels
 // and a large image (VGG's conv1.1, C = 3, 224x224) the implicit GEMM's
 // reduction is 27 steps per tile and its channel-vectorised stores are
@@ -31,7 +35,15 @@ struct Im2colGemmConfig {
     bool edge_n = false;  // P·Q < NR
     bool bias = false;
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
+    // The columns in panels across a pass's images and the weights in panels
+    // of MR rows (kernels_cl/panels.cl; gemm.cl's A_PANEL, B_PANEL and
+    // C_IMAGES): one GEMM a pass over every image's pixels, where an image has
+    // at most im2col_gemm_panels_max_pixels output pixels (one group).
+    bool panels = false;
+    std::int64_t images_per_pass = 1;  // the layout's, or the panels' (the same pass target)
 
+    std::size_t workspace_bytes(const ConvShapes& shapes) const;
+    std::size_t weight_floats(const ConvShapes& shapes) const;  // netcl's copy of the weights (0: the caller's)
     ProgramSpec gemm_program() const;
     std::string str() const;
 };
@@ -52,8 +64,9 @@ private:
     ConvShapes shapes_;
     Im2colGemmConfig config_;
     cl::Kernel im2col_, gemm_;
-    cl::Kernel widen_;  // float16 layers only
-    Tensor weights_;    // float32: the caller's, or their widened copy
+    cl::Kernel widen_;                       // float16 layers only (not in panels)
+    cl::Kernel pack_weights_, pack_columns_;  // config_.panels
+    Tensor weights_;                         // float32: the caller's, their widened copy, or their panels
     Tensor bias_;
     bool has_weights_ = false;
 };

@@ -6,6 +6,7 @@
 #include "ops/im2col/Im2colConv.hpp"
 #include "ops/im2col/Im2colGemmConv.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 
 namespace netcl {
@@ -49,12 +50,14 @@ public:
         return std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
                std::to_string(layout.workspace_bytes) + " bytes" + (layout.by_rows ? ", columns a row a work-item" : "");
     }
-    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+    std::size_t do_workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).workspace_bytes(s);
         return im2col_layout(s, profile).workspace_bytes;
     }
     std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") {
             const Im2colGemmConfig c = im2col_gemm_config(s, profile);
+            if (c.panels) return {internal::panels_program(s.dtype), c.gemm_program()};
             std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
             list.push_back(c.gemm_program());
             if (s.dtype == DataType::FLOAT16) list.push_back(internal::widen_program());
@@ -62,9 +65,9 @@ public:
         }
         return im2col_programs(im2col_layout(s, profile), s.bias, s.post_ops);
     }
-    // A float16 layer's weights are kept widened to float32 (im2col-gemm).
-    std::size_t do_persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile&) const override {
-        return v.id == "im2col-gemm" && s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;
+    // im2col-gemm's weights in panels, or a float16 layer's widened to float32.
+    std::size_t do_persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return v.id == "im2col-gemm" ? im2col_gemm_config(s, profile).weight_floats(s) * sizeof(float) : 0;
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner

@@ -846,9 +846,46 @@ MUTATIONS = [
              "about 1.1x slower on Zen 3)"),
     # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (a profile's work-group).
     dict(id="gemm1x1-tall-over-set-work-group", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
-         find="if (!work_group_set && row_tiles",
-         replace="if (row_tiles",
+         find="if (!work_group_set && !c.pack_x && row_tiles",
+         replace="if (!c.pack_x && row_tiles",
          bug="the tall work-group replaces the one a profile or netcl-tune's record set"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (K = 37), and every
+    # 1x1 case on pocl-cpu.
+    dict(id="panels-last-row-panel-unshifted", area="im2col", file="kernels_cl/panels.cl",
+         find="const int m0 = max(min(t * mr, rows - mr), 0);",
+         replace="const int m0 = t * mr;",
+         bug="the weights' last panel is not shifted back to end at K as the GEMM's last row tile is (its rows "
+             "past K clamped to K - 1: wrong channels wherever K is off MR)"),
+    # Expected: test_conv_half, the edge table's 1x1 layer padded below only (im2col-gemm in panels).
+    dict(id="panels-vector-run-past-image", area="im2col", file="kernels_cl/panels.cl",
+         find="pad_left == 0 && P == H && Q == W",
+         replace="pad_left == 0 && Q == W",
+         bug="a 1x1 layer padded below only copies its padded output rows as a vector run from past the input's plane"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (7x7 images).
+    dict(id="panels-column-run-across-images", area="im2col", file="kernels_cl/panels.cl",
+         find="j0 + nr <= columns && pixel0 + nr <= pixels",
+         replace="j0 + nr <= columns",
+         bug="a panel's run of pixels that crosses an image's end is copied as one vector from the first image"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays.
+    dict(id="gemm-a-panel-step", area="im2col", file="kernels_cl/gemm.cl",
+         find="#define A_STEP MR",
+         replace="#define A_STEP 1",
+         bug="the GEMM steps through A's panels a float a reduction step instead of MR"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (3 images).
+    dict(id="gemm-c-images-stride", area="im2col", file="kernels_cl/gemm.cl",
+         find="__global C_TYPE* cp = Cm + (size_t)image * bsC + (size_t)m * ldc + pixel;",
+         replace="__global C_TYPE* cp = Cm + (size_t)m * ldc + j0;",
+         bug="whole vectors of C stored across images as one image's row (the images' stride ignored)"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (two groups).
+    dict(id="gemm1x1-packed-weights-group-offset", area="im2col", file="ops/gemm/Gemm1x1Conv.cpp",
+         find="config_.pack_weights ? static_cast<std::int64_t>(config_.weight_floats(s)) / s.groups * g : g * kg * cg;",
+         replace="g * kg * cg;",
+         bug="a later group's packed weights are looked for where its rows lie unpacked"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (the 6x7 strided layer).
+    dict(id="gemm1x1-strided-pack-limit", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find='strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels"',
+         replace='"gemm1x1_pack_x_max_pixels"',
+         bug="a strided 1x1 layer is packed up to the stride-1 limit (res3's projection, 28x28, 1.14x slower packed)"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays (pocl-cpu-avx512's res5).
     dict(id="selector-1x1-few-pixels-keep", area="selector", file="selector/VariantChoice.cpp",
          find="pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield));",

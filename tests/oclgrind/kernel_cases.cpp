@@ -213,6 +213,45 @@ TEST(Oclgrind, GemmOneByOne) {
     expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
 }
 
+// The GEMM engine on packed operands (kernels_cl/panels.cl; gemm.cl's
+// A_PANEL, B_PANEL with C_IMAGES), which pocl-cpu.json turns on: the 1x1
+// GEMM's weights in panels (5 rows under MR) and x across 3 images of 3x3
+// (27 columns: two panels, crossing image ends, the last padded), a strided
+// 1x1 layer gathered so, and im2col-gemm's columns in panels (3x3 stride 2,
+// asymmetric pads, bias, float16). Without --uninitialized, for the reason
+// given at GemmEngine below: oclgrind reports the fma of the packed weights'
+// broadcasts as depending on uninitialised values, the pack having written
+// every one (every output matches the reference).
+TEST(OclgrindNoUninitialized, PackedPanels) {
+    const auto context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["gemm1x1_pack_weights"] = 1;
+        profile.tuned["gemm1x1_pack_x_max_pixels"] = 16;
+        profile.tuned["gemm1x1_pack_strided_max_pixels"] = 16;
+        profile.tuned["im2col_gemm_panels_max_pixels"] = 16;
+    });
+    auto pointwise = shape(3, 4, 3, 3, 5, 1, 0, true);
+    auto strided = shape(2, 3, 5, 4, 7, 1, 0, false);  // 3x2 outputs
+    strided.stride_h = strided.stride_w = 2;
+    auto three = shape(2, 3, 7, 6, 7, 3, 0, true);  // 3x3 outputs
+    three.stride_h = three.stride_w = 2;
+    three.set_padding(1, 0, 0, 1);
+    auto three_half = three;
+    three_half.dtype = DataType::FLOAT16;
+    const std::vector<std::pair<ConvShapes, const char*>> cases = {
+        {pointwise, "gemm-1x1"}, {strided, "gemm-1x1"}, {three, "im2col-gemm"}, {three_half, "im2col-gemm"}};
+    std::uint64_t seed = 40;
+    for (const auto& [s, id] : cases) {
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant(id);
+        options.seed = ++seed;
+        options.context = context;
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("panels"), std::string::npos) << s.str() << ": " << result.plan.config;
+    }
+}
+
 // float16 storage (kernels_cl/storage.cl, -DSTORAGE_HALF): the builds that
 // read and write half with float arithmetic, on shapes with ragged edges.
 ConvShapes in_half(ConvShapes s) {

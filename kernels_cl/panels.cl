@@ -1,0 +1,84 @@
+// GEMM operands laid out in the order the engine's inner loop reads them
+// (kernels_cl/gemm.cl's A_PANEL and B_PANEL with C_IMAGES), as float32
+// whatever the tensor's storage (built after kernels_cl/storage.cl; a
+// float16 tensor is widened on the way). Row-major A is MR streams a row
+// apart, and B read from x in place a row of H*W floats a step, a page apart
+// at 56x56: the hardware prefetchers re-learn them page by page. The 1x1
+// GEMM's weights are packed once, at set_weights; x per run, where its
+// images are few pixels each (ops/gemm/Gemm1x1Config.cpp says where).
+
+// A (rows x cols, row-major, a group's block groups apart) in panels of mr
+// rows: panel t holds rows t*mr.. (the last shifted back to end at `rows`,
+// and clamped where rows < mr, as the GEMM's row tiles are), its element
+// (i, k) at out[(t * cols + k) * mr + i]. Eight steps k a work-item: its mr
+// rows read as vectors and written as one run of 8 * mr floats (a step a
+// work-item, res5's 2048 x 512 weights took 3.4 ms on 2 Zen 3 cores).
+// NDRange: dim0 = ceil(cols / 8), dim1 = panels, dim2 = groups.
+__kernel void pack_row_panels(__global const STORAGE* restrict in, const ulong in_offset, const ulong in_group_stride,
+                              __global float* restrict out, const ulong out_group_stride, const int rows,
+                              const int cols, const int mr) {
+    const int k0 = (int)get_global_id(0) * 8, t = (int)get_global_id(1), g = (int)get_global_id(2);
+    if (k0 >= cols || t >= (rows + mr - 1) / mr) return;
+    const int m0 = max(min(t * mr, rows - mr), 0);
+    in += in_offset + (size_t)g * in_group_stride;
+    out += (size_t)g * out_group_stride + ((size_t)t * cols + k0) * mr;
+    for (int i = 0; i < mr; ++i) {
+        __global const STORAGE* row = in + (size_t)min(m0 + i, rows - 1) * cols;
+        if (k0 + 8 <= cols) {
+            const float8 v = LOADN(8, 0, row + k0);
+            out[0 * mr + i] = v.s0;
+            out[1 * mr + i] = v.s1;
+            out[2 * mr + i] = v.s2;
+            out[3 * mr + i] = v.s3;
+            out[4 * mr + i] = v.s4;
+            out[5 * mr + i] = v.s5;
+            out[6 * mr + i] = v.s6;
+            out[7 * mr + i] = v.s7;
+        } else {
+            for (int k = k0; k < cols; ++k) out[(k - k0) * mr + i] = LOAD(row, k);
+        }
+    }
+}
+
+// B = im2col(x) in panels of nr columns: rows (c, r, s) in C x R x S order,
+// columns every image's output pixels in turn, column j being image
+// j / (P*Q)'s output pixel (p, q), whose tap (r, s) reads input row
+// p * stride_h - pad_top + r * dil_h and column q * stride_w - pad_left +
+// s * dil_w of channel c (0 in the padding); panel t's row at
+// out[(t * rows + row) * nr], columns past the last image zero. For a 1x1
+// layer this is x itself in panels, or a strided layer's gather; a run of nr
+// pixels inside one image of a 1x1 stride-1 unpadded layer (P = H, Q = W: no
+// padded rows past the image either) is one vector copy.
+// A work-item takes a channel's R x S rows of a panel, finding its columns'
+// pixels once.
+// NDRange: dim0 = panels, dim1 = channels.
+__kernel void pack_column_panels(__global const STORAGE* restrict in, const ulong in_offset, const ulong image_stride,
+                                 const ulong row_stride, __global float* restrict out, const ulong out_offset,
+                                 const int channels, const int columns, const int H, const int W, const int P,
+                                 const int Q, const int R, const int S, const int stride_h, const int stride_w,
+                                 const int pad_top, const int pad_left, const int dil_h, const int dil_w, const int nr) {
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1);
+    if (t >= (columns + nr - 1) / nr || c >= channels) return;
+    const int pixels = P * Q, j0 = t * nr, image0 = j0 / pixels, pixel0 = j0 - image0 * pixels, taps = R * S;
+    in += in_offset + (size_t)c * row_stride;
+    out += out_offset + ((size_t)t * channels * taps + (size_t)c * taps) * nr;
+    if (taps == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 && pad_left == 0 && P == H && Q == W && nr % 8 == 0 &&
+        j0 + nr <= columns && pixel0 + nr <= pixels) {
+        __global const STORAGE* run = in + (size_t)image0 * image_stride + pixel0;
+        for (int v = 0; v < nr / 8; ++v) vstore8(LOADN(8, v, run), v, out);
+        return;
+    }
+    for (int l = 0; l < nr; ++l) {
+        const int j = j0 + l, image = j / pixels, pixel = j - image * pixels, p = pixel / Q, q = pixel - p * Q;
+        const int h0 = p * stride_h - pad_top, w0 = q * stride_w - pad_left;
+        __global const STORAGE* plane = in + (size_t)image * image_stride;
+        for (int r = 0; r < R; ++r) {
+            const int h = h0 + r * dil_h;
+            for (int s = 0; s < S; ++s) {
+                const int w = w0 + s * dil_w;
+                const bool inside = j < columns && h >= 0 && h < H && w >= 0 && w < W;
+                out[(r * S + s) * nr + l] = inside ? LOAD(plane, (size_t)h * W + w) : 0.0f;
+            }
+        }
+    }
+}
