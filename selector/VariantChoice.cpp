@@ -233,7 +233,9 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 2.6.3's jit:avx2) at N = 8: res5's 3x3 stride 2 (14x14 -> 7x7, C = K = 512) 46.8 / 17.0 / 18.6, res4's
     // (28x28 -> 14x14, 256) 21.4 / 17.9 / 16.2, but res3's (56x56 -> 28x28, 128) 20.8 / 25.7 / 17.0 and the
     // stem (7x7 stride 2 to 112x112) 31.8 / 31.2 / 12.2; at N = 1 res5's 4.79 / 2.84 / 2.75. Stride 1 too
-    // (where Winograd is not taken): res5's 3x3 at 7x7 45.3 / 17.3 / 19.2. pocl-cpu.json: 196 pixels.
+    // (where Winograd is not taken): res5's 3x3 at 7x7 45.3 / 17.3 / 19.2. Backward data (through its stride
+    // phases), the implicit GEMM / im2col-gemm / the faster oneDNN at N = 8: res5's 33.4 / 20.3 / 19.5, res4's
+    // 30.6 / 29.8 / 17.8 (at N = 1 3.40 / 3.43 / 2.19). pocl-cpu.json: 196 pixels.
     if (s.R * s.S > 1 && s.groups == 1 &&
         static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::im2col_gemm_panels_max_pixels)) {
         const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
