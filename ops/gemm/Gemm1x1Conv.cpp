@@ -33,10 +33,8 @@ void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, interna
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
     if (config_.pack_weights) {
-        // A fresh buffer each time: a run still in flight keeps reading the old panels.
-        weights_ = Tensor::empty(context_, {static_cast<std::int64_t>(config_.weight_floats(s))});
-        internal::enqueue_pack_rows(context_->queue(), pack_weights_, weights, s.groups, s.K / s.groups,
-                                    s.C / s.groups, config_.tile.mr, weights_.buffer(), chain);
+        weights_ = internal::packed_row_panels(context_, pack_weights_, weights, s.groups, s.K / s.groups,
+                                               s.C / s.groups, config_.tile.mr, chain);
     } else {
         weights_ = s.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
     }

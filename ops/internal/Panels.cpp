@@ -54,6 +54,13 @@ ColumnSource column_source(const ConvShapes& s) {
     return source;
 }
 
+Tensor packed_row_panels(const std::shared_ptr<Context>& context, cl::Kernel& kernel, const Tensor& from,
+                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain) {
+    Tensor panels = Tensor::empty(context, {static_cast<std::int64_t>(row_panel_floats(groups, rows, cols, mr))});
+    enqueue_pack_rows(context->queue(), kernel, from, groups, rows, cols, mr, panels.buffer(), chain);
+    return panels;
+}
+
 std::size_t column_panel_floats(const ColumnSource& source, int nr) {
     return static_cast<std::size_t>((source.columns() + nr - 1) / nr * nr * source.rows());
 }

@@ -4,7 +4,9 @@
 // float32 whatever the tensor's storage.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "netcl/Context.hpp"
 #include "netcl/ConvShapes.hpp"
 #include "netcl/DataType.hpp"
 #include "netcl/OpenCL.hpp"
@@ -24,6 +26,11 @@ std::size_t row_panel_floats(std::int64_t groups, std::int64_t rows, std::int64_
 // `groups` row-major blocks of `from` (rows x cols each, one after the other) into `out` from float 0 on.
 void enqueue_pack_rows(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::int64_t groups,
                        std::int64_t rows, std::int64_t cols, int mr, const cl::Buffer& out, EventChain& chain);
+
+// The same into a fresh buffer of its own (a layer's weights at set_weights: a run still in flight keeps
+// reading the old panels).
+Tensor packed_row_panels(const std::shared_ptr<Context>& context, cl::Kernel& kernel, const Tensor& from,
+                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain);
 
 // Where B's columns come from: `images` NCHW images of `channels` planes H x W, output pixel (p, q) of
 // P x Q, tap (r, s) of R x S read at (p * stride_h - pad_top + r * dil_h, q * stride_w - pad_left + s * dil_w).
