@@ -154,6 +154,7 @@ TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
     DeviceProfile device = context->profile();
     device.tuned["im2col_pass_bytes"] = static_cast<double>(2 * per_image);
     device.tuned["im2col_gemm_panels_max_pixels"] = 0;  // the row-major columns (panels: their own test)
+    device.tuned["im2col_gemm_panels_max_channels"] = 0;
     context->set_profile(device);
     ConvCaseOptions options;
     options.strategy = Kernel::IM2COL;
@@ -191,6 +192,7 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
         DeviceProfile profile = base;
         profile.tuned["im2col_rows"] = rows;
         profile.tuned["im2col_gemm_panels_max_pixels"] = 0;  // the row-major columns (panels: their own test)
+        profile.tuned["im2col_gemm_panels_max_channels"] = 0;
         context->set_profile(profile);
         for (const char* id : {"im2col-gemm", "im2col-clblast"}) {
             for (const auto& s : shapes) {
@@ -389,10 +391,12 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
 // all five (the last pass short), a bias and the output stage, half; a
 // group, or an image past the profile's pixels, keeps the row-major columns.
 TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
-    const auto panels_for = [](double pixels, double pass_bytes) {
+    const auto panels_for = [](double pixels, double pass_bytes, double channels = 0) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["im2col_gemm_panels_max_pixels"] = pixels;
             p.tuned["im2col_pass_bytes"] = pass_bytes;
+            p.tuned["im2col_gemm_panels_max_channels"] = channels;
+            p.tuned["im2col_gemm_max_reduction"] = 32;
         });
     };
     ConvShapes strided;  // 5 images of 4x3 outputs
@@ -405,9 +409,20 @@ TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
     half.dtype = DataType::FLOAT16;
     ConvShapes grouped = strided;
     grouped.C = 8, grouped.K = 12, grouped.groups = 2;
+    // Output rows of 32 and 18 pixels: the pack's runs of 16 columns along a row, as vectors where a tap's run
+    // lies inside its input row (stride 2 and 1), element by element at the pads and where a panel wraps a row.
+    ConvShapes stem;  // 2 images of 5x32 outputs, the stem's 7x7 stride 2 over 3 channels
+    stem.N = 2, stem.C = 3, stem.H = 9, stem.W = 63, stem.K = 10, stem.R = stem.S = 7;
+    stem.stride_h = stem.stride_w = 2, stem.set_padding(2, 3, 4, 3);
+    ConvShapes rows = stem;  // 3 images of 5x18 outputs, stride 1
+    rows.N = 3, rows.C = 2, rows.H = 5, rows.W = 18, rows.K = 7, rows.R = rows.S = 3, rows.stride_h = rows.stride_w = 1;
+    rows.set_padding(1), rows.bias = true;
+    ConvShapes stem_half = stem;
+    stem_half.dtype = DataType::FLOAT16;
     const std::size_t image_bytes = 7 * 3 * 2 * 16 * sizeof(float);  // one image's 12 columns: one panel
     const auto every_pass = panels_for(20, 64 << 20), one_image = panels_for(20, image_bytes),
-               two_images = panels_for(20, 2 * image_bytes + 1), too_few = panels_for(11, 64 << 20);
+               two_images = panels_for(20, 2 * image_bytes + 1), too_few = panels_for(11, 64 << 20),
+               few_channels_one_image = panels_for(0, 3 * 49 * 160 * sizeof(float), 3);
     struct Case {
         ConvShapes s;
         std::shared_ptr<Context> context;
@@ -421,6 +436,10 @@ TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
         {half, every_pass, "columns and weights in panels"},
         {strided.in_direction(ConvDirection::BACKWARD_DATA), every_pass, "columns and weights in panels"},
         {grouped, every_pass, "image(s) per pass, workspace"},
+        {stem, few_channels_one_image, "1 image(s) per pass, columns and weights in panels"},
+        {stem_half, few_channels_one_image, "columns and weights in panels"},
+        {rows, panels_for(90, 64 << 20), "3 image(s) per pass, columns and weights in panels"},
+        {rows, panels_for(0, 64 << 20, 3), "image(s) per pass, workspace"},  // 18 steps: a short reduction's rows
         {strided, too_few, "image(s) per pass, workspace"}};
     std::uint64_t seed = 940;
     for (const Case& c : cases) {

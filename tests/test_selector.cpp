@@ -318,6 +318,18 @@ TEST_F(SelectorTest, FewPixelFiltersGoToIm2colGemmPanelsWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", projection, fallback).variant, Variant("implicit-gemm"));
     EXPECT_NE(selector.explain("conv2d", res5, pocl).str().find("columns and weights in panels"), std::string::npos)
         << selector.explain("conv2d", res5, pocl).str();
+    // im2col_gemm_panels_max_channels (pocl-cpu: 3): the stem at any size; VGG's conv1.1 (27 steps) keeps the
+    // short reduction's rows.
+    const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3), conv1_1 = shape(8, 3, 224, 224, 64, 3, 3, 1, 1);
+    EXPECT_EQ(selector.select("conv2d", stem, pocl).variant, Variant("im2col-gemm"));
+    EXPECT_NE(selector.explain("conv2d", stem, pocl).str().find("columns and weights in panels"), std::string::npos)
+        << selector.explain("conv2d", stem, pocl).str();
+    EXPECT_EQ(selector.explain("conv2d", conv1_1, pocl).str().find("columns and weights in panels"), std::string::npos)
+        << selector.explain("conv2d", conv1_1, pocl).str();
+    EXPECT_EQ(selector.select("conv2d", stem, fallback).variant, Variant("implicit-gemm"));
+    DeviceProfile two = pocl;
+    two.tuned[threshold_key::im2col_gemm_panels_max_channels] = 2;
+    EXPECT_EQ(selector.select("conv2d", stem, two).variant, Variant("implicit-gemm"));
 }
 
 // winograd_min_output (no shipped profile sets it now): res5's 7x7 3x3 layer
@@ -390,30 +402,34 @@ TEST_F(SelectorTest, SixBySixTilesFromTheProfilesOutputSize) {
 }
 
 // im2col_gemm_max_reduction (pocl-cpu, under every PoCL CPU profile: 32): VGG's conv1.1
-// (C*R*S = 27) goes to im2col + the GEMM engine, ResNet's stem (147) stays
-// implicit; without the key (the default profile), or at 0, conv1.1 is
-// implicit too.
+// (C*R*S = 27) goes to im2col + the GEMM engine (its columns row-major), as
+// does ResNet's stem (147) through im2col_gemm_panels_max_channels (in panels);
+// without the keys (the default profile), or at 0, both are implicit.
 TEST_F(SelectorTest, ShortReductionsGoToIm2colGemmWhereTheProfileSays) {
     KernelSelector selector;
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1), stem = shape(1, 3, 224, 224, 64, 7, 7, 2, 3);
     EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("im2col-gemm"));
-    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("im2col-gemm"));
     EXPECT_EQ(selector.select("conv2d", conv1_1, load_profile("default")).variant, Variant("implicit-gemm"));
     profile.tuned[threshold_key::im2col_gemm_max_reduction] = 0;
+    EXPECT_NE(selector.explain("conv2d", conv1_1, profile).str().find("columns and weights in panels"), std::string::npos);
+    profile.tuned[threshold_key::im2col_gemm_panels_max_channels] = 0;
     EXPECT_EQ(selector.select("conv2d", conv1_1, profile).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
 }
 
 // Few input channels over a reduction longer than im2col-gemm's: the
 // row-vectorised direct convolution, where the profile enables it (the
 // AVX-512 PoCL profile: ResNet's stem); short reductions (VGG's conv1.1) stay
 // with im2col-gemm, grouped layers with their own rule, and a profile that
-// turns the implementation off keeps the stem on the implicit GEMM.
+// turns the implementation off keeps the stem on im2col-gemm (pocl-cpu's
+// im2col_gemm_panels_max_channels).
 TEST_F(SelectorTest, FewChannelLayersGoToDirectRowsWhereTheProfileSays) {
     KernelSelector selector;
     DeviceProfile profile = load_profile("pocl-cpu");
     const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3), conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1);
-    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(selector.select("conv2d", stem, profile).variant, Variant("im2col-gemm"));
     profile.tuned[threshold_key::direct_rows_max_channels] = 4;
     profile.tuned[threshold_key::im2col_gemm_max_reduction] = 32;
     const Decision d = selector.explain("conv2d", stem, profile);
@@ -427,7 +443,7 @@ TEST_F(SelectorTest, FewChannelLayersGoToDirectRowsWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", eight_channels, profile).variant, Variant("implicit-gemm"));
     profile.tuned["direct_rows_enabled"] = 0;
     const Decision off = selector.explain("conv2d", stem, profile);
-    EXPECT_EQ(off.plan.variant, Variant("implicit-gemm")) << off.str();
+    EXPECT_EQ(off.plan.variant, Variant("im2col-gemm")) << off.str();
     EXPECT_NE(off.str().find("direct_rows_enabled = 0"), std::string::npos) << off.str();
     EXPECT_EQ(selector.select("conv2d", stem, load_profile("pocl-cpu-avx512")).variant, Variant("direct-rows"));
 }

@@ -25,11 +25,16 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.images_per_pass = c.layout.images_per_pass;
-    // In panels where the profile's im2col_gemm_panels_max_pixels says (a selector threshold: the selector
-    // ranks im2col-gemm first there, and says what was measured): the same pass target, over the panels'
-    // bytes an image.
+    // In panels where the profile's im2col_gemm_panels_max_pixels or _max_channels says (selector thresholds:
+    // the selector ranks im2col-gemm first there, and says what was measured; a reduction short enough for
+    // im2col_gemm_max_reduction keeps its rows): the same pass target, over the panels' bytes an image.
+    const std::int64_t channels = (s.direction == ConvDirection::BACKWARD_DATA ? s.K : s.C) / s.groups;
+    const bool few_channels = s.R * s.S > 1 &&
+                              static_cast<double>(channels) <= profile.tuned_or("im2col_gemm_panels_max_channels", 0.0) &&
+                              static_cast<double>(channels * s.R * s.S) > profile.tuned_or("im2col_gemm_max_reduction", 0.0);
     c.panels = !c.layout.direct && s.groups == 1 &&
-               static_cast<double>(s.P() * s.Q()) <= profile.tuned_or("im2col_gemm_panels_max_pixels", 0.0);
+               (static_cast<double>(s.P() * s.Q()) <= profile.tuned_or("im2col_gemm_panels_max_pixels", 0.0) ||
+                few_channels);
     if (c.panels) {
         c.edge_n = false;
         c.images_per_pass = internal::panel_gemm_images_per_pass(

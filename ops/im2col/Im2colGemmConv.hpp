@@ -38,7 +38,8 @@ struct Im2colGemmConfig {
     // The columns in panels across a pass's images and the weights in panels
     // of MR rows (kernels_cl/panels.cl; gemm.cl's A_PANEL, B_PANEL and
     // C_IMAGES): one GEMM a pass over every image's pixels, where an image has
-    // at most im2col_gemm_panels_max_pixels output pixels (one group).
+    // at most im2col_gemm_panels_max_pixels output pixels, or the layer at
+    // most im2col_gemm_panels_max_channels input channels (one group).
     bool panels = false;
     std::int64_t images_per_pass = 1;  // the layout's, or the panels' (the same pass target)
 

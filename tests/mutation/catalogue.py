@@ -866,6 +866,16 @@ MUTATIONS = [
          find="j0 + nr <= columns && pixel0 + nr <= pixels",
          replace="j0 + nr <= columns",
          bug="a panel's run of pixels that crosses an image's end is copied as one vector from the first image"),
+    # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (output rows of 18 pixels).
+    dict(id="panels-row-run-past-row-end", area="im2col", file="kernels_cl/panels.cl",
+         find="const int run = min(nr - l0, Q - q);",
+         replace="const int run = nr - l0;",
+         bug="a panel that wraps an output row reads its next row's pixels along the first row's input row"),
+    # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (the stem's 7x7 stride 2, 32 wide).
+    dict(id="panels-row-run-vector-reads-the-pad", area="im2col", file="kernels_cl/panels.cl",
+         find="w0 >= 0 && w0 + run * stride_w <= W",
+         replace="w0 >= -1 && w0 + run * stride_w <= W",
+         bug="a run whose first tap falls in the left pad is read as a vector from the element before the input row"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays.
     dict(id="gemm-a-panel-step", area="im2col", file="kernels_cl/gemm.cl",
          find="#define A_STEP MR",
