@@ -135,18 +135,37 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
 // Backward data as W^T dy on the GEMM engine, gathered into dx from the
 // column matrix (ops/col2im/): every edge shape (strides 2 and 3, dilation,
 // groups, depthwise, asymmetric pads, images smaller than the stride, N > 1)
-// and random ones, a set_weights that changes the filters (transposed
-// again), and a workspace limit below one image's columns as a reason.
+// and random ones, W^T and dy in panels (one group, where the profile's
+// col2im_gemm_panels says) and read in place, a set_weights that changes the
+// filters (transposed again), and a workspace limit below one image's
+// columns as a reason.
 TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
     const Variant variant("col2im-gemm");
     const DeviceProfile& profile = shared_context()->profile();
     std::uint64_t seed = 8000;
-    for (const ConvShapes& edge : edge_case_shapes()) {
-        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
-        ASSERT_FALSE(why_not(variant, s, profile)) << s.str();
-        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
-        EXPECT_TRUE(r.passed()) << describe(s, r);
-        EXPECT_EQ(r.workspace_bytes, static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float));
+    for (const double panels : {0.0, 1.0}) {
+        const auto context = context_with_profile([=](DeviceProfile& p) { p.tuned["col2im_gemm_panels"] = panels; });
+        for (const ConvShapes& edge : edge_case_shapes()) {
+            const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
+            ASSERT_FALSE(why_not(variant, s, context->profile())) << s.str();
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.seed = seed++;
+            options.context = context;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            const bool packed = panels != 0.0 && s.groups == 1;
+            EXPECT_EQ(r.plan.config.find("W^T and dy in panels") != std::string::npos, packed) << r.plan.config;
+            const auto columns = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
+            if (packed) {
+                // dy's K planes in panels of 16 columns after the columns (6x16 tiles), the last panel padded.
+                const auto dy_panels = static_cast<std::size_t>(s.K * ((s.P() * s.Q() + 15) / 16) * 16) * sizeof(float);
+                EXPECT_EQ(r.workspace_bytes, columns + dy_panels) << s.str();
+            } else {
+                EXPECT_EQ(r.workspace_bytes, columns) << s.str();
+            }
+        }
     }
     std::mt19937_64 rng(20261128);
     for (int i = 0; i < 30; ++i) {

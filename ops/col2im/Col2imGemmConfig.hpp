@@ -12,6 +12,11 @@
 // (ResNet's stem: 3) every forward kernel vectorised along its output
 // channels leaves most lanes empty, and this one is not (the selector's
 // rule, selector/VariantChoice.cpp, has the measurements).
+//
+// In panels where the profile's col2im_gemm_panels says (one group): W^T
+// packed in panels of MR rows at set_weights, each image's dy packed into
+// panels of NR columns before its GEMM (kernels_cl/panels.cl; gemm.cl's
+// A_PANEL and B_PANEL), where read in place dy is K streams a plane apart.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +27,7 @@
 #include "netcl/OpenCL.hpp"
 #include "ops/ProgramSpec.hpp"
 #include "ops/gemm/GemmTile.hpp"
+#include "ops/internal/Panels.hpp"
 
 namespace netcl {
 
@@ -29,7 +35,9 @@ struct Col2imGemmConfig {
     GemmTile tile;
     bool edge_m = false;                 // C/groups·R·S < MR
     bool edge_n = false;                 // P·Q < NR
+    bool panels = false;
     std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
+    std::size_t panel_bytes = 0;         // one image's dy in panels, after the columns (panels only)
     std::size_t weights_bytes = 0;       // W^T in float32, kept from set_weights
     DataType dtype = DataType::FLOAT32;  // of dy, w and dx; the columns and W^T are float32
 
@@ -38,12 +46,16 @@ struct Col2imGemmConfig {
     cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
     cl::NDRange col2im_global(const ConvShapes& shapes) const;
     cl::NDRange col2im_local() const { return cl::NDRange(64, 1, 1); }
-    // The copies (W^T; col2im) and the GEMM.
+    std::size_t workspace_bytes() const { return columns_bytes + panel_bytes; }
+    // The copies (W^T; col2im), the GEMM, and in panels the float32 packs (W^T's rows) and, in float16, the
+    // layer type's (dy's columns).
     std::vector<ProgramSpec> programs() const;
     std::string str() const;
 };
 
 Col2imGemmConfig col2im_gemm_config(const ConvShapes& shapes, const DeviceProfile& profile);
+// An image of dy as the GEMM's B in panels: a 1x1 layer's input of K planes of P x Q.
+internal::ColumnSource col2im_dy_source(const ConvShapes& shapes);
 // The workspace cap: profile value col2im_gemm_workspace_limit_bytes, else a
 // quarter of the device's largest allocation.
 std::size_t col2im_gemm_workspace_limit(const DeviceProfile& profile);

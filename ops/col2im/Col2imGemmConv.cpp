@@ -20,6 +20,10 @@ Col2imGemmConv::Col2imGemmConv(std::shared_ptr<Context> context, const ConvShape
     transpose_ = internal::make_kernel(copies, "im2col_patches");
     col2im_ = internal::make_kernel(copies, "col2im");
     gemm_ = internal::make_kernel(program(specs[1]), "gemm");
+    if (config_.panels) {
+        pack_rows_ = internal::make_kernel(program(specs[2]), internal::kPackRowPanels);
+        pack_columns_ = internal::make_kernel(program(specs.back()), internal::kPackColumnPanels);
+    }
 }
 
 void Col2imGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
@@ -36,6 +40,9 @@ void Col2imGemmConv::set_weights(const Tensor& weights, const Tensor* bias, inte
                        1, 1, i(s.groups), 16);
     internal::launch(context_->queue(), transpose_, "im2col_patches", config_.transpose_global(s),
                      cl::NDRange(4, 16, 1), chain);
+    if (config_.panels) {
+        transposed = internal::packed_row_panels(context_, pack_rows_, transposed, 1, taps, s.K, config_.tile.mr, chain);
+    }
     transposed_ = std::move(transposed);
     has_weights_ = true;
 }
@@ -49,22 +56,34 @@ void Col2imGemmConv::enqueue_backward_data(const Tensor& dy, const Tensor& dx, c
     const ConvShapes& s = shapes_;
     NETCL_REQUIRE(has_weights_, "col2im-gemm: backward data before set_weights; expected weights first");
     internal::check_io(kName, s, dx, dy);
-    NETCL_REQUIRE(workspace.buffer() && workspace.bytes >= config_.columns_bytes &&
+    NETCL_REQUIRE(workspace.buffer() && workspace.bytes >= config_.workspace_bytes() &&
                       workspace.offset_bytes % sizeof(float) == 0,
                   "col2im-gemm: the workspace is missing or smaller than the " +
-                      std::to_string(config_.columns_bytes) + " bytes it declared");
+                      std::to_string(config_.workspace_bytes()) + " bytes it declared");
     const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups, taps = s.C / s.groups * s.R * s.S;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
     const std::size_t cols = workspace.offset_bytes / sizeof(float);
     const cl::CommandQueue& queue = context_->queue();
+    const std::size_t panels = cols + config_.columns_bytes / sizeof(float);
+    const int nr = config_.tile.nr();
     for (std::int64_t n = 0; n < s.N; ++n) {
-        // Entry g: A = W_g^T (taps x K/groups), B = dy's image n, group g (K/groups x P·Q), C = the columns'
-        // group-g rows.
-        const std::size_t b = internal::offset_of(dy) + static_cast<std::size_t>(n * s.K * PQ);
-        internal::set_args(gemm_, "gemm", transposed_.buffer(), internal::offset_of(transposed_), i(taps * kg),
-                           dy.buffer(), u(b), i(kg * PQ), workspace.buffer, u(cols), i(taps * PQ), dy.buffer(),
-                           internal::offset_of(dy), i(taps), i(PQ), i(kg), i(kg), i(PQ), i(PQ));
+        if (config_.panels) {
+            // One group: A = W^T in panels of MR rows, B = dy's image n in panels of NR columns, C = the columns.
+            internal::enqueue_pack_columns(queue, pack_columns_, dy, static_cast<std::size_t>(n * s.K * PQ),
+                                           col2im_dy_source(s), nr, workspace.buffer, panels, chain);
+            internal::set_args(gemm_, "gemm", transposed_.buffer(), internal::offset_of(transposed_), 0,
+                               workspace.buffer, u(panels), 0, workspace.buffer, u(cols), i(taps * PQ),
+                               transposed_.buffer(), internal::offset_of(transposed_), i(taps), i(PQ), i(s.K),
+                               i(s.K), i(nr), i(PQ));
+        } else {
+            // Entry g: A = W_g^T (taps x K/groups), B = dy's image n, group g (K/groups x P·Q), C = the columns'
+            // group-g rows.
+            const std::size_t b = internal::offset_of(dy) + static_cast<std::size_t>(n * s.K * PQ);
+            internal::set_args(gemm_, "gemm", transposed_.buffer(), internal::offset_of(transposed_), i(taps * kg),
+                               dy.buffer(), u(b), i(kg * PQ), workspace.buffer, u(cols), i(taps * PQ), dy.buffer(),
+                               internal::offset_of(dy), i(taps), i(PQ), i(kg), i(kg), i(PQ), i(PQ));
+        }
         internal::launch(queue, gemm_, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
         internal::set_args(col2im_, "col2im", workspace.buffer, u(cols), dx.buffer(), internal::offset_of(dx), i(n),
                            i(s.C), i(s.H), i(s.W), i(s.P()), i(s.Q()), i(s.R), i(s.S), i(s.stride_h), i(s.stride_w),

@@ -23,8 +23,8 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     Col2imGemmConfig config_;
-    cl::Kernel transpose_, gemm_, col2im_;
-    Tensor transposed_;  // W^T, a group's C/groups·R·S x K/groups block after another, float32
+    cl::Kernel transpose_, gemm_, col2im_, pack_rows_, pack_columns_;
+    Tensor transposed_;  // W^T, a group's C/groups·R·S x K/groups block after another, float32 (or in panels)
     bool has_weights_ = false;
 };
 

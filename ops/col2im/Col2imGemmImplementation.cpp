@@ -22,6 +22,7 @@ public:
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("col2im_gemm");
         keys.push_back(workspace_limit_key());  // col2im_gemm_workspace_limit_bytes
+        keys.push_back("col2im_gemm_panels");
         return keys;
     }
 
@@ -30,8 +31,9 @@ protected:
                                           const DeviceProfile& profile) const override {
         const Col2imGemmConfig c = col2im_gemm_config(s, profile);
         const std::size_t limit = col2im_gemm_workspace_limit(profile);
-        if (c.columns_bytes > limit) {
-            return "an image's column matrix needs " + std::to_string(c.columns_bytes) +
+        if (c.workspace_bytes() > limit) {
+            return "an image's column matrix" + std::string(c.panels ? " and dy in panels need " : " needs ") +
+                   std::to_string(c.workspace_bytes()) +
                    " bytes; the workspace limit is " + std::to_string(limit) + " (" + workspace_limit_key() + ")";
         }
         return std::nullopt;
@@ -40,7 +42,7 @@ protected:
         return col2im_gemm_config(s, profile).str();
     }
     std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return col2im_gemm_config(s, profile).columns_bytes;
+        return col2im_gemm_config(s, profile).workspace_bytes();
     }
     std::size_t do_persistent_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
         return col2im_gemm_config(s, profile).weights_bytes;

@@ -866,6 +866,11 @@ MUTATIONS = [
          find="j0 + nr <= columns && pixel0 + nr <= pixels",
          replace="j0 + nr <= columns",
          bug="a panel's run of pixels that crosses an image's end is copied as one vector from the first image"),
+    # Expected: test_conv_backward, Col2imGemmBackwardDataMatchesReference (the edge table's groups).
+    dict(id="col2im-panels-grouped", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
+         find='c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
+         replace='c.panels = profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
+         bug="a grouped layer's W^T and dy are packed as one group: every group's columns from the first's"),
     # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (output rows of 18 pixels).
     dict(id="panels-row-run-past-row-end", area="im2col", file="kernels_cl/panels.cl",
          find="const int run = min(nr - l0, Q - q);",
