@@ -871,6 +871,11 @@ MUTATIONS = [
          find='c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
          replace='c.panels = profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
          bug="a grouped layer's W^T and dy are packed as one group: every group's columns from the first's"),
+    # Expected: test_conv_backward, GemmWeightGradientFromColumnsMatchesReference.
+    dict(id="blend-transposed-block-rows-reversed", area="gradients", file="kernels_cl/gradient_sums.cl",
+         find="blend_eight(beta, dw + (size_t)(r0 + b) * length + l0, row);",
+         replace="blend_eight(beta, dw + (size_t)(r0 + 7 - b) * length + l0, row);",
+         bug="a whole 8 x 8 block of the transposed sum lands in dw's rows in reverse order"),
     # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (output rows of 18 pixels).
     dict(id="panels-row-run-past-row-end", area="im2col", file="kernels_cl/panels.cl",
          find="const int run = min(nr - l0, Q - q);",
