@@ -38,7 +38,8 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
         c.edge_n = false;
         c.panel_bytes = internal::column_panel_floats(col2im_dy_source(s), c.tile.nr()) * sizeof(float);
     }
-    c.weights_bytes = size(s.weight_numel()) * sizeof(float);
+    c.weights_bytes = (c.panels ? internal::row_panel_floats(1, taps(s), s.K, c.tile.mr) : size(s.weight_numel())) *
+                      sizeof(float);
     return c;
 }
 

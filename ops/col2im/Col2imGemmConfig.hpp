@@ -38,7 +38,7 @@ struct Col2imGemmConfig {
     bool panels = false;
     std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
     std::size_t panel_bytes = 0;         // one image's dy in panels, after the columns (panels only)
-    std::size_t weights_bytes = 0;       // W^T in float32, kept from set_weights
+    std::size_t weights_bytes = 0;       // W^T in float32 (or in panels), kept from set_weights
     DataType dtype = DataType::FLOAT32;  // of dy, w and dx; the columns and W^T are float32
 
     cl::NDRange transpose_global(const ConvShapes& shapes) const;
