@@ -71,11 +71,11 @@ __kernel void blend_weight_gradient_transposed(__global const float* restrict su
     dw += dw_offset + block;
     const int nr = min(8, rows - r0), nl = min(8, length - l0);
     if (nr == 8 && nl == 8) {
-        float block[64];  // block[a * 8 + b] = the sum's line l0 + a, element r0 + b
-        for (int a = 0; a < 8; ++a) vstore8(vload8(0, sum + (size_t)(l0 + a) * rows + r0), a, block);
+        float tile[64];  // tile[a * 8 + b] = the sum's line l0 + a, element r0 + b
+        for (int a = 0; a < 8; ++a) vstore8(vload8(0, sum + (size_t)(l0 + a) * rows + r0), a, tile);
         for (int b = 0; b < 8; ++b) {
-            const float8 row = (float8)(block[b], block[8 + b], block[16 + b], block[24 + b], block[32 + b],
-                                        block[40 + b], block[48 + b], block[56 + b]);
+            const float8 row = (float8)(tile[b], tile[8 + b], tile[16 + b], tile[24 + b], tile[32 + b],
+                                        tile[40 + b], tile[48 + b], tile[56 + b]);
             blend_eight(beta, dw + (size_t)(r0 + b) * length + l0, row);
         }
         return;

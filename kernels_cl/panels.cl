@@ -72,7 +72,10 @@ __kernel void pack_column_panels(__global const STORAGE* restrict in, const ulon
     // a run is all inside the images or all past them): a tap of a run reads one input row, as vectors where
     // the run is whole eights inside it (stride 2 as 16-float loads, their even lanes). A column a lane, with
     // two divisions each, the stem's pack took 1.75 ms an image on 2 Zen 3 cores (as long as its GEMM), the
-    // runs 0.4-0.7; res3's strided projection (28x28 outputs, N = 8) 10.6 ms.
+    // runs 0.4-1.0 (the host's load). A strided 1x1 layer's gather gained nothing: res3's projection (784
+    // output pixels an image, packed only where a profile raises gemm1x1_pack_strided_max_pixels that far)
+    // packed its x at N = 8 in 10.6 ms a column a lane and 10.7-12.8 in runs, at this host's 3-7 GB/s
+    // kernel copy rate.
     int image = image0, p = pixel0 / Q, q = pixel0 - p * Q;
     for (int l0 = 0; l0 < nr;) {
         const int run = min(nr - l0, Q - q);

@@ -57,9 +57,9 @@ inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_t
 // P*Q at most (one group, a filter larger than 1x1): im2col-gemm first, its
 // columns and weights in panels (ops/im2col/Im2colGemmConv.hpp; 0: never).
 inline constexpr const char* im2col_gemm_panels_max_pixels = "im2col_gemm_panels_max_pixels";
-// C/groups at most (one group, a filter larger than 1x1, a reduction longer
-// than im2col_gemm_max_reduction): the same, over any number of pixels
-// (ResNet's stem; 0: never).
+// C/groups at most (forward, one group, a filter larger than 1x1, a
+// reduction longer than im2col_gemm_max_reduction): the same, over any
+// number of pixels (ResNet's stem; 0: never).
 inline constexpr const char* im2col_gemm_panels_max_channels = "im2col_gemm_panels_max_channels";
 }  // namespace threshold_key
 

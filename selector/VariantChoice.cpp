@@ -236,14 +236,17 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // (where Winograd is not taken): res5's 3x3 at 7x7 45.3 / 17.3 / 19.2. Backward data (through its stride
     // phases), the implicit GEMM / im2col-gemm / the faster oneDNN at N = 8: res5's 33.4 / 20.3 / 19.5, res4's
     // 30.6 / 29.8 / 17.8 (at N = 1 3.40 / 3.43 / 2.19). pocl-cpu.json: 196 pixels.
-    // So does a filter over few input channels at any size (ResNet's stem, C = 3: the implicit GEMM's tiles
-    // run its 147 steps a tap at a time), once the pack reads a tap's run of an output row as one input row
-    // (kernels_cl/panels.cl): on the same Zen 3, the stem at N = 8 the implicit GEMM 33-39 ms, im2col-gemm in
-    // panels 25-27 (pack 0.4-0.8 and GEMM 1.6-2.3 ms an image), oneDNN 2.6.3 12-17; at N = 1 5.4 / 3.4 / 2.2.
-    // pocl-cpu.json: 3 channels.
+    // So does a forward filter over few input channels at any size (ResNet's stem, C = 3: the implicit GEMM's
+    // tiles run its 147 steps a tap at a time), once the pack reads a tap's run of an output row as one input
+    // row (kernels_cl/panels.cl): on the same Zen 3, the stem at N = 8 the implicit GEMM 33-39 ms, im2col-gemm
+    // in panels 25-27 (pack 0.4-1.0 and GEMM 1.6-2.3 ms an image), oneDNN 2.6.3 12-17; at N = 1 5.4 / 3.4 /
+    // 2.2. Forward only: backward data reaches im2col-gemm as its stride phases, whose smaller filters the
+    // reduction rule above would judge differently (a few-channel dx has col2im-gemm's rule). pocl-cpu.json:
+    // 3 channels.
     const bool few_pixels = static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::im2col_gemm_panels_max_pixels);
     const bool few_channels =
-        static_cast<double>(reduced_channels(s)) <= threshold(profile, k::im2col_gemm_panels_max_channels);
+        s.direction == ConvDirection::FORWARD &&
+        static_cast<double>(s.C / s.groups) <= threshold(profile, k::im2col_gemm_panels_max_channels);
     if (s.R * s.S > 1 && s.groups == 1 && (few_pixels || few_channels)) {
         const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);

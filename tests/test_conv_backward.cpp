@@ -16,6 +16,7 @@
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "tests/support/ClInterposer.hpp"
 #include "tests/support/ConvCase.hpp"
@@ -159,8 +160,9 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             EXPECT_EQ(r.plan.config.find("W^T and dy in panels") != std::string::npos, packed) << r.plan.config;
             const auto columns = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
             if (packed) {
-                // dy's K planes in panels of 16 columns after the columns (6x16 tiles), the last panel padded.
-                const auto dy_panels = static_cast<std::size_t>(s.K * ((s.P() * s.Q() + 15) / 16) * 16) * sizeof(float);
+                // dy's K planes in panels of the GEMM tile's NR columns after the columns, the last panel padded.
+                const std::int64_t nr = col2im_gemm_config(s, context->profile()).tile.nr();
+                const auto dy_panels = static_cast<std::size_t>(s.K * ((s.P() * s.Q() + nr - 1) / nr) * nr) * sizeof(float);
                 EXPECT_EQ(r.workspace_bytes, columns + dy_panels) << s.str();
             } else {
                 EXPECT_EQ(r.workspace_bytes, columns) << s.str();

@@ -28,7 +28,7 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     // In panels where the profile's im2col_gemm_panels_max_pixels or _max_channels says (selector thresholds:
     // the selector ranks im2col-gemm first there, and says what was measured; a reduction short enough for
     // im2col_gemm_max_reduction keeps its rows): the same pass target, over the panels' bytes an image.
-    const std::int64_t channels = (s.direction == ConvDirection::BACKWARD_DATA ? s.K : s.C) / s.groups;
+    const std::int64_t channels = s.C / s.groups;  // forward shapes only: backward data arrives as its phases
     const bool few_channels = s.R * s.S > 1 &&
                               static_cast<double>(channels) <= profile.tuned_or("im2col_gemm_panels_max_channels", 0.0) &&
                               static_cast<double>(channels * s.R * s.S) > profile.tuned_or("im2col_gemm_max_reduction", 0.0);

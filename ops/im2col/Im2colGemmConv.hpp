@@ -39,7 +39,8 @@ struct Im2colGemmConfig {
     // of MR rows (kernels_cl/panels.cl; gemm.cl's A_PANEL, B_PANEL and
     // C_IMAGES): one GEMM a pass over every image's pixels, where an image has
     // at most im2col_gemm_panels_max_pixels output pixels, or the layer at
-    // most im2col_gemm_panels_max_channels input channels (one group).
+    // most im2col_gemm_panels_max_channels input channels over a reduction
+    // longer than im2col_gemm_max_reduction (one group).
     bool panels = false;
     std::int64_t images_per_pass = 1;  // the layout's, or the panels' (the same pass target)
 

@@ -228,6 +228,8 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
         profile.tuned["gemm1x1_pack_x_max_pixels"] = 16;
         profile.tuned["gemm1x1_pack_strided_max_pixels"] = 16;
         profile.tuned["im2col_gemm_panels_max_pixels"] = 16;
+        profile.tuned["im2col_gemm_panels_max_channels"] = 4;
+        profile.tuned["im2col_gemm_max_reduction"] = 32;
     });
     auto pointwise = shape(3, 4, 3, 3, 5, 1, 0, true);
     auto strided = shape(2, 3, 5, 4, 7, 1, 0, false);  // 3x2 outputs
@@ -237,8 +239,15 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
     three.set_padding(1, 0, 0, 1);
     auto three_half = three;
     three_half.dtype = DataType::FLOAT16;
+    // 2x16 outputs of a stride-2 3x3 over 4 channels (the channels rule): the pack's vector runs, the last
+    // one's 32-float load ending at x's last element.
+    auto rows = shape(1, 4, 5, 33, 4, 3, 0, false);
+    rows.stride_h = rows.stride_w = 2;
+    auto rows_half = rows;
+    rows_half.dtype = DataType::FLOAT16;
     const std::vector<std::pair<ConvShapes, const char*>> cases = {
-        {pointwise, "gemm-1x1"}, {strided, "gemm-1x1"}, {three, "im2col-gemm"}, {three_half, "im2col-gemm"}};
+        {pointwise, "gemm-1x1"},  {strided, "gemm-1x1"},      {three, "im2col-gemm"}, {three_half, "im2col-gemm"},
+        {rows, "im2col-gemm"},    {rows_half, "im2col-gemm"}};
     std::uint64_t seed = 40;
     for (const auto& [s, id] : cases) {
         test::ConvCaseOptions options;
