@@ -306,6 +306,26 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image"), std::string::npos) << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, chunk_bytes + sum_bytes);
     }
+    // One image in one chunk (float32): the GEMM writes dw itself, storing
+    // it (beta 0, dw poisoned) or adding to it (beta 1); any other beta goes
+    // through the sum and the blend. K = 7 rows and 45 columns, off the 6 x
+    // 16 tile: the shifted-back last tiles must add only their own part.
+    ConvShapes single = s;
+    single.N = 1;
+    single.K = 7;
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = patches;
+        options.beta = beta;
+        options.seed = 93;
+        const ConvCaseResult r = run_conv_case(single, options);
+        EXPECT_TRUE(r.passed()) << "one chunk, beta " << beta << ": " << describe(single, r);
+        EXPECT_NE(r.plan.config.find("1 chunk(s) of 50 pixels an image (the GEMM writes dw where beta is 0 or 1)"),
+                  std::string::npos)
+            << r.plan.config;
+    }
     // A limit below one chunk's needs is a reason, not a failure.
     DeviceProfile tight = profile;
     tight.tuned["wgrad_gemm_workspace_limit_bytes"] = 64;

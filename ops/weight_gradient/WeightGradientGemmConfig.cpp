@@ -97,6 +97,7 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
         c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);
+    c.writes_dw = !c.columns && c.chunks(s) == 1 && s.dtype == DataType::FLOAT32;
     return c;
 }
 
@@ -143,7 +144,7 @@ std::string WeightGradientGemmConfig::str() const {
     return layout + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
            std::to_string(chunks_per_image) +
            " chunk(s) of " + std::to_string(chunk_pixels) +
-           " pixels an image, workspace " +
+           " pixels an image" + (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
            std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
            (edge_n ? ", columns clamped" : "");
 }

@@ -66,6 +66,11 @@ struct WeightGradientGemmConfig {
     bool widens_a = false;
     std::size_t widened_a_bytes = 0;
     std::size_t workspace_bytes = 0;    // the patches, the columns, the widened A, then the float32 sum (dW's size)
+    // One chunk in all (N = 1, the image's pixels in one), float32, dW not transposed: the GEMM writes dw
+    // itself where beta is 0 (a plain store) or 1 (its output stage adding dw's contents, POST_SUM), and
+    // neither the sum nor the blend is touched. The blend re-reads and rewrites dW's size after the GEMM:
+    // on res5.projection (1024 -> 2048, 7x7 outputs, N = 1) 2M floats, <1 ms of the layer's 3.5 (Zen 3).
+    bool writes_dw = false;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
 
     std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }

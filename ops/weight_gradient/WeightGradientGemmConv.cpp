@@ -56,6 +56,7 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     const std::size_t sum = widened_at + config_.widened_a_bytes / sizeof(float);
     const bool copies_columns = config_.columns && !config_.columns_in_place;
     const cl::CommandQueue& queue = context_->queue();
+    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
         const std::int64_t n = chunk / config_.chunks_per_image;
         const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
@@ -99,13 +100,18 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                               : config_.widens_a    ? widened_at
                                                     : internal::offset_of(a_tensor) + a_first;
         const std::int64_t lda = a_in_workspace ? pixels : PQ;
-        cl::Kernel& gemm = chunk == 0 ? gemm_ : gemm_sum_;
+        // C: the float32 sum (the first chunk writing, the later adding), or dw itself (writes_into_dw).
+        cl::Kernel& gemm = chunk == 0 && !(writes_into_dw && beta == 1.0f) ? gemm_ : gemm_sum_;
+        const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
+        const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
         internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
-                           i(pixels * columns), workspace.buffer, u(sum), i(rows_a * columns), dy.buffer(),
+                           i(pixels * columns), c_buffer, u(c), i(rows_a * columns), dy.buffer(),
                            internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns), i(columns));
         internal::launch(queue, gemm, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
     }
-    if (config_.columns) {
+    if (writes_into_dw) {
+        // The GEMM's output stage did beta's part.
+    } else if (config_.columns) {
         internal::enqueue_blend_transposed(queue, blend_transposed_, workspace.buffer, sum, dw, beta, s.groups, kg,
                                            rows_a, chain);
     } else {
