@@ -70,6 +70,9 @@ struct WeightGradientGemmConfig {
     // itself where beta is 0 (a plain store) or 1 (its output stage adding dw's contents, POST_SUM), and
     // neither the sum nor the blend is touched. The blend re-reads and rewrites dW's size after the GEMM:
     // on res5.projection (1024 -> 2048, 7x7 outputs, N = 1) 2M floats, <1 ms of the layer's 3.5 (Zen 3).
+    // Tried with x's columns too, the GEMM storing its C transposed into dw a lane at a time: every layer
+    // slower than the transposing blend, res5.reduce (2048 -> 512, 7x7, N = 1) 1.90-2.16 -> 3.00-3.35 ms,
+    // res4.reduce (1024 -> 256, 14x14) 0.91-1.13 -> 1.47-1.58 (Zen 3, two alternating runs).
     bool writes_dw = false;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
 
