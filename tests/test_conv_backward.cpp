@@ -294,14 +294,18 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         p.tuned["wgrad_gemm_chunk_bytes"] = static_cast<double>(chunk_bytes);
         p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 0;  // the patches (6 dy floats a pixel would take the columns)
     });
-    for (const float beta : {0.0f, 1.0f}) {
+    const auto run_at_beta = [&](const ConvShapes& shapes, const std::shared_ptr<Context>& context, float beta,
+                                 std::uint64_t case_seed) {
         ConvCaseOptions options;
         options.strategy = Kernel::IM2COL;
         options.variant = variant;
-        options.context = chunked;
+        options.context = context;
         options.beta = beta;
-        options.seed = 91;
-        const ConvCaseResult r = run_conv_case(s, options);
+        options.seed = case_seed;
+        return run_conv_case(shapes, options);
+    };
+    for (const float beta : {0.0f, 1.0f}) {
+        const ConvCaseResult r = run_at_beta(s, chunked, beta, 91);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
         EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image"), std::string::npos) << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, chunk_bytes + sum_bytes);
@@ -314,13 +318,7 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     single.N = 1;
     single.K = 7;
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = variant;
-        options.context = patches;
-        options.beta = beta;
-        options.seed = 93;
-        const ConvCaseResult r = run_conv_case(single, options);
+        const ConvCaseResult r = run_at_beta(single, patches, beta, 93);
         EXPECT_TRUE(r.passed()) << "one chunk, beta " << beta << ": " << describe(single, r);
         EXPECT_NE(r.plan.config.find("1 chunk(s) of 50 pixels an image (the GEMM writes dw where beta is 0 or 1)"),
                   std::string::npos)
