@@ -73,6 +73,12 @@ struct WeightGradientGemmConfig {
     // Tried with x's columns too, the GEMM storing its C transposed into dw a lane at a time: every layer
     // slower than the transposing blend, res5.reduce (2048 -> 512, 7x7, N = 1) 1.90-2.16 -> 3.00-3.35 ms,
     // res4.reduce (1024 -> 256, 14x14) 0.91-1.13 -> 1.47-1.58 (Zen 3, two alternating runs).
+    // Also tried: whole images a chunk where an image has few pixels (each image's A rows copied side by
+    // side into the workspace, its patches after the last's, one GEMM over all), so that res5's layers at
+    // N = 8 re-read and rewrite their 4-8 MiB sums once, not 8 times, and write dw from the one GEMM:
+    // res5.reduce 7.9-9.9 -> 10.7-11.4 ms, res5.expand 7.7-9.3 -> 9.4-9.8, res5.projection level,
+    // res5's 3x3 stride 2 33.7-36.7 -> 28.9-30.7 (Zen 3, two alternating runs): sums of that size stay in
+    // the 32 MiB L3 between the chunks, and the copy of A was the larger cost.
     bool writes_dw = false;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
 
