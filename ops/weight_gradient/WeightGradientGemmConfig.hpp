@@ -8,7 +8,7 @@
 // chunk (batched over groups), the first writing a float32 sum and every
 // later one adding to it in its output stage (POST_SUM), in chunk order;
 // gradient_sums.cl's blend_weight_gradient then blends it into dW (beta, the
-// layer's type). No atomics: the same dw bit for bit on every run. A
+// layer's type; one chunk in all, the GEMM writes dw itself: writes_dw). No atomics: the same dw bit for bit on every run. A
 // chunk's patches are sized to stay in the caches between the copy that
 // writes them and the GEMM that reads them (a whole image's were 115 MB on
 // VGG's conv1.2 and ran at 11 GFLOPS, 2 MiB chunks at 21); one patch buffer
