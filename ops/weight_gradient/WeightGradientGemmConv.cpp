@@ -100,7 +100,8 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                               : config_.widens_a    ? widened_at
                                                     : internal::offset_of(a_tensor) + a_first;
         const std::int64_t lda = a_in_workspace ? pixels : PQ;
-        // C: the float32 sum (the first chunk writing, the later adding), or dw itself (writes_into_dw).
+        // C: the float32 sum (the first chunk writing, the later adding), or dw itself (writes_into_dw: the
+        // one chunk storing at beta 0, adding to dw's contents at beta 1).
         cl::Kernel& gemm = chunk == 0 && !(writes_into_dw && beta == 1.0f) ? gemm_ : gemm_sum_;
         const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
         const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
