@@ -7,18 +7,29 @@
 # (--suite-seconds) where the figures cannot.
 #
 #   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--batches 1,8,32]
-#                           [--strategies LIST] [--suite-seconds S] [--suite-only REGEX]
-#                           [--cpu-dry-run]
+#                           [--strategies LIST] [--run NET/DIRECTION/DTYPE/BATCHES]...
+#                           [--step-seconds S] [--suite-seconds S] [--suite-match REGEX]
+#                           [--suite-only REGEX] [--cpu-dry-run]
 #
 # --bundle: what tools/gpu/bundle.sh made (default .dev/gpu-bundle)
-# --out:    where logs and JSON go (default $OUT, else .dev/gpu-results); at
-#           most 8 files, as a lent machine hands back
+# --out:    where logs and JSON go (default $OUT, else .dev/gpu-results); a lent
+#           machine hands back at most 8 files, so with more than one --run
+#           give a folder of your own and pack it
 # --batches, --strategies: netcl-bench's (default 1,8,32 and its own default)
+# --run:    a bench instead of the default vgg16/fwd/float32/BATCHES, e.g.
+#           vgg16/train/float32/1 (the direction as netcl-bench takes it; the
+#           cuDNN anchor times the same direction) or vgg16/fwd/float16/1
+#           (netcl in half storage beside netcl's float32 selector; cuDNN stays
+#           fp32); repeatable, run in the order given
+# --step-seconds: stop each bench and each anchor after S seconds, so a slow
+#           step cannot take the lease's whole time (default: no limit)
 # --suite-seconds: stop the suite after S seconds (default: no limit)
+# --suite-match: after the benches, only the CTest entries matching REGEX
 # --suite-only: no bench, and only the CTest entries matching REGEX (a rerun
 #           of what a first run left failing or unrun, in what time is left)
 # --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
-#           OpenCL device there is (to check this script on a CPU machine).
+#           OpenCL device there is (to check this script on a CPU machine;
+#           the anchor times PyTorch's CPU convolution).
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bundle="$repo/.dev/gpu-bundle"
@@ -27,17 +38,23 @@ dry_run=0
 batches="1,8,32"
 strategies=()
 suite_seconds=0
+step_seconds=0
 suite_only=""
+suite_match=""
+runs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle="$(cd "$2" && pwd)"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --batches) batches="$2"; shift 2 ;;
     --strategies) strategies=(--strategies "$2"); shift 2 ;;
+    --run) runs+=("$2"); shift 2 ;;
+    --step-seconds) step_seconds="$2"; shift 2 ;;
     --suite-seconds) suite_seconds="$2"; shift 2 ;;
+    --suite-match) suite_match="$2"; shift 2 ;;
     --suite-only) suite_only="$2"; shift 2 ;;
     --cpu-dry-run) dry_run=1; shift ;;
-    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--suite-seconds S] [--suite-only REGEX] [--cpu-dry-run]" >&2; exit 2 ;;
+    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--run NET/DIRECTION/DTYPE/BATCHES]... [--step-seconds S] [--suite-seconds S] [--suite-match REGEX] [--suite-only REGEX] [--cpu-dry-run]" >&2; exit 2 ;;
   esac
 done
 [ -f "$bundle/BUILD_DIR" ] || { echo "check.sh: no bundle at $bundle; run tools/gpu/bundle.sh on the build machine" >&2; exit 2; }
@@ -90,28 +107,53 @@ log "device"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
 "$bin/netcl-info" | tee "$out/netcl-info.txt" || { echo "check.sh: netcl-info found no usable device" >&2; exit 1; }
 
+[ ${#runs[@]} -gt 0 ] || runs=("vgg16/fwd/float32/$batches")
+step=()
+[ "$step_seconds" -gt 0 ] && step=(timeout --signal=INT "$step_seconds")
+have_torch=0 have_torch_cuda=0
+python3 -c 'import torch' 2>/dev/null && have_torch=1
+python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null && have_torch_cuda=1
 if [ -z "$suite_only" ]; then
-log "netcl-bench --net vgg16 --batch $batches ${strategies[*]}"
-"$bin/netcl-bench" --net vgg16 --batch "$batches" "${strategies[@]}" --json "$out/vgg16.json" 2>&1 | tee "$out/bench.txt"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+for spec in "${runs[@]}"; do
+  IFS=/ read -r net direction dtype run_batches <<< "$spec"
+  [ -n "$run_batches" ] || { echo "check.sh: --run '$spec' is not NET/DIRECTION/DTYPE/BATCHES" >&2; exit 2; }
+  name="$net-$direction-$dtype"
+  [ "$name" = "vgg16-fwd-float32" ] && name=vgg16  # the file names of the first lendings
+  run_strategies=("${strategies[@]}")
+  [ "$dtype" = float16 ] && run_strategies=(--strategies selector,float32-selector)
+  log "netcl-bench --net $net --direction $direction --dtype $dtype --batch $run_batches ${run_strategies[*]}"
+  "${step[@]}" "$bin/netcl-bench" --net "$net" --direction "$direction" --dtype "$dtype" --batch "$run_batches" \
+      "${run_strategies[@]}" --json "$out/$name.json" 2>&1 | tee "$out/bench-$name.txt"
+  bench_rc="${PIPESTATUS[0]}"
+  [ "$bench_rc" -eq 0 ] || { status=1; log "netcl-bench $spec: exit $bench_rc (124: stopped after $step_seconds s)"; continue; }
 
-log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  python3 "$repo/tools/gpu/cudnn_anchor.py" --netcl-json "$out/vgg16.json" --json "$out/cudnn.json" 2>&1 | tee "$out/cudnn.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-else
-  log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
-  [ "$dry_run" -eq 1 ] || status=1
-fi
+  log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
+  if [ "$have_torch_cuda" -eq 1 ] || { [ "$dry_run" -eq 1 ] && [ "$have_torch" -eq 1 ]; }; then
+    anchor_where=()
+    [ "$have_torch_cuda" -eq 1 ] || anchor_where=(--cpu)
+    "${step[@]}" python3 "$repo/tools/gpu/cudnn_anchor.py" "${anchor_where[@]}" --netcl-json "$out/$name.json" \
+        --json "$out/cudnn-$name.json" 2>&1 | tee "$out/cudnn-$name.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  else
+    log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
+    [ "$dry_run" -eq 1 ] || status=1
+  fi
+done
 fi
 
-log "test suite on ${NETCL_DEVICE:-the default device}${suite_seconds:+ (at most $suite_seconds s)}"
+limit_text=""
+[ "$suite_seconds" -gt 0 ] && limit_text=" (at most $suite_seconds s)"
+log "test suite on ${NETCL_DEVICE:-the default device}$limit_text"
+# NVIDIA's compiler builds on the host's cores: up to 8 entries at once where there are as many.
+jobs="$(nproc)"
+[ "$jobs" -gt 8 ] && jobs=8
 # install_consumer needs the full build tree, oclgrind and the sanitizer builds run on the CPU in CI.
 limit=()
 [ "$suite_seconds" -gt 0 ] && limit=(timeout --signal=INT "$suite_seconds")
 only=()
 [ -n "$suite_only" ] && only=(-R "$suite_only")
-"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+[ -n "$suite_match" ] && only=(-R "$suite_match")
+"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j "$jobs" 2>&1 | tee "$out/ctest.log"
 suite="${PIPESTATUS[0]}"
 [ "$suite" -eq 124 ] && log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
 [ "$suite" -eq 0 ] || status=1
