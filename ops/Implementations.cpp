@@ -13,6 +13,7 @@ const ConvImplementation& gemm1x1_implementation();        // ops/gemm/
 const ConvImplementation& implicit_gemm_implementation();  // ops/implicit_gemm/
 const ConvImplementation& im2col_implementation();         // ops/im2col/
 const ConvImplementation& weight_gradient_gemm_implementation();  // ops/weight_gradient/
+const ConvImplementation& clblast_weight_gradient_implementation();  // ops/weight_gradient/
 const ConvImplementation& col2im_gemm_implementation();    // ops/col2im/
 const ConvImplementation& winograd_implementation();       // ops/winograd/
 const ConvImplementation& winograd_gemm_implementation();  // ops/winograd_gemm/
@@ -28,6 +29,7 @@ const std::vector<const ConvImplementation*>& conv_implementations() {
         &implicit_gemm_implementation(),
         &im2col_implementation(),
         &weight_gradient_gemm_implementation(),
+        &clblast_weight_gradient_implementation(),
         &col2im_gemm_implementation(),
         &winograd_implementation(),
         &winograd_gemm_implementation(),

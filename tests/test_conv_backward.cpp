@@ -18,6 +18,7 @@
 #include "ops/Implementations.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
+#include "selector/ProfileStore.hpp"
 #include "tests/support/ClInterposer.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/ReferenceConv.hpp"
@@ -332,6 +333,63 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     EXPECT_NE(reason->find("wgrad_gemm_workspace_limit_bytes"), std::string::npos) << *reason;
 }
 
+// wgrad-clblast (ClblastWeightGradientConv.hpp): every edge shape (groups,
+// depthwise, strides, dilation, asymmetric pads) and random ones; passes of
+// images (three passes of 2, 2 and 1 images) with beta 0 (dw poisoned), 1 and
+// 0.5, each later image adding its GEMM to dw; a 1x1 stride-1 unpadded layer
+// reading x in place; and the workspace limit as a reason.
+TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
+    const Variant variant("wgrad-clblast");
+    const DeviceProfile& profile = shared_context()->profile();
+    std::uint64_t seed = 8000;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        ASSERT_FALSE(why_not(variant, s, profile)) << s.str();
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.variant, variant);
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile));
+    }
+    std::mt19937_64 rng(20261127);
+    for (int i = 0; i < 20; ++i) {
+        const ConvShapes s = random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, 9000 + i);
+        ASSERT_TRUE(r.passed()) << "random shape #" << i << ": " << describe(s, r);
+    }
+    ConvShapes s = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    s.N = 5;
+    const std::size_t image_bytes = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
+    const auto passes = context_with_profile([&](DeviceProfile& p) {
+        p.tuned["im2col_pass_bytes"] = static_cast<double>(2 * image_bytes);
+    });
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = passes;
+        options.beta = beta;
+        options.seed = 95;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+        EXPECT_NE(r.plan.config.find("2 image(s) of columns a pass"), std::string::npos) << r.plan.config;
+    }
+    ConvShapes pointwise = s;  // 1x1, stride 1, unpadded, two groups: x is the column matrix
+    pointwise.R = pointwise.S = 1;
+    pointwise.stride_h = pointwise.stride_w = 1;
+    pointwise.set_padding(0, 0, 0, 0);
+    pointwise.C = 6;
+    pointwise.groups = 2;
+    const ConvCaseResult r = run_conv_case(pointwise, Kernel::IM2COL, variant, 96);
+    EXPECT_TRUE(r.passed()) << describe(pointwise, r);
+    EXPECT_EQ(r.workspace_bytes, 0u);
+    EXPECT_NE(r.plan.config.find("x is the column matrix"), std::string::npos) << r.plan.config;
+    DeviceProfile tight = profile;
+    tight.tuned["im2col_workspace_limit_bytes"] = 64;
+    const auto reason = why_not(variant, s, tight);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("im2col_workspace_limit_bytes"), std::string::npos) << *reason;
+}
+
 // The weight gradient the other way round (WeightGradientGemmConfig.hpp):
 // x's columns (read in place for 1x1 stride-1 unpadded layers, else copied
 // by either im2col kernel, a chunk of output rows at a time) x dy copied
@@ -529,6 +587,25 @@ TEST(ConvBackward, SelectorRunsWinogradOrTheGemmWeightGradient) {
     }
 }
 
+// Where the profile turns netcl's GEMM engine and Winograd's weight gradient
+// off (nvidia-gpu), a weight gradient large enough for a GEMM runs on CLBlast,
+// not on the direct kernel (on an H100 the direct kernel took VGG-16's weight
+// gradients 120x cuDNN's time: tools/gpu/README.md).
+TEST(ConvBackward, NvidiaProfileRunsWeightGradientsOnClblast) {
+    DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
+    profile.tuned = load_profile("nvidia-gpu").tuned;
+    ConvShapes strided = sampled_vgg_like_shape();
+    strided.stride_h = strided.stride_w = 2;
+    for (const ConvShapes& forward : {sampled_vgg_like_shape(), strided}) {
+        const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const Decision d = KernelSelector::global().explain(selector_op(s), s, profile);
+        EXPECT_EQ(d.plan.variant, Variant("wgrad-clblast")) << d.str();
+        const auto engine_off = why_not(Variant("wgrad-gemm"), s, profile);
+        ASSERT_TRUE(engine_off.has_value());
+        EXPECT_NE(engine_off->find("wgrad_gemm_enabled = 0"), std::string::npos) << *engine_off;
+    }
+}
+
 TEST(ConvBackward, WeightGradientsBlendWithBeta) {
     // beta 1 accumulates (micro-batches), 0.5 scales what was there; the
     // reference blends the same random prior values in.
@@ -544,7 +621,7 @@ TEST(ConvBackward, WeightGradientsBlendWithBeta) {
 }
 
 TEST(ConvBackward, WeightGradientIsTheSameBitForBitOnEveryRun) {
-    for (const char* id : {"naive", "wgrad-gemm", "wino-wgrad-f2", "wino-wgrad-f4"}) {
+    for (const char* id : {"naive", "wgrad-gemm", "wgrad-clblast", "wino-wgrad-f2", "wino-wgrad-f4"}) {
         SCOPED_TRACE(id);
         ConvShapes s = layer_shapes();
         if (std::string(id).rfind("wino", 0) == 0) s.stride_h = 1;  // Winograd takes stride 1
@@ -600,7 +677,7 @@ TEST(ConvBackward, EachDirectionIsPlannedUnderItsOwnOp) {
         EXPECT_FALSE(d.plan.reason.empty());
         for (const Variant& v : variants_of(Kernel::IM2COL)) {
             // Their own kernels: wgrad-gemm takes backward weights only, col2im-gemm backward data only.
-            if (v.id == "wgrad-gemm" || v.id == "col2im-gemm") continue;
+            if (v.id == "wgrad-gemm" || v.id == "wgrad-clblast" || v.id == "col2im-gemm") continue;
             const auto reason = why_not(v, g, profile);
             ASSERT_TRUE(reason.has_value()) << v.id;
             EXPECT_NE(reason->find(refusal.at(direction)), std::string::npos) << *reason;

@@ -465,6 +465,18 @@ MUTATIONS = [
          find="const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);",
          replace="const bool writes_into_dw = config_.writes_dw;",
          bug="a one-chunk GEMM writes dw itself at any beta, which its output stage cannot scale (beta = 0.5)"),
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (every shape with N > 1).
+    dict(id="wgrad-clblast-each-image-overwrites", area="gradients",
+         file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="const float image_beta = n == 0 ? beta : 1.0f;",
+         replace="const float image_beta = beta;",
+         bug="each image's GEMM scales dw by the caller's beta instead of adding to the images before it"),
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (the 1x1 layer in two groups).
+    dict(id="wgrad-clblast-direct-image-offset", area="gradients",
+         file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="x.offset() + static_cast<std::size_t>(n) * image_columns",
+         replace="x.offset()",
+         bug="a 1x1 layer read in place multiplies the first image's x for every image"),
     # Expected: test_conv_backward (every layer that takes x's columns with K/groups >= 8 and beta 1),
     # test_conv_half WeightGradientGemmWidensItsOperandAChunkAtATime.
     dict(id="blend-eight-beta-ignored", area="gradients", file="kernels_cl/gradient_sums.cl",

@@ -1,0 +1,44 @@
+#pragma once
+// Internal: wgrad-clblast, the weight gradient as IM2COL's columns times dy on
+// CLBlast's SGEMM, for devices whose profile turns netcl's CPU-shaped GEMM
+// engine off (nvidia-gpu). Per image n and group g:
+//   dW_g (K/g x C/g·R·S) = beta_n dW_g + dY_{n,g} (K/g x P·Q) x col_{n,g}ᵀ (P·Q x C/g·R·S),
+// with beta_n the caller's beta for the first image and 1 after it: the
+// images summed into dw in order, one strided-batched GEMM (over the groups)
+// an image, so dw is the same bit for bit on every run and no float32 sum or
+// blend is needed. The columns are forward's (kernels_cl/im2col.cl, a pass
+// of images at a time into the workspace; a 1x1 stride-1 unpadded layer's
+// are x itself). On an H100 through NVIDIA's OpenCL the direct kernel this
+// replaces there ran VGG-16's weight gradients at N = 1 in 193.6 ms against
+// cuDNN's 1.60 (tools/gpu/README.md).
+#include <memory>
+
+#include "netcl/Context.hpp"
+#include "netcl/ConvShapes.hpp"
+#include "netcl/Tensor.hpp"
+#include "ops/ConvStrategy.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+
+namespace netcl {
+
+class ClblastWeightGradientConv final : public ConvStrategy {
+public:
+    ClblastWeightGradientConv(std::shared_ptr<Context> context, const ConvShapes& shapes, const Im2colLayout& layout);
+
+    void set_weights(const Tensor&, const Tensor*, internal::EventChain&) override {}  // reads no weights
+    void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) override;
+    void enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw, const Tensor* db, float beta,
+                                  const Workspace& workspace, internal::EventChain& chain) override;
+
+private:
+    std::shared_ptr<Context> context_;
+    ConvShapes shapes_;
+    Im2colLayout layout_;
+    cl::Kernel im2col_, bias_gradient_;
+};
+
+// Its programs: the column expansion (unless the layout is direct) and, with
+// a bias, kernels_cl/gradient_sums.cl for db.
+std::vector<ProgramSpec> clblast_weight_gradient_programs(const ConvShapes& shapes, const Im2colLayout& layout);
+
+}  // namespace netcl

@@ -1,0 +1,68 @@
+// wgrad-clblast's descriptor: the weight gradient on CLBlast's SGEMM over
+// IM2COL's columns (ClblastWeightGradientConv.hpp says how), for devices that
+// turn netcl's GEMM engine off. Listed after wgrad-gemm, so a profile that
+// keeps the engine on (the CPU ones) plans as before.
+#include "ops/ConvImplementation.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+#include "ops/weight_gradient/ClblastWeightGradientConv.hpp"
+
+namespace netcl {
+
+namespace {
+
+class ClblastWeightGradientImplementation final : public ConvImplementation {
+public:
+    std::string name() const override { return "wgrad-clblast"; }
+    Kernel kernel() const override { return Kernel::IM2COL; }  // im2col + a GEMM, as IM2COL's variants are
+    const std::vector<Variant>& variants() const override {
+        static const std::vector<Variant> list = {Variant("wgrad-clblast")};
+        return list;
+    }
+    // float32: CLBlast's SGEMM reads and writes float (its HGEMM needs cl_khr_fp16).
+    ProblemKinds problem_kinds() const override {
+        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32}};
+    }
+    std::vector<std::string> profile_keys() const override {
+        return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows"};
+    }
+
+protected:
+    std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s,
+                                          const DeviceProfile& profile) const override {
+        const Im2colLayout layout = im2col_layout(s, profile);
+        const std::size_t limit = im2col_workspace_limit(profile);
+        if (layout.workspace_bytes > limit) {
+            return "its columns need a workspace of " + std::to_string(layout.workspace_bytes) +
+                   " bytes; the limit is " + std::to_string(limit) + " bytes (im2col_workspace_limit_bytes)";
+        }
+        return std::nullopt;
+    }
+    std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        const Im2colLayout layout = im2col_layout(s, profile);
+        const std::string columns = layout.direct ? "1x1: x is the column matrix, no workspace"
+                                                  : std::to_string(layout.images_per_pass) +
+                                                        " image(s) of columns a pass, workspace " +
+                                                        std::to_string(layout.workspace_bytes) + " bytes";
+        return columns + "; one CLBlast GEMM an image, summed into dw in order";
+    }
+    std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
+        return im2col_layout(s, profile).workspace_bytes;
+    }
+    std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s,
+                                         const DeviceProfile& profile) const override {
+        return clblast_weight_gradient_programs(s, im2col_layout(s, profile));
+    }
+    std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& s,
+                                            const DeviceProfile& profile) const override {
+        return std::make_unique<ClblastWeightGradientConv>(std::move(context), s, im2col_layout(s, profile));
+    }
+};
+
+}  // namespace
+
+const ConvImplementation& clblast_weight_gradient_implementation() {
+    static const ClblastWeightGradientImplementation instance;
+    return instance;
+}
+
+}  // namespace netcl
