@@ -65,9 +65,23 @@
 // so NVIDIA's compiler emits two ld.v4 instead of eight 32-bit loads.
 #define U_LOAD8(p) ((float8)(((U_SPACE float4*)(p))[0], ((U_SPACE float4*)(p))[1]))
 
+// The layer's tensors (x, bias, y) in its storage type (kernels_cl/storage.cl),
+// U and the arithmetic float32. A half layer whose C is split (PARTIAL_FLOAT)
+// writes its partial outputs to the float32 workspace, which winograd_reduce
+// sums into y; in float32 both are float and the two cases one kernel.
+#ifdef PARTIAL_FLOAT
+#define OUT_T float
+#define OUT_LOAD(p, i) ((p)[i])
+#define OUT_STORE(p, i, v) ((p)[i] = (v))
+#else
+#define OUT_T STORAGE
+#define OUT_LOAD(p, i) LOAD(p, i)
+#define OUT_STORE(p, i, v) STORE(p, i, v)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
-    __global const float* restrict x, const ulong x_offset, U_SPACE float* restrict u,
-    __global const float* restrict bias, const ulong bias_offset, __global float* restrict y, const ulong y_offset,
+    __global const STORAGE* restrict x, const ulong x_offset, U_SPACE float* restrict u,
+    __global const STORAGE* restrict bias, const ulong bias_offset, __global OUT_T* restrict y, const ulong y_offset,
     const int C, const int H, const int W, const int K, const int P, const int Q, const int pad_top,
     const int pad_left, const int tiles_w, const int tiles_per_image, const int tiles_total, const int x_channels,
     const int c_base, const int y_channels, const int k_base, const int Cp, const int u_offset, const int has_bias,
@@ -119,7 +133,7 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
             const int rest = tile_c - n * tiles_per_image;
             const int ty = rest / tiles_w, tx = rest - ty * tiles_w;
             const int iy0 = ty * WINO_M - pad_top, ix0 = tx * WINO_M - pad_left;
-            __global const float* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
+            __global const STORAGE* xp = x + ((size_t)n * x_channels + c_base + min(ch, C - 1)) * H * W;
             float d[WINO_ALPHA][WINO_ALPHA];
 #if BT * BC > LSIZE || WINO_ALPHA > 6
             // Several tiles per work-item: unrolled, d stays in registers (else
@@ -135,8 +149,16 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
                 const int row = clamp(iy, 0, H - 1) * W;
                 for (int j = 0; j < WINO_ALPHA; ++j) {
                     const int ix = ix0 + j;
+#ifdef STORAGE_HALF
+                    // In half, a load only where the element is in the image: the
+                    // clamped unconditional vload_half cost sm_90 12 B of spills and
+                    // 16 B of stack (F(4x4) BK=64) or 14 registers past the 25%
+                    // occupancy budget (low-local F(4x4)); this form neither (tests/nvptx).
+                    d[i][j] = (row_in && ix >= 0 && ix < W) ? LOAD(xp, row + ix) : 0.0f;
+#else
                     const float value = xp[row + clamp(ix, 0, W - 1)];
                     d[i][j] = (row_in && ix >= 0 && ix < W) ? value : 0.0f;
+#endif
                 }
             }
             float s[WINO_ALPHA][WINO_ALPHA];
@@ -218,11 +240,11 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
 #undef SCOL
 #undef SROW
 #undef OROW
-            const float b = has_bias ? bias[k_base + k] : 0.0f;
+            const float b = has_bias ? LOAD(bias, k_base + k) : 0.0f;
             const int n = tile / tiles_per_image;
             const int rest = tile - n * tiles_per_image;
             const int oy0 = (rest / tiles_w) * WINO_M, ox0 = (rest - (rest / tiles_w) * tiles_w) * WINO_M;
-            __global float* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
+            __global OUT_T* yp = y + ((size_t)n * y_channels + k_base + k) * P * Q;
             // Unrolled so o[][] stays in registers (F(6x6): 144 B of NVPTX stack otherwise).
 #pragma unroll
             for (int i = 0; i < WINO_M; ++i) {
@@ -231,8 +253,8 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
                 for (int j = 0; j < WINO_M; ++j)
                     if (ox0 + j < Q) {
                         // A C slice's partial output takes no post-ops: winograd_reduce applies them.
-                        __global float* yo = yp + (oy0 + i) * Q + ox0 + j;
-                        *yo = final_output ? POST_OPS(o[i][j] + b, *yo) : o[i][j] + b;
+                        const int at = (oy0 + i) * Q + ox0 + j;
+                        OUT_STORE(yp, at, final_output ? POST_OPS(o[i][j] + b, OUT_LOAD(yp, at)) : o[i][j] + b);
                     }
             }
         }
@@ -244,8 +266,8 @@ __kernel __attribute__((reqd_work_group_size(KV, A2, 1))) void winograd_fused(
 // for one group's K channels.
 // NDRange: dim0 = P*Q rounded up, dim1 = N * Kg.
 __kernel void winograd_reduce(__global const float* restrict part, const ulong part_offset, const int splits,
-                              const ulong split_stride, __global float* restrict y, const ulong y_offset,
-                              __global const float* restrict bias, const ulong bias_offset, const int has_bias,
+                              const ulong split_stride, __global STORAGE* restrict y, const ulong y_offset,
+                              __global const STORAGE* restrict bias, const ulong bias_offset, const int has_bias,
                               const int Kg, const int y_channels, const int k_base, const int PQ) {
     const int pq = (int)get_global_id(0);
     const int nk = (int)get_global_id(1);
@@ -253,7 +275,7 @@ __kernel void winograd_reduce(__global const float* restrict part, const ulong p
     const int n = nk / Kg, k = k_base + nk % Kg;
     const size_t at = ((size_t)n * y_channels + k) * PQ + pq;
     part += part_offset;
-    float sum = has_bias ? bias[bias_offset + k] : 0.0f;
+    float sum = has_bias ? LOAD(bias, bias_offset + k) : 0.0f;
     for (int s = 0; s < splits; ++s) sum += part[s * split_stride + at];
-    y[y_offset + at] = POST_OPS(sum, y[y_offset + at]);
+    STORE(y, y_offset + at, POST_OPS(sum, LOAD(y, y_offset + at)));
 }

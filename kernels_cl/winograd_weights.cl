@@ -2,7 +2,7 @@
 //
 // Needs the prelude of ops/winograd/WinogradSource.cpp (WINO_ALPHA, WINO_G)
 // and the fused kernel's K block BK (built into the same program).
-// Weights: K x Cg x 3 x 3 (K = groups x Kg). U, laid out as the fused kernel
+// Weights: K x Cg x 3 x 3 (K = groups x Kg), in the layer's storage type (kernels_cl/storage.cl). U, laid out as the fused kernel
 // reads it: [group][Kp / BK][Cp][alpha*alpha][BK], Kp = Kg rounded up to the
 // fused kernel's K block BK and Cp = Cg rounded up to its C step BC, the
 // padding (k >= Kg or c >= Cg) written as zeros so the fused kernel needs no
@@ -11,7 +11,7 @@
 //
 // NDRange: dim0 = Kp (contiguous k: coalesced stores), dim1 = Cp, dim2 = groups.
 
-__kernel void winograd_weights(__global const float* restrict w, const ulong w_offset, __global float* restrict u,
+__kernel void winograd_weights(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict u,
                                const int Cg, const int Cp, const int Kg, const int Kp) {
     w += w_offset;
     const int k = (int)get_global_id(0);
@@ -24,7 +24,7 @@ __kernel void winograd_weights(__global const float* restrict w, const ulong w_o
     float v[WINO_ALPHA][WINO_ALPHA];
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            g[i][j] = (k < Kg && c < Cg) ? w[(((size_t)group * Kg + k) * Cg + c) * 9 + i * 3 + j] : 0.0f;
+            g[i][j] = (k < Kg && c < Cg) ? LOAD(w, (((size_t)group * Kg + k) * Cg + c) * 9 + i * 3 + j) : 0.0f;
 
     // t = G g (each column), then v = t G^T (each row).
 #define GCOL(i) g[i][j]

@@ -6,6 +6,7 @@
 #include "ops/winograd/WinogradMatrices.hpp"
 #include "ops/winograd/WinogradSource.hpp"
 #include "ops/internal/OutputStage.hpp"
+#include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
 
 namespace netcl {
@@ -129,14 +130,18 @@ std::string WinogradConfig::str(const ConvShapes& s) const {
     return out;
 }
 
-ProgramSpec WinogradConfig::program(const PostOps& post_ops) const {
+ProgramSpec WinogradConfig::program(const ConvShapes& s) const {
     const WinogradVariant& v = variant;
     ProgramSpec spec;
     spec.label = "winograd F(" + std::to_string(v.m) + "x" + std::to_string(v.m) + "," + std::to_string(v.r) + "x" +
                  std::to_string(v.r) + ")";
-    spec.source = internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(v.m, v.r)) +
-                  embedded_source("winograd_weights") + embedded_source("winograd_fused");
-    spec.options = build_options() + internal::post_ops_options(post_ops);
+    spec.source = internal::storage_source() + internal::post_ops_source() +
+                  winograd_cl_prelude(winograd_matrices(v.m, v.r)) + embedded_source("winograd_weights") +
+                  embedded_source("winograd_fused");
+    // float32 keeps the options it always had; a half layer whose C is split writes float32 partials.
+    const bool half_partials = s.dtype == DataType::FLOAT16 && splits(s) > 1;
+    spec.options = build_options() + internal::post_ops_options(s.post_ops) + internal::storage_options(s.dtype) +
+                   (half_partials ? " -DPARTIAL_FLOAT" : "");
     spec.kernels = {{"winograd_fused", {static_cast<std::size_t>(block_k / 8), static_cast<std::size_t>(alpha * alpha), 1}},
                     {"winograd_weights", {8, 1, 1}},
                     {"winograd_reduce", {64, 1, 1}}};

@@ -69,10 +69,11 @@ struct WinogradConfig {
 
     std::string build_options() const;
     std::string str(const ConvShapes& shapes) const;
-    // One program per configuration: the generated prelude of the variant's
-    // matrices, the weight transform, the fused kernel and the slice
-    // reduction, whichever writes y applying the layer's post-ops.
-    ProgramSpec program(const PostOps& post_ops = {}) const;
+    // One program per configuration and layer type: the generated prelude of
+    // the variant's matrices, the weight transform, the fused kernel and the
+    // slice reduction, whichever writes y applying the layer's post-ops; x,
+    // w, bias and y in the layer's storage type (U and partial sums float32).
+    ProgramSpec program(const ConvShapes& shapes) const;
 };
 
 WinogradConfig winograd_config(const WinogradVariant& variant, const DeviceProfile& profile);

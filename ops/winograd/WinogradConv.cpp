@@ -14,7 +14,7 @@ constexpr const char* kName = "CONV2D_WINOGRAD";
 
 WinogradConv::WinogradConv(std::shared_ptr<Context> context, const WinogradConfig& config, const ConvShapes& shapes)
     : context_(std::move(context)), config_(config), shapes_(shapes) {
-    const ProgramSpec spec = config_.program(shapes.post_ops);
+    const ProgramSpec spec = config_.program(shapes);
     const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
     weights_kernel_ = internal::make_kernel(program, "winograd_weights");
     fused_kernel_ = internal::make_kernel(program, "winograd_fused");

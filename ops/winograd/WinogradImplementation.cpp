@@ -16,9 +16,12 @@ class WinogradImplementation final : public ConvImplementation {
 public:
     std::string name() const override { return "winograd-fused"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
-    // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
+    // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/). float16:
+    // x, w, bias and y read and written as half (kernels_cl/storage.cl), U and the sums float32.
     ProblemKinds problem_kinds() const override {
-        return ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
+        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
+        return kinds;
     }
     const std::vector<Variant>& variants() const override {
         static const std::vector<Variant> list = [] {
@@ -80,7 +83,7 @@ public:
         return winograd_config(parse(id), profile).workspace_bytes(s);
     }
     std::vector<ProgramSpec> do_programs(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return {winograd_config(parse(id), profile).program(s.post_ops)};
+        return {winograd_config(parse(id), profile).program(s)};
     }
     std::size_t do_persistent_bytes(const Variant& id, const ConvShapes& s, const DeviceProfile& profile) const override {
         return winograd_config(parse(id), profile).weight_bytes(s);

@@ -649,6 +649,31 @@ TEST(OclgrindNvidiaProfile, WinogradEveryVariant) {
     EXPECT_GE(split, 4);
 }
 
+// The fused kernels in half on NVIDIA's configuration: x, w and the bias read
+// as half, y stored as half (one C slice) or the slices' float32 partials
+// summed by winograd_reduce into half (C split), __global U.
+TEST(OclgrindNvidiaProfile, WinogradFusedHalf) {
+    const auto ctx = test::shared_context();
+    DeviceProfile profile = ctx->profile();
+    profile.tuned = load_profile("nvidia-gpu").tuned;
+    ctx->set_profile(profile);
+    int split = 0, ran = 0;
+    for (const auto& wv : winograd_variants()) {
+        if (wv.constant_weights || wv.m == 6) continue;
+        const WinogradConfig config = winograd_config(wv, profile);
+        for (const auto& s : {in_half(shape(1, config.block_c + 3, 3, 3, config.block_k + 5, 3, 1, true)),
+                              in_half(shape(1, 5, 5, 6, 7, 3, 1, true))}) {
+            if (why_not(wv.variant(), s, profile)) continue;
+            SCOPED_TRACE(wv.variant().id + " " + config.str(s));
+            split += config.splits(s) > 1;
+            ++ran;
+            expect_clean(s, Kernel::CONV2D_WINOGRAD, wv.variant(), tolerance_factor(wv.variant()));
+        }
+    }
+    EXPECT_GE(ran, 4);
+    EXPECT_GE(split, 1);
+}
+
 // One minimal case each (CLBlast's SGEMM is slow under oclgrind); groups = 2
 // runs two GEMM batches, bias runs output_stage.cl.
 TEST(OclgrindNoUninitialized, Im2col) {
