@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -96,8 +97,10 @@ TEST(Half, TensorsStoreHalvesAndViewsTakeTwoByteOffsets) {
 // over the table (its first, middle and last): what half changes is each
 // kernel's loads and stores, whose ragged tiles, borders and strides the
 // float32 suites cover shape by shape; three builds a variant keep the
-// suite's PoCL compiles modest. A variant that takes none must say why for
-// half, so none declares float16 and silently takes nothing.
+// suite's PoCL compiles modest. A variant that refuses in half a shape it
+// takes in float32 must say why for half, so none declares float16 and
+// silently takes nothing; one the device refuses in float32 too (NVIDIA's
+// constant and local memory) is named, not run.
 TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
     const auto context = with_every_implementation(shared_context());
     const DeviceProfile& profile = context->profile();
@@ -115,7 +118,14 @@ TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
                     for (const ConvShapes& edge : table) {
                         const ConvShapes s = in_half(edge.in_direction(direction));
                         if (const auto why = why_not(variant, s, profile)) {
-                            refusal = *why;
+                            // A shape the variant takes in float32 it refuses in half only saying so.
+                            ConvShapes f32 = s;
+                            f32.dtype = DataType::FLOAT32;
+                            if (!why_not(variant, f32, profile)) {
+                                EXPECT_NE(why->find("float16"), std::string::npos)
+                                    << variant.id << " refused in half what it takes in float32: " << *why;
+                                refusal = *why;
+                            }
                         } else {
                             taken.push_back(s);
                         }
@@ -137,9 +147,12 @@ TEST(Half, EveryImplementationThatTakesHalfMatchesTheReferenceOnTheEdgeTables) {
                     }
                 }
             }
-            if (ran == 0) {
-                EXPECT_NE(refusal.find("float16"), std::string::npos)
-                    << impl->name() << ": " << variant.id << " took no half edge shape and said: " << refusal;
+            // None taken: every refusal above named float16, or the device refuses the variant in float32
+            // too (on NVIDIA's limits the __constant and F(6x6) fused Winograd kernels take no edge shape);
+            // said, not passed silently.
+            if (ran == 0 && refusal.empty()) {
+                std::cout << "[ NOTE     ] " << variant.id
+                          << ": this device takes no edge shape for it in float32 either; not run in half here\n";
             }
         }
     }
