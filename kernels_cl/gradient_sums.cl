@@ -1,5 +1,5 @@
 // Sums that finish a weight gradient, shared by the implementations that
-// compute one (naive, wgrad-gemm). Every sum runs in one fixed order, so a
+// compute one (naive, wgrad-gemm, wgrad-clblast). Every sum runs in one fixed order, so a
 // gradient is the same bit for bit on every run.
 //
 // A gradient is written as beta * old + new; beta = 0 never reads the old
@@ -92,4 +92,21 @@ __kernel void blend_weight_gradient_transposed(__global const float* restrict su
             STORE(dw, i, gradient_blend(beta, dw, i, sum[(size_t)(l0 + a) * rows + r0 + b]));
         }
     }
+}
+
+// dw[i] = beta * dw[i] + the sum over p of partials[p][i]: `count` partial
+// gradients of `elements` floats each (wgrad-clblast's pieces of one image's
+// reduction, each its own GEMM), added in p order, one work-item an element
+// (consecutive work-items read consecutive floats of each partial).
+// NDRange: dim0 = elements rounded up to the work-group size.
+__kernel void sum_weight_gradient_partials(__global const float* restrict partials, const ulong partials_offset,
+                                           const int count, const int elements, __global STORAGE* restrict dw,
+                                           const ulong dw_offset, const float beta) {
+    const int i = (int)get_global_id(0);
+    if (i >= elements) return;
+    partials += partials_offset;
+    dw += dw_offset;
+    float sum = 0.0f;
+    for (int p = 0; p < count; ++p) sum += partials[(size_t)p * elements + i];
+    STORE(dw, i, gradient_blend(beta, dw, i, sum));
 }

@@ -335,9 +335,10 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
 
 // wgrad-clblast (ClblastWeightGradientConv.hpp): every edge shape (groups,
 // depthwise, strides, dilation, asymmetric pads) and random ones; passes of
-// images (three passes of 2, 2 and 1 images) with beta 0 (dw poisoned), 1 and
-// 0.5, each later image adding its GEMM to dw; a 1x1 stride-1 unpadded layer
-// reading x in place; and the workspace limit as a reason.
+// images (three passes of 2, 2 and 1 images) and an image's pixels in pieces
+// (ClblastWeightGradientConfig.hpp), each with beta 0 (dw poisoned), 1 and
+// 0.5, each later image adding to dw; a 1x1 stride-1 unpadded layer reading x
+// in place; and the workspace limit as a reason.
 TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     const Variant variant("wgrad-clblast");
     const DeviceProfile& profile = shared_context()->profile();
@@ -372,6 +373,26 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
         const ConvCaseResult r = run_conv_case(s, options);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
         EXPECT_NE(r.plan.config.find("2 image(s) of columns a pass"), std::string::npos) << r.plan.config;
+    }
+    // An image's 50 pixels in 7 pieces of 8 (the last of 2), two groups: a batched GEMM for the six whole
+    // pieces and one for the last, each into its partial, summed into dw over three images.
+    ConvShapes grouped = s;
+    grouped.N = 3, grouped.C = 6, grouped.groups = 2;
+    const auto pieces = context_with_profile([](DeviceProfile& p) {
+        p.tuned["wgrad_clblast_split_outputs"] = 1e9;
+        p.tuned["wgrad_clblast_min_chunk"] = 7;
+    });
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = variant;
+        options.context = pieces;
+        options.beta = beta;
+        options.seed = 97;
+        const ConvCaseResult r = run_conv_case(grouped, options);
+        EXPECT_TRUE(r.passed()) << "pieces, beta " << beta << ": " << describe(grouped, r);
+        EXPECT_NE(r.plan.config.find("pixels in 7 pieces of 8"), std::string::npos) << r.plan.config;
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, grouped, pieces->profile()));
     }
     ConvShapes pointwise = s;  // 1x1, stride 1, unpadded, two groups: x is the column matrix
     pointwise.R = pointwise.S = 1;

@@ -11,6 +11,7 @@ constexpr std::size_t kGroup = 64;
 KernelSpec bias_gradient_kernel() { return {kBiasGradientKernel, {1, 1, 1}}; }
 KernelSpec blend_weight_gradient_kernel() { return {kBlendWeightGradientKernel, {kGroup, 1, 1}}; }
 KernelSpec blend_transposed_kernel() { return {kBlendTransposedKernel, {1, 1, 1}}; }
+KernelSpec sum_partials_kernel() { return {kSumPartialsKernel, {kGroup, 1, 1}}; }
 
 void enqueue_bias_gradient(const cl::CommandQueue& queue, cl::Kernel& kernel, const ConvShapes& s, const Tensor& dy,
                            const Tensor& db, float beta, EventChain& chain) {
@@ -27,6 +28,16 @@ void enqueue_blend_weight_gradient(const cl::CommandQueue& queue, cl::Kernel& ke
              offset_of(dw), beta);
     const auto items = static_cast<std::size_t>((count + 7) / 8);  // eight elements a work-item
     launch(queue, kernel, kBlendWeightGradientKernel, cl::NDRange(items), cl::NDRange(kGroup), chain);
+}
+
+void enqueue_sum_partials(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& partials,
+                          std::size_t offset_floats, std::int64_t count, const Tensor& dw, float beta,
+                          EventChain& chain) {
+    const auto elements = static_cast<int>(dw.numel());
+    set_args(kernel, kSumPartialsKernel, partials, static_cast<cl_ulong>(offset_floats), static_cast<int>(count),
+             elements, dw.buffer(), offset_of(dw), beta);
+    const auto items = (static_cast<std::size_t>(elements) + kGroup - 1) / kGroup * kGroup;
+    launch(queue, kernel, kSumPartialsKernel, cl::NDRange(items), cl::NDRange(kGroup), chain);
 }
 
 void enqueue_blend_transposed(const cl::CommandQueue& queue, cl::Kernel& kernel, const cl::Buffer& sum,

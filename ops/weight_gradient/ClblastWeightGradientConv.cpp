@@ -19,23 +19,32 @@ constexpr const char* kName = "wgrad-clblast";
 constexpr const char* kGradientSums = "gradient_sums";
 }  // namespace
 
-std::vector<ProgramSpec> clblast_weight_gradient_programs(const ConvShapes& s, const Im2colLayout& layout) {
-    std::vector<ProgramSpec> list = im2col_programs(layout, /*bias=*/false);
-    if (s.bias) {
+std::vector<ProgramSpec> clblast_weight_gradient_programs(const ConvShapes& s, const ClblastWeightGradientConfig& c) {
+    std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
+    std::vector<KernelSpec> sums;
+    if (c.chunks > 1) sums.push_back(internal::sum_partials_kernel());
+    if (s.bias) sums.push_back(internal::bias_gradient_kernel());
+    if (!sums.empty()) {
         list.push_back({kGradientSums, internal::storage_source() + embedded_source("gradient_sums"),
-                        internal::storage_options(s.dtype), {internal::bias_gradient_kernel()}});
+                        internal::storage_options(s.dtype), sums});
     }
     return list;
 }
 
 ClblastWeightGradientConv::ClblastWeightGradientConv(std::shared_ptr<Context> context, const ConvShapes& shapes,
-                                                     const Im2colLayout& layout)
-    : context_(std::move(context)), shapes_(shapes), layout_(layout) {
+                                                     const ClblastWeightGradientConfig& config)
+    : context_(std::move(context)), shapes_(shapes), config_(config) {
     internal::clblast_will_use(*context_);
-    for (const ProgramSpec& spec : clblast_weight_gradient_programs(shapes_, layout_)) {
+    for (const ProgramSpec& spec : clblast_weight_gradient_programs(shapes_, config_)) {
         const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
-        (spec.label == kGradientSums ? bias_gradient_ : im2col_) =
-            internal::make_kernel(program, spec.kernels.front().name.c_str());
+        if (spec.label != kGradientSums) {
+            im2col_ = internal::make_kernel(program, spec.kernels.front().name.c_str());
+            continue;
+        }
+        for (const KernelSpec& kernel : spec.kernels) {
+            (kernel.name == internal::kSumPartialsKernel ? sum_partials_ : bias_gradient_) =
+                internal::make_kernel(program, kernel.name.c_str());
+        }
     }
 }
 
@@ -43,52 +52,87 @@ void ClblastWeightGradientConv::enqueue(const Tensor&, const Tensor&, const Work
     throw Error("internal: wgrad-clblast computes weight gradients only; it was asked to run forward");
 }
 
+void ClblastWeightGradientConv::gemm(std::size_t a_offset, std::size_t a_stride, const cl::Buffer& b,
+                                     std::size_t b_offset, std::size_t b_stride, const cl::Buffer& c,
+                                     std::size_t c_offset, std::size_t c_stride, std::size_t pixels, std::size_t batch,
+                                     float beta, const cl::Buffer& dy, const std::string& what,
+                                     internal::EventChain& chain) {
+    const ConvShapes& s = shapes_;
+    const auto PQ = static_cast<std::size_t>(s.P() * s.Q());
+    const auto kg = static_cast<std::size_t>(s.K / s.groups);
+    const auto columns = static_cast<std::size_t>(s.C / s.groups * s.R * s.S);  // dW_g's columns
+    cl_command_queue queue = context_->queue()();
+    // CLBlast takes no wait list: the chain orders it after what is pending.
+    chain.library_call(context_->queue(), [&] {
+        cl_event event = nullptr;
+        internal::check_clblast(
+            clblast::GemmStridedBatched(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
+                                        kg, columns, pixels, 1.0f, dy(), a_offset, PQ, a_stride, b(), b_offset, PQ,
+                                        b_stride, beta, c(), c_offset, columns, c_stride, batch, &queue, &event),
+            "wgrad-clblast's strided-batched SGEMM (" + std::to_string(batch) + " x " + std::to_string(kg) + "x" +
+                std::to_string(columns) + "x" + std::to_string(pixels) + ", " + what + ") for " + s.str());
+        return cl::Event(event);  // takes over CLBlast's reference
+    });
+}
+
 void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw,
                                                          const Tensor* db, float beta, const Workspace& workspace,
                                                          internal::EventChain& chain) {
     const ConvShapes& s = shapes_;
+    const Im2colLayout& layout = config_.layout;
     internal::check_io(kName, s, x, dy);
     internal::check_weights(kName, s, dw, db);
-    NETCL_REQUIRE(layout_.direct || (workspace.buffer() && workspace.bytes >= layout_.workspace_bytes &&
-                                     workspace.offset_bytes % sizeof(float) == 0),
+    NETCL_REQUIRE(config_.workspace_bytes() == 0 ||
+                      (workspace.buffer() && workspace.bytes >= config_.workspace_bytes() &&
+                       workspace.offset_bytes % sizeof(float) == 0),
                   "wgrad-clblast: the workspace is missing or smaller than the " +
-                      std::to_string(layout_.workspace_bytes) + " bytes it declared");
+                      std::to_string(config_.workspace_bytes()) + " bytes it declared");
     const auto PQ = static_cast<std::size_t>(s.P() * s.Q());
-    const auto kg = static_cast<std::size_t>(s.K / s.groups);
-    const auto rows_per_group = static_cast<std::size_t>(s.C / s.groups * s.R * s.S);  // dW_g's columns
-    const auto image_columns = static_cast<std::size_t>(s.groups) * rows_per_group * PQ;  // C·R·S x P·Q
+    const auto groups = static_cast<std::size_t>(s.groups);
+    const auto kg = static_cast<std::size_t>(s.K) / groups;
+    const auto columns = static_cast<std::size_t>(s.C / s.groups * s.R * s.S);  // dW_g's columns
+    const std::size_t image_columns = groups * columns * PQ;                      // C·R·S x P·Q
+    const std::size_t dw_elements = groups * kg * columns;
     const std::size_t workspace_origin = workspace.offset_bytes / sizeof(float);
-    cl_command_queue queue = context_->queue()();
+    const std::size_t partials = workspace_origin + layout.workspace_bytes / sizeof(float);
+    const auto chunks = static_cast<std::size_t>(config_.chunks), piece = static_cast<std::size_t>(config_.chunk_pixels);
+    const std::size_t last_piece = PQ - (chunks - 1) * piece;
+    const std::size_t whole_pieces = last_piece == piece ? chunks : chunks - 1;  // one batched call for these
 
-    for (std::int64_t n0 = 0; n0 < s.N; n0 += layout_.images_per_pass) {
-        const std::int64_t images = std::min(layout_.images_per_pass, s.N - n0);
-        if (!layout_.direct) {
-            enqueue_columns(context_->queue(), im2col_, layout_, s, x, workspace.buffer,
+    for (std::int64_t n0 = 0; n0 < s.N; n0 += layout.images_per_pass) {
+        const std::int64_t images = std::min(layout.images_per_pass, s.N - n0);
+        if (!layout.direct) {
+            enqueue_columns(context_->queue(), im2col_, layout, s, x, workspace.buffer,
                             static_cast<cl_ulong>(workspace_origin), n0, images, chain);
         }
         for (std::int64_t b = 0; b < images; ++b) {
             const std::int64_t n = n0 + b;
-            const cl::Buffer& columns = layout_.direct ? x.buffer() : workspace.buffer;
+            const cl::Buffer& cols = layout.direct ? x.buffer() : workspace.buffer;
             // Direct: x's image n is its C x H·W column matrix (H·W = P·Q).
-            const std::size_t b_offset = layout_.direct ? x.offset() + static_cast<std::size_t>(n) * image_columns
-                                                        : workspace_origin + static_cast<std::size_t>(b) * image_columns;
-            const std::size_t a_offset = dy.offset() + static_cast<std::size_t>(n * s.K) * PQ;
+            const std::size_t b_image = layout.direct ? x.offset() + static_cast<std::size_t>(n) * image_columns
+                                                      : workspace_origin + static_cast<std::size_t>(b) * image_columns;
+            const std::size_t a_image = dy.offset() + static_cast<std::size_t>(n) * groups * kg * PQ;
             const float image_beta = n == 0 ? beta : 1.0f;
-            // One strided-batched GEMM over the groups (CLBlast takes no wait
-            // list: the chain orders it after what is pending).
-            chain.library_call(context_->queue(), [&] {
-                cl_event event = nullptr;
-                internal::check_clblast(
-                    clblast::GemmStridedBatched(
-                        clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes, kg,
-                        rows_per_group, PQ, 1.0f, dy.buffer()(), a_offset, PQ, kg * PQ, columns(), b_offset, PQ,
-                        rows_per_group * PQ, image_beta, dw.buffer()(), dw.offset(), rows_per_group,
-                        kg * rows_per_group, static_cast<std::size_t>(s.groups), &queue, &event),
-                    "wgrad-clblast's strided-batched SGEMM (" + std::to_string(s.groups) + " x " +
-                        std::to_string(kg) + "x" + std::to_string(rows_per_group) + "x" + std::to_string(PQ) +
-                        ", image " + std::to_string(n) + ") for " + s.str());
-                return cl::Event(event);  // takes over CLBlast's reference
-            });
+            const std::string image = "image " + std::to_string(n);
+            if (chunks == 1) {  // the image's GEMM writes dw, batched over the groups
+                gemm(a_image, kg * PQ, cols, b_image, columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ, groups,
+                     image_beta, dy.buffer(), image, chain);
+                continue;
+            }
+            // Each piece of the image's pixels into its own partial (a group's block within it), then their sum.
+            for (std::size_t g = 0; g < groups; ++g) {
+                const std::size_t a = a_image + g * kg * PQ, bb = b_image + g * columns * PQ;
+                const std::size_t c = partials + g * kg * columns;
+                gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, 0.0f, dy.buffer(),
+                     image + ", pieces of " + std::to_string(piece) + " pixels", chain);
+                if (whole_pieces < chunks) {
+                    const std::size_t at = (chunks - 1) * piece;
+                    gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
+                         dw_elements, last_piece, 1, 0.0f, dy.buffer(), image + ", the last piece", chain);
+                }
+            }
+            internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
+                                           static_cast<std::int64_t>(chunks), dw, image_beta, chain);
         }
     }
     if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_gradient_, s, dy, *db, beta, chain);

@@ -4,6 +4,7 @@
 // keeps the engine on (the CPU ones) plans as before.
 #include "ops/ConvImplementation.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/weight_gradient/ClblastWeightGradientConfig.hpp"
 #include "ops/weight_gradient/ClblastWeightGradientConv.hpp"
 
 namespace netcl {
@@ -23,38 +24,35 @@ public:
         return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32}};
     }
     std::vector<std::string> profile_keys() const override {
-        return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows"};
+        return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "wgrad_clblast_split_outputs",
+                "wgrad_clblast_min_chunk"};
     }
 
 protected:
     std::optional<std::string> do_why_not(const Variant&, const ConvShapes& s,
                                           const DeviceProfile& profile) const override {
-        const Im2colLayout layout = im2col_layout(s, profile);
+        const ClblastWeightGradientConfig c = clblast_weight_gradient_config(s, profile);
         const std::size_t limit = im2col_workspace_limit(profile);
-        if (layout.workspace_bytes > limit) {
-            return "its columns need a workspace of " + std::to_string(layout.workspace_bytes) +
+        if (c.workspace_bytes() > limit) {
+            return "its columns and partial sums need a workspace of " + std::to_string(c.workspace_bytes()) +
                    " bytes; the limit is " + std::to_string(limit) + " bytes (im2col_workspace_limit_bytes)";
         }
         return std::nullopt;
     }
     std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        const Im2colLayout layout = im2col_layout(s, profile);
-        const std::string columns = layout.direct ? "1x1: x is the column matrix, no workspace"
-                                                  : std::to_string(layout.images_per_pass) +
-                                                        " image(s) of columns a pass, workspace " +
-                                                        std::to_string(layout.workspace_bytes) + " bytes";
-        return columns + "; one CLBlast GEMM an image, summed into dw in order";
+        return clblast_weight_gradient_config(s, profile).str();
     }
     std::size_t do_workspace_bytes(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return im2col_layout(s, profile).workspace_bytes;
+        return clblast_weight_gradient_config(s, profile).workspace_bytes();
     }
     std::vector<ProgramSpec> do_programs(const Variant&, const ConvShapes& s,
                                          const DeviceProfile& profile) const override {
-        return clblast_weight_gradient_programs(s, im2col_layout(s, profile));
+        return clblast_weight_gradient_programs(s, clblast_weight_gradient_config(s, profile));
     }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& s,
                                             const DeviceProfile& profile) const override {
-        return std::make_unique<ClblastWeightGradientConv>(std::move(context), s, im2col_layout(s, profile));
+        return std::make_unique<ClblastWeightGradientConv>(std::move(context), s,
+                                                           clblast_weight_gradient_config(s, profile));
     }
 };
 

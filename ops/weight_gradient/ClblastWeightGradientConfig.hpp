@@ -1,0 +1,42 @@
+#pragma once
+// Internal: how wgrad-clblast (ClblastWeightGradientConv.hpp) computes one
+// layer's weight gradient -- the configuration its strategy and its
+// descriptor both read.
+//
+// A GEMM whose output (K/groups x C/groups·R·S) is small beside its
+// reduction (an image's P·Q pixels) leaves most of a GPU idle: CLBlast's
+// SGEMM splits only the output across work-groups. VGG-16's conv1.1 (64 x 27
+// outputs over 50176 pixels) took 2.0 ms at N = 1 against cuDNN's 0.05, and
+// conv1.2 (64 x 576) 2.9 against 0.21 (H100, NVIDIA's OpenCL, one GEMM an
+// image). So an image's pixels are cut into `chunks` pieces, each piece's
+// GEMM writing a float32 partial gradient of its own (one strided-batched
+// call over the pieces), and gradient_sums.cl's sum_weight_gradient_partials
+// adding them, in order, into dw (beta for the first image, 1 after it): the
+// same dw bit for bit on every run.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "netcl/ConvShapes.hpp"
+#include "netcl/DeviceProfile.hpp"
+#include "ops/im2col/Im2colLayout.hpp"
+
+namespace netcl {
+
+struct ClblastWeightGradientConfig {
+    Im2colLayout layout;             // the columns, as IM2COL's
+    std::int64_t chunks = 1;         // pieces of an image's pixels, each its own GEMM (1: the GEMM writes dw)
+    std::int64_t chunk_pixels = 0;   // pixels of each piece but the last (which takes the rest)
+    std::size_t partials_bytes = 0;  // chunks x dW's size in float32, after the columns (0 when chunks is 1)
+
+    std::size_t workspace_bytes() const { return layout.workspace_bytes + partials_bytes; }
+    std::string str() const;
+};
+
+// Profile keys:
+//   wgrad_clblast_split_outputs   the outputs (dW's elements x pieces) to aim for when
+//                                 splitting an image's pixels (default 2^22)
+//   wgrad_clblast_min_chunk       the fewest pixels a piece may reduce over (default 256)
+ClblastWeightGradientConfig clblast_weight_gradient_config(const ConvShapes& shapes, const DeviceProfile& profile);
+
+}  // namespace netcl
