@@ -476,6 +476,11 @@ MUTATIONS = [
          find="d[i][j] = (row_in && ix >= 0 && ix < W) ? LOAD(xp, row + ix) : 0.0f;",
          replace="d[i][j] = (row_in && ix < W) ? LOAD(xp, row + max(ix, 0)) : 0.0f;",
          bug="the half input tile reads the image's first column where the left padding should be zero"),
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (the pieces at beta 1 and 0.5).
+    dict(id="sum-partials-beta-ignored", area="gradients", file="kernels_cl/gradient_sums.cl",
+         find="STORE(dw, i, gradient_blend(beta, dw, i, sum));",
+         replace="STORE(dw, i, sum);",
+         bug="the pieces' partial gradients overwrite dw where the caller (or a later image) asked to accumulate"),
     # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (every shape with N > 1).
     dict(id="wgrad-clblast-each-image-overwrites", area="gradients",
          file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
