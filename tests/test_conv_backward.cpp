@@ -363,14 +363,18 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     const auto passes = context_with_profile([&](DeviceProfile& p) {
         p.tuned["im2col_pass_bytes"] = static_cast<double>(2 * image_bytes);
     });
-    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+    const auto run_at_beta = [&](const ConvShapes& shapes, const std::shared_ptr<Context>& context, float beta,
+                                 std::uint64_t case_seed) {
         ConvCaseOptions options;
         options.strategy = Kernel::IM2COL;
         options.variant = variant;
-        options.context = passes;
+        options.context = context;
         options.beta = beta;
-        options.seed = 95;
-        const ConvCaseResult r = run_conv_case(s, options);
+        options.seed = case_seed;
+        return run_conv_case(shapes, options);
+    };
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {
+        const ConvCaseResult r = run_at_beta(s, passes, beta, 95);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
         EXPECT_NE(r.plan.config.find("2 image(s) of columns a pass"), std::string::npos) << r.plan.config;
     }
@@ -383,13 +387,7 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
         p.tuned["wgrad_clblast_min_chunk"] = 7;
     });
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = variant;
-        options.context = pieces;
-        options.beta = beta;
-        options.seed = 97;
-        const ConvCaseResult r = run_conv_case(grouped, options);
+        const ConvCaseResult r = run_at_beta(grouped, pieces, beta, 97);
         EXPECT_TRUE(r.passed()) << "pieces, beta " << beta << ": " << describe(grouped, r);
         EXPECT_NE(r.plan.config.find("pixels in 7 pieces of 8"), std::string::npos) << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, grouped, pieces->profile()));
