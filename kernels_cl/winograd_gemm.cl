@@ -21,9 +21,14 @@
 // X_TYPE: the input's type, the layer's (STORAGE) unless the host widened a
 // float16 input to float32 first (kernels_cl/widen.cl; a lone vload_half is
 // ~10 integer operations on PoCL, and each input element feeds up to four
-// overlapping tiles).
+// overlapping tiles). X_HALF: the input transform reads half itself (the
+// channel-lane one converts a whole vector of channels at once:
+// kernels_cl/winograd_gemm_channels.cl).
 #ifndef X_TYPE
 #define X_TYPE STORAGE
+#ifdef STORAGE_HALF
+#define X_HALF
+#endif
 #endif
 // TILE_STEP: how far apart the input tiles of winograd_gemm_channels.cl's
 // input transform start, WINO_M unless the program says otherwise.

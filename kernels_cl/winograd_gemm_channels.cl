@@ -64,18 +64,21 @@
 #if CL == 16
 typedef float16 cvec_t;
 #define CVLOAD vload16
+#define CVLOAD_HALF vload_half16
 #define CVSTORE vstore16
 #define HALF_BITS_T ushort16
 #define HALF_BITS netcl_half_bits_from_float16
 #elif CL == 8
 typedef float8 cvec_t;
 #define CVLOAD vload8
+#define CVLOAD_HALF vload_half8
 #define CVSTORE vstore8
 #define HALF_BITS_T ushort8
 #define HALF_BITS netcl_half_bits_from_float8
 #elif CL == 4
 typedef float4 cvec_t;
 #define CVLOAD vload4
+#define CVLOAD_HALF vload_half4
 #define CVSTORE vstore4
 #define HALF_BITS_T ushort4
 #define HALF_BITS netcl_half_bits_from_float4
@@ -115,17 +118,38 @@ void store_channels(const cvec_t v, __global float* p, const int lanes) {
     for (int l = 0; l < lanes; ++l) p[l] = f[l];
 }
 
+// One input pixel's CL channels, lane l at p[lane_at[l]]. A half input is
+// gathered as bits and converted as one vector (vload_halfN: F16C's
+// vcvtph2ps on PoCL), not a lane at a time in integer arithmetic, so the
+// transform reads the caller's half x where it had read a float32 copy
+// made in a pass of its own (kernels_cl/widen.cl).
+cvec_t gather_channels(__global const X_TYPE* p, const size_t lane_at[CL]) {
+#ifdef X_HALF
+    ushort bits[CL];
+#pragma unroll
+    for (int l = 0; l < CL; ++l) bits[l] = ((__global const ushort*)p)[lane_at[l]];
+    return CVLOAD_HALF(0, (const __private half*)bits);
+#else
+    float f[CL];
+#pragma unroll
+    for (int l = 0; l < CL; ++l) f[l] = p[lane_at[l]];
+    return CVLOAD(0, f);
+#endif
+}
+
 #if CL == 16 && WINO_TILE <= 8
 // Pixels ix .. ix + 7 of one input row, for 16 channels a plane apart,
 // transposed so that out[j] holds the 16 channels' pixel ix + j: a row of
-// each channel is one 8-float load, and three rounds of two-vector shuffles
-// move pixel j of every channel into one vector (the scalar gather below
-// reads 16 floats one by one for each of the tile's pixels).
-void gather_row16(__global const float* p, const size_t plane, float16 out[8]) {
+// each channel is one 8-float load (vload_half8 in half), and three rounds
+// of two-vector shuffles move pixel j of every channel into one vector (the
+// scalar gather below reads 16 floats one by one for each of the tile's
+// pixels).
+void gather_row16(__global const X_TYPE* p, const size_t plane, float16 out[8]) {
     float16 z[8];  // channels 2c and 2c + 1, pixels 0..7 each
 #pragma unroll
     for (int c = 0; c < 8; ++c)
-        z[c] = (float16)(vload8(0, p + (size_t)(2 * c) * plane), vload8(0, p + (size_t)(2 * c + 1) * plane));
+        z[c] = (float16)(LOADN_AS(X_TYPE, 8, 0, p + (size_t)(2 * c) * plane),
+                         LOADN_AS(X_TYPE, 8, 0, p + (size_t)(2 * c + 1) * plane));
     float16 a[4], b[4];  // channels 4q .. 4q + 3: pixels 0..3 (a), 4..7 (b), 4 lanes a pixel
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -154,7 +178,7 @@ void gather_row16(__global const float* p, const size_t plane, float16 out[8]) {
 #endif
 
 // V = B^T d B for tile tile0 + t of channels c0 .. c0 + CL - 1.
-__kernel void winograd_gemm_input_channels(__global const float* restrict x, const ulong x_offset,
+__kernel void winograd_gemm_input_channels(__global const X_TYPE* restrict x, const ulong x_offset,
                                            __global float* restrict v, const ulong v_offset, const int C, const int H,
                                            const int W, const int pad_top, const int pad_left, const int tiles_w,
                                            const int tiles_per_image, const int tile0, const int T) {
@@ -165,7 +189,7 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
     tile_position(tile0 + t, tiles_per_image, tiles_w, &n, &ty, &tx);
     const int iy0 = ty * TILE_STEP - pad_top, ix0 = tx * TILE_STEP - pad_left;
     const size_t plane = (size_t)H * W;
-    __global const float* xp = x + x_offset + ((size_t)n * C + c0) * plane;
+    __global const X_TYPE* xp = x + x_offset + ((size_t)n * C + c0) * plane;
     // Lane l reads channel c0 + l, clamped to the last one (never stored).
     size_t lane_at[CL];
 #pragma unroll
@@ -199,11 +223,7 @@ __kernel void winograd_gemm_input_channels(__global const float* restrict x, con
         for (int j = 0; j < WINO_TILE; ++j) {
             const int ix = ix0 + j;
             if (row_in && ix >= 0 && ix < W) {
-                __global const float* p = xp + iy * W + ix;
-                float f[CL];
-#pragma unroll
-                for (int l = 0; l < CL; ++l) f[l] = p[lane_at[l]];
-                d[i][j] = CVLOAD(0, f);
+                d[i][j] = gather_channels(xp + iy * W + ix, lane_at);
             } else {
                 d[i][j] = (cvec_t)(0.0f);
             }

@@ -26,6 +26,7 @@
 #include "netcl/Half.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "selector/ProfileStore.hpp"
 #include "tests/support/ConvCase.hpp"
 #include "tests/support/ReferenceConv.hpp"
@@ -278,6 +279,48 @@ TEST(Half, EachWinogradOutputTransformStoresHalf) {
             }
         }
     }
+}
+
+// The channel-lane input transform (the transposed multiply's) reads a half
+// x itself, gathering a pixel's channels as half bits converted as one
+// vector (kernels_cl/winograd_gemm_channels.cl): no float32 copy in the
+// workspace, at 8 and 16 channels a work-item (16: rows inside the image
+// loaded eight halves at a time and transposed in registers), C = 21 off
+// both (a last group of 5), asymmetric padding, ragged tiles, two images.
+// The one-tile transform, which would convert a lane at a time, still
+// transforms a float32 copy.
+TEST(Half, TheChannelTransformReadsTheHalfInputItself) {
+    ConvShapes s;
+    s.N = 2, s.C = 21, s.H = 11, s.W = 29, s.K = 16, s.R = 3, s.S = 3, s.set_padding(2, 1, 0, 1), s.bias = true;
+    s = in_half(s);
+    const WinogradTile f4{4, 3};
+    std::uint64_t seed = 9900;
+    for (const int lanes : {8, 16}) {
+        const auto context = context_with_profile([lanes](DeviceProfile& p) {
+            p.tuned["winograd_gemm_transposed"] = 1, p.tuned["winograd_gemm_transposed_vw"] = lanes;
+        });
+        const WinogradGemmConfig c = winograd_gemm_config(f4, s, context->profile());
+        ASSERT_TRUE(c.transposed && c.tile.vw == lanes) << c.str();
+        EXPECT_FALSE(c.widens_input) << c.str();
+        EXPECT_EQ(c.widened_input_bytes(s), 0u);
+        ConvCaseOptions o;
+        o.strategy = Kernel::CONV2D_WINOGRAD;
+        o.variant = Variant("wino-f4-gemm");
+        o.tolerance_factor = tolerance_factor(*o.variant);
+        o.seed = seed++;
+        o.context = context;
+        const auto result = run_conv_case(s, o);
+        EXPECT_TRUE(result.passed()) << lanes << " channels a work-item: " << describe(s, result);
+        EXPECT_EQ(result.workspace_bytes, c.workspace_bytes(s)) << result.plan.config;
+        EXPECT_NE(result.plan.config.find("the half input read by the channel transform"), std::string::npos)
+            << result.plan.config;
+    }
+    DeviceProfile one_tile = shared_context()->profile();
+    one_tile.tuned["winograd_gemm_transposed"] = 0, one_tile.tuned["winograd_transform_lanes"] = 0;
+    const WinogradGemmConfig widened = winograd_gemm_config(f4, s, one_tile);
+    EXPECT_TRUE(widened.widens_input) << widened.str();
+    EXPECT_EQ(widened.widened_input_bytes(s), static_cast<std::size_t>(s.input_numel()) * sizeof(float));
+    EXPECT_NE(widened.str().find("the half input widened to float32"), std::string::npos) << widened.str();
 }
 
 // The fused Winograd kernel in half on NVIDIA's configuration (nvidia-gpu.json's

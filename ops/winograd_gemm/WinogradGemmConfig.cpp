@@ -85,31 +85,50 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     const std::size_t limit = winograd_gemm_workspace_limit(profile);
-    // A half input's float32 copy shares the workspace, and the passes get
-    // what it leaves: at most half of the limit, so the layer runs in
-    // chunks of images (a divisor of N, each chunk its own copy and passes)
-    // where the whole batch's copy would take more. VGG's conv1.2 at N = 8
-    // (a 103 MB copy over the 64 MB limit) had fallen to the implicit GEMM:
-    // 288 ms against float32 Winograd's 141 on Zen 3.
-    c.images_per_chunk = s.N;
-    if (s.dtype == DataType::FLOAT16) {
-        const auto image_bytes = static_cast<std::size_t>(s.input_numel() / s.N) * sizeof(float);
-        while (c.images_per_chunk > 1 && static_cast<std::size_t>(c.images_per_chunk) * image_bytes > limit / 2) {
-            do --c.images_per_chunk;
-            while (s.N % c.images_per_chunk != 0);
+    // The images, tiles and passes. A half input that the input transform
+    // cannot read itself (the channel-lane transform can) is widened into a
+    // float32 copy that shares the workspace, and the passes get what it
+    // leaves: at most half of the limit, so the layer runs in chunks of
+    // images (a divisor of N, each chunk its own copy and passes) where the
+    // whole batch's copy would take more. VGG's conv1.2 at N = 8 (a 103 MB
+    // copy over the 64 MB limit) had fallen to the implicit GEMM: 288 ms
+    // against float32 Winograd's 141 on Zen 3.
+    const auto lay_out = [&](bool widens_input) {
+        c.widens_input = widens_input;
+        c.images_per_chunk = s.N;
+        if (widens_input) {
+            const auto image_bytes = static_cast<std::size_t>(s.input_numel() / s.N) * sizeof(float);
+            while (c.images_per_chunk > 1 && static_cast<std::size_t>(c.images_per_chunk) * image_bytes > limit / 2) {
+                do --c.images_per_chunk;
+                while (s.N % c.images_per_chunk != 0);
+            }
         }
-    }
-    c.chunks = s.N / c.images_per_chunk;
-    c.tiles = c.images_per_chunk * ((s.O() + m - 1) / m) * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
-    const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
-    const std::size_t widened = c.widened_input_bytes(s);
-    const std::size_t budget = limit > widened ? limit - widened : 0;
-    const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
-    // Passes of equal size (give or take one tile): no short last pass
-    // narrower than the GEMM tile, which the kernel built for the others
-    // would overrun (32 tiles at most 5 a pass: 5,5,5,5,4,4,4, not 5 x 6 + 2).
-    c.passes = (c.tiles + most - 1) / most;
-    c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
+        c.chunks = s.N / c.images_per_chunk;
+        c.tiles = c.images_per_chunk * ((s.O() + m - 1) / m) * ((s.P() + m - 1) / m) * ((s.Q() + m - 1) / m);
+        const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
+        const std::size_t widened = c.widened_input_bytes(s);
+        const std::size_t budget = limit > widened ? limit - widened : 0;
+        const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
+        // Passes of equal size (give or take one tile): no short last pass
+        // narrower than the GEMM tile, which the kernel built for the others
+        // would overrun (32 tiles at most 5 a pass: 5,5,5,5,4,4,4, not 5 x 6 + 2).
+        c.passes = (c.tiles + most - 1) / most;
+        c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
+    };
+    lay_out(false);
+    const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
+    // 3-D: the DEPTH transforms (8 tiles a work-item) and the plain layouts
+    // only (the channel and row-lane kernels are 2-D).
+    c.transposed = c.rank == 3 ? false
+                   : forced >= 0 ? forced != 0
+                               : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
+                                     std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
+    // float16 takes the same layouts; the output transforms store in the
+    // layer's type. The other input transforms read a float32 copy of x: its
+    // passes, never larger, keep the plain layouts (a profile's
+    // transposed_max_tiles between the two pass sizes would otherwise take
+    // the channel transform with a copy it does not read).
+    if (s.dtype == DataType::FLOAT16 && !c.transposed) lay_out(true);
     const std::int64_t fewest = c.tiles / c.passes;
     // The widest tile that a pass's tiles fill: 6 x 16 in 2 x 8 work-groups
     // ran at 58-67 GFLOPS on the VGG Winograd GEMMs on PoCL (k-major A
@@ -142,15 +161,6 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     // "winograd_gemm_transposed_max_tiles" (default 0: never) and
     // "winograd_gemm_transposed_min_channels" (C, K at least that: a channel
     // vector's worth).
-    const double forced = profile.tuned_or("winograd_gemm_transposed", -1);
-    // 3-D: the DEPTH transforms (8 tiles a work-item) and the plain layouts
-    // only (the channel and row-lane kernels are 2-D).
-    // float16 takes the same layouts: every input transform reads x's float32
-    // copy, and the output transforms store in the layer's type.
-    c.transposed = c.rank == 3 ? false
-                   : forced >= 0 ? forced != 0
-                               : c.tiles_per_pass <= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_max_tiles", 0)) &&
-                                     std::min(s.C, s.K) >= static_cast<std::int64_t>(profile.tuned_or("winograd_gemm_transposed_min_channels", 0));
     if (c.transposed) c.tile = transposed_tile(profile, c.tiles_per_pass);
     // U's next panel prefetched where 5-10 row tiles share a panel (kernels_cl/gemm.cl
     // PREFETCH_PANEL). Measured on the multiply alone at C = K = 512 (PoCL, Zen 4,
@@ -191,9 +201,7 @@ std::size_t WinogradGemmConfig::workspace_bytes(const ConvShapes& s) const {
 }
 
 std::size_t WinogradGemmConfig::widened_input_bytes(const ConvShapes& s) const {
-    return dtype == DataType::FLOAT16
-               ? static_cast<std::size_t>(s.input_numel() / s.N * images_per_chunk) * sizeof(float)
-               : 0;
+    return widens_input ? static_cast<std::size_t>(s.input_numel() / s.N * images_per_chunk) * sizeof(float) : 0;
 }
 
 std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
@@ -210,7 +218,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
                          internal::post_ops_options(post_ops) + internal::storage_options(dtype) +
-                         (dtype == DataType::FLOAT16 ? " -DX_TYPE=float" : ""),
+                         (widens_input ? " -DX_TYPE=float" : ""),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
@@ -248,8 +256,11 @@ std::string WinogradGemmConfig::str() const {
            (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " tiles a pass" +
            (chunks > 1 ? " in each of " + std::to_string(chunks) + " chunks of " + std::to_string(images_per_chunk) +
-                             " image(s), the half input widened a chunk at a time"
+                             " image(s), widened a chunk at a time"
                        : std::string()) +
+           (dtype != DataType::FLOAT16 ? ""
+            : widens_input           ? ", the half input widened to float32"
+                                     : ", the half input read by the channel transform") +
            ", GEMM " + (transposed ? "transposed (tiles in rows, K along vectors) " : "") + tile.str() +
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
            (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string()) +

@@ -40,7 +40,11 @@ struct WinogradGemmConfig {
     bool scaled = true;               // all but F(2,3): netcl's power-of-two scaling (profile "winograd_scaling"; separate transforms only)
     GemmTile tile;
     std::int64_t c_slice = 0;         // the multiply sums C in slices of this many channels (0: one sum)
-    // The images run together: N, or for a half input whose float32 copy
+    // A float16 x copied to float32 before the input transform (kernels_cl/widen.cl):
+    // the one-tile and row-lane transforms, which would convert it a lane at a time.
+    // The channel-lane transform (transposed) reads the half x itself.
+    bool widens_input = false;
+    // The images run together: N, or for a widened input whose float32 copy
     // would take more than half the workspace limit a divisor of N (the
     // layer then runs N / images_per_chunk times, each chunk widened alone).
     std::int64_t images_per_chunk = 1;
@@ -71,7 +75,7 @@ struct WinogradGemmConfig {
     int row_lanes = 0;
     PostOps post_ops;  // the output transforms' output stage (kernels_cl/post_ops.cl)
 
-    // A float16 input's chunk widened to float32 after V and M (kernels_cl/widen.cl); 0 for float32.
+    // The widened input's chunk, after V and M (kernels_cl/widen.cl); 0 where none is widened.
     std::size_t widened_input_bytes(const ConvShapes& shapes) const;
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
     std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats

@@ -27,7 +27,7 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
     input_kernel_ = internal::make_kernel(transforms, input_name_.c_str());
     output_kernel_ = internal::make_kernel(transforms, output_name_.c_str());
     gemm_kernel_ = internal::make_kernel(build(*context_, config_.gemm_program()), "gemm");
-    if (shapes_.dtype == DataType::FLOAT16) {
+    if (config_.widens_input) {
         widen_kernel_ = internal::make_kernel(build(*context_, internal::widen_program()), "widen_to_float");
     }
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
@@ -62,10 +62,10 @@ void WinogradGemmConv::enqueue(const Tensor& x, const Tensor& y, const Workspace
     const auto image_out = static_cast<cl_ulong>(s.output_numel() / s.N);
     for (std::int64_t chunk = 0; chunk < config_.chunks; ++chunk) {
         const std::int64_t n0 = chunk * images;
-        // A float16 input is transformed from its float32 copy after V and M (kernels_cl/widen.cl).
+        // A widened float16 input is transformed from its float32 copy after V and M (kernels_cl/widen.cl).
         cl::Buffer input = x.buffer();
         cl_ulong input_offset = internal::offset_of(x) + static_cast<cl_ulong>(n0 * image_in);
-        if (s.dtype == DataType::FLOAT16) {
+        if (config_.widens_input) {
             input = workspace.buffer;
             input_offset = m_offset + static_cast<cl_ulong>(config_.tiles_per_pass * s.K * config_.elements());
             internal::enqueue_widen(context_->queue(), widen_kernel_, x, static_cast<std::size_t>(n0) * image_in,

@@ -87,7 +87,7 @@ public:
     }
     std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         const WinogradGemmConfig c = winograd_gemm_config(*winograd_gemm_tile(v), s, profile);
-        if (s.dtype == DataType::FLOAT16) return {c.transforms_program(), c.gemm_program(), internal::widen_program()};
+        if (c.widens_input) return {c.transforms_program(), c.gemm_program(), internal::widen_program()};
         return {c.transforms_program(), c.gemm_program()};
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {

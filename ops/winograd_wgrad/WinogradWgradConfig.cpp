@@ -48,7 +48,7 @@ WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& s, cons
     c.tiles = s.N * c.tiles_per_image;
     const std::size_t per_tile = size((s.C + s.K) * c.elements()) * sizeof(float);
     const std::size_t limit = winograd_wgrad_workspace_limit(profile);
-    const std::size_t fixed = c.sums_bytes(s) + c.widened_input_bytes(s);
+    const std::size_t fixed = c.sums_bytes(s);
     const std::size_t budget = limit > fixed ? limit - fixed : 0;
     const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
     c.passes = (c.tiles + most - 1) / most;
@@ -77,12 +77,8 @@ std::size_t WinogradWgradConfig::sums_bytes(const ConvShapes& s) const {
     return size(s.C * s.K * elements()) * sizeof(float);
 }
 
-std::size_t WinogradWgradConfig::widened_input_bytes(const ConvShapes& s) const {
-    return dtype == DataType::FLOAT16 ? size(s.input_numel()) * sizeof(float) : 0;
-}
-
 std::size_t WinogradWgradConfig::workspace_bytes(const ConvShapes& s) const {
-    return sums_bytes(s) + size(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float) + widened_input_bytes(s);
+    return sums_bytes(s) + size(tiles_per_pass * (s.C + s.K) * elements()) * sizeof(float);
 }
 
 ProgramSpec WinogradWgradConfig::transforms_program() const {

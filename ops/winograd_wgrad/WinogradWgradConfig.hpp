@@ -41,8 +41,7 @@ struct WinogradWgradConfig {
 
     int elements() const { return alpha * alpha; }
     std::size_t sums_bytes(const ConvShapes& shapes) const;       // M: K x C x alpha^2 floats
-    std::size_t widened_input_bytes(const ConvShapes& shapes) const;  // a float16 x as float32; 0 for float32
-    std::size_t workspace_bytes(const ConvShapes& shapes) const;  // M, one pass's V and D, the widened x
+    std::size_t workspace_bytes(const ConvShapes& shapes) const;  // M, one pass's V and D
     ProgramSpec transforms_program() const;
     // The multiply; `accumulate`: adding into M (every pass after the first).
     ProgramSpec gemm_program(bool accumulate) const;

@@ -2,7 +2,6 @@
 
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
-#include "ops/internal/Widen.hpp"
 #include "runtime/ProgramCache.hpp"
 
 namespace netcl {
@@ -24,9 +23,6 @@ WinogradWgradConv::WinogradWgradConv(std::shared_ptr<Context> context, const Con
     bias_gradient_ = internal::make_kernel(transforms, internal::kBiasGradientKernel);
     multiply_ = internal::make_kernel(program(config_.gemm_program(false)), "gemm");
     if (config_.passes > 1) multiply_add_ = internal::make_kernel(program(config_.gemm_program(true)), "gemm");
-    if (shapes_.dtype == DataType::FLOAT16) {
-        widen_ = internal::make_kernel(program(internal::widen_program()), "widen_to_float");
-    }
 }
 
 void WinogradWgradConv::enqueue(const Tensor&, const Tensor&, const Workspace&, internal::EventChain&) {
@@ -47,23 +43,17 @@ void WinogradWgradConv::enqueue_backward_weights(const Tensor& x, const Tensor& 
     auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
     auto z = [](std::int64_t v) { return static_cast<std::size_t>(v); };
     const std::int64_t e = config_.elements();
-    // M first (it lives through every pass), then the pass's V and D, then a float16 x's float32 copy.
+    // M first (it lives through every pass), then the pass's V and D. A float16 x is read by the input
+    // transform itself (kernels_cl/winograd_gemm_channels.cl gathers a pixel's channels as half bits).
     const std::int64_t m_at = static_cast<std::int64_t>(workspace.offset_bytes / sizeof(float));
     const std::int64_t v_at = m_at + s.K * s.C * e, d_at = v_at + config_.tiles_per_pass * s.C * e;
     const cl::CommandQueue& queue = context_->queue();
-    cl::Buffer input = x.buffer();
-    cl_ulong input_offset = internal::offset_of(x);
-    if (s.dtype == DataType::FLOAT16) {
-        input = workspace.buffer;
-        input_offset = u(d_at + config_.tiles_per_pass * s.K * e);
-        internal::enqueue_widen(queue, widen_, x, input, input_offset, chain);
-    }
     const std::int64_t lanes = config_.channel_lanes;
     std::int64_t tile0 = 0;
     for (std::int64_t p = 0; p < config_.passes; ++p) {
         const std::int64_t T = config_.tiles / config_.passes + (p < config_.tiles % config_.passes ? 1 : 0);
         // V[e][T][C]: a work-item a tile's `lanes` channels (consecutive work-items share the tile's rows).
-        internal::set_args(input_, "winograd_gemm_input_channels", input, input_offset, workspace.buffer, u(v_at),
+        internal::set_args(input_, "winograd_gemm_input_channels", x.buffer(), internal::offset_of(x), workspace.buffer, u(v_at),
                            i(s.C), i(s.H), i(s.W), i(s.pad_top), i(s.pad_left), i(config_.tiles_w),
                            i(config_.tiles_per_image), i(tile0), i(T));
         internal::launch(queue, input_, "winograd_gemm_input_channels", cl::NDRange(z((s.C + lanes - 1) / lanes), z(T)),

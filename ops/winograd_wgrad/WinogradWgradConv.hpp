@@ -23,7 +23,7 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WinogradWgradConfig config_;
-    cl::Kernel input_, dy_, output_, bias_gradient_, widen_;
+    cl::Kernel input_, dy_, output_, bias_gradient_;
     cl::Kernel multiply_, multiply_add_;  // the first pass writes M, the later ones add to it (built where there are any)
 };
 

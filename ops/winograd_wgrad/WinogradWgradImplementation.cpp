@@ -2,7 +2,6 @@
 // a sum over dy's tiles of F(3x3, r x r) pieces, the sum a batched GEMM on
 // netcl's engine (kernels_cl/winograd_wgrad.cl says how).
 #include "ops/ConvImplementation.hpp"
-#include "ops/internal/Widen.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConv.hpp"
 
@@ -38,11 +37,10 @@ protected:
         if (s.groups != 1) return std::string("Winograd's weight gradient takes ungrouped layers");
         const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
         const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
-        const std::size_t limit = winograd_wgrad_workspace_limit(profile), widened = c.widened_input_bytes(s);
-        if (c.sums_bytes(s) + one_tile + widened > limit) {
+        const std::size_t limit = winograd_wgrad_workspace_limit(profile);
+        if (c.sums_bytes(s) + one_tile > limit) {
             return "the transformed gradient's sums (" + std::to_string(c.sums_bytes(s)) + " bytes) and one tile's " +
                    "transforms (" + std::to_string(one_tile) + ")" +
-                   (widened ? " beside the float32 copy of the half input's " + std::to_string(widened) : "") +
                    " exceed the workspace limit " + std::to_string(limit) + " (winograd_wgrad_workspace_limit_bytes)";
         }
         return std::nullopt;
@@ -58,7 +56,6 @@ protected:
         const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
         std::vector<ProgramSpec> programs = {c.transforms_program(), c.gemm_program(false)};
         if (c.passes > 1) programs.push_back(c.gemm_program(true));
-        if (s.dtype == DataType::FLOAT16) programs.push_back(internal::widen_program());
         return programs;
     }
     std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const override {

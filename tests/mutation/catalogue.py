@@ -381,9 +381,21 @@ MUTATIONS = [
          replace="load_channels(mp + ((i) * WINO_ALPHA + j) * CL, lanes)",
          bug="the last, narrower output channel group reads its M a whole vector a transform element (K = 70: past the tile's M)"),
     dict(id="wino-channels-x-offset", area="views", file="kernels_cl/winograd_gemm_channels.cl",
-         find="__global const float* xp = x + x_offset + ((size_t)n * C + c0) * plane;",
-         replace="__global const float* xp = x + ((size_t)n * C + c0) * plane;",
+         find="__global const X_TYPE* xp = x + x_offset + ((size_t)n * C + c0) * plane;",
+         replace="__global const X_TYPE* xp = x + ((size_t)n * C + c0) * plane;",
          bug="the channel transforms read an input given as a view at an offset into a caller's buffer from the buffer's start"),
+    # Expected: test_conv_half, TheChannelTransformReadsTheHalfInputItself and the edge tables (every lane of a
+    # half pixel takes the last channel's bits at 8 channels a work-item, and in the last group at 16).
+    dict(id="wino-channels-half-gather-lane", area="float16", file="kernels_cl/winograd_gemm_channels.cl",
+         find="for (int l = 0; l < CL; ++l) bits[l] = ((__global const ushort*)p)[lane_at[l]];",
+         replace="for (int l = 0; l < CL; ++l) bits[l] = ((__global const ushort*)p)[lane_at[CL - 1]];",
+         bug="the channel transform's half gather reads every lane from the last lane's channel"),
+    # Expected: test_conv_half, TheChannelTransformReadsTheHalfInputItself (16 channels a work-item: its first
+    # group's tiles of 8 pixels inside the row; pocl-cpu's 8 channels never take this path).
+    dict(id="wino-channels-half-row-as-float", area="float16", file="kernels_cl/winograd_gemm_channels.cl",
+         find="z[c] = (float16)(LOADN_AS(X_TYPE, 8, 0, p + (size_t)(2 * c) * plane),",
+         replace="z[c] = (float16)(vload8(0, (__global const float*)(p + (size_t)(2 * c) * plane)),",
+         bug="the whole-row gather reads a half input's row as eight floats (the bits of 16 halves, from twice as far)"),
     dict(id="wino-channels-y-offset", area="views", file="kernels_cl/winograd_gemm_channels.cl",
          find="__global STORAGE* yp = y + y_offset + ((size_t)n * K + k0) * plane",
          replace="__global STORAGE* yp = y + ((size_t)n * K + k0) * plane",

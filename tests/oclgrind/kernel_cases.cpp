@@ -287,7 +287,7 @@ TEST(Oclgrind, HalfStorageDirectAndOneByOne) {
 // Races, bounds and API (the GEMM engine's packed operands are reported as
 // uninitialised in float32 too, see GemmEngine below): the half input widened
 // into the workspace (kernels_cl/widen.cl) before the implicit GEMM and the
-// separate-transform Winograd, im2col's half column copy, direct-rows' half
+// one-tile Winograd transform, im2col's half column copy, direct-rows' half
 // rows, the weight gradient's half x and dy (both layouts, A widened), and backward data as forward
 // with rotated half filters and through col2im-gemm's W^T and gather, and
 // Winograd's output transforms in half (a tile a work-item on this
@@ -320,9 +320,10 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
         expect_clean(in_half(shape(2, 5, 6, 7, 9, 3, 1, true)), Kernel::CONV2D_WINOGRAD, Variant(id),
                      tolerance_factor(Variant(id)));
     }
-    // The transposed multiply's channel-lane output transform storing half:
-    // K = 9 in groups of 8, a whole group rounded as a vector and the last
-    // stored lane by lane.
+    // The transposed multiply's channel-lane transforms: the input's reading
+    // half x itself (C = 5, one short group of lanes, gathered as half bits)
+    // and the output's storing half, K = 9 in groups of 8, a whole group
+    // rounded as a vector and the last stored lane by lane.
     test::ConvCaseOptions options;
     options.strategy = Kernel::CONV2D_WINOGRAD;
     options.variant = Variant("wino-f4-gemm");
@@ -357,8 +358,8 @@ TEST(OclgrindNoUninitialized, WinogradWeightGradient) {
             options.variant = Variant(id);
             options.seed = 7;
             options.tolerance_factor = tolerance_factor(Variant(id));
-            const std::size_t widened = dtype == DataType::FLOAT16 ? 2 * 5 * 6 * 8 * sizeof(float) : 0;
-            options.workspace_limit_bytes = (9 * 5 + 6 * (5 + 9)) * alpha * alpha * sizeof(float) + widened;
+            // The same limit in half: the x transform reads half x itself, no float32 copy beside the passes.
+            options.workspace_limit_bytes = (9 * 5 + 6 * (5 + 9)) * alpha * alpha * sizeof(float);
             const auto result = test::run_conv_case(g, options);
             EXPECT_TRUE(result.passed()) << test::describe(g, result);
             EXPECT_NE(result.plan.config.find(alpha == 4 ? "(4 passes)" : "(2 passes)"), std::string::npos)
