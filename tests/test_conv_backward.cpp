@@ -601,13 +601,15 @@ TEST(ConvBackward, SelectorRunsWinogradOrTheGemmWeightGradient) {
 // Where the profile turns netcl's GEMM engine and Winograd's weight gradient
 // off (nvidia-gpu), a weight gradient large enough for a GEMM runs on CLBlast,
 // not on the direct kernel (on an H100 the direct kernel took VGG-16's weight
-// gradients 120x cuDNN's time: tools/gpu/README.md).
+// gradients 120x cuDNN's time: tools/gpu/README.md), in float32 and float16.
 TEST(ConvBackward, NvidiaProfileRunsWeightGradientsOnClblast) {
     DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
     profile.tuned = load_profile("nvidia-gpu").tuned;
     ConvShapes strided = sampled_vgg_like_shape();
     strided.stride_h = strided.stride_w = 2;
-    for (const ConvShapes& forward : {sampled_vgg_like_shape(), strided}) {
+    ConvShapes half = sampled_vgg_like_shape();
+    half.dtype = DataType::FLOAT16;
+    for (const ConvShapes& forward : {sampled_vgg_like_shape(), strided, half}) {
         const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_WEIGHTS);
         const Decision d = KernelSelector::global().explain(selector_op(s), s, profile);
         EXPECT_EQ(d.plan.variant, Variant("wgrad-clblast")) << d.str();

@@ -427,6 +427,61 @@ TEST(Half, WeightGradientGemmWidensItsOperandAChunkAtATime) {
     EXPECT_EQ(r.plan.config.find("widened"), std::string::npos) << r.plan.config;
 }
 
+// wgrad-clblast in half (NVIDIA's weight gradient: ClblastWeightGradientConfig.hpp):
+// CLBlast's SGEMM over float32 copies -- x's columns expanded even for a 1x1
+// layer, each image's dy widened into the workspace -- every image added into
+// float32 partials and stored into the half dw once, at beta 0, 1 and 0.5:
+// whole images (one piece) with two groups, a bias and passes of two images,
+// pieces of an image's pixels (the last one short), and a 1x1 layer.
+TEST(Half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce) {
+    const Variant variant("wgrad-clblast");
+    ConvShapes strided;  // 3 images of 7 x 8 outputs, 2 groups: dW 10 x 27, dy 10 x 56 an image
+    strided.N = 3, strided.C = 6, strided.H = 13, strided.W = 17, strided.K = 10, strided.R = strided.S = 3;
+    strided.stride_h = strided.stride_w = 2, strided.groups = 2, strided.bias = true;
+    strided.set_padding(1, 0, 2, 1);
+    ConvShapes pointwise = strided;  // 1x1, stride 1, unpadded (13 x 17 pixels): float32 would read x in place
+    pointwise.R = pointwise.S = 1, pointwise.stride_h = pointwise.stride_w = 1;
+    pointwise.set_padding(0);
+    const std::size_t f = sizeof(float), image_columns = 54 * 56 * f;
+    const auto profile = [](double pass_bytes, double split_outputs, double min_chunk) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["im2col_pass_bytes"] = pass_bytes;
+            p.tuned["wgrad_clblast_split_outputs"] = split_outputs;
+            p.tuned["wgrad_clblast_min_chunk"] = min_chunk;
+        });
+    };
+    struct Case {
+        ConvShapes shapes;
+        std::shared_ptr<Context> context;
+        std::string expected;
+        std::size_t workspace_bytes;  // a pass's columns, the partials (pieces x dW's size), one image's dy
+    };
+    const std::vector<Case> cases = {
+        {strided, profile(2.0 * image_columns, 1, 1),
+         "2 image(s) of columns a pass; dy widened to float32 an image at a time; one CLBlast GEMM an image",
+         2 * image_columns + (270 + 560) * f},
+        {strided, profile(1e9, 1e9, 9), "an image's pixels in 6 pieces of 10", 3 * image_columns + (6 * 270 + 560) * f},
+        {pointwise, profile(1e9, 1, 1), "3 image(s) of columns a pass", (3 * 6 * 221 + 30 + 10 * 221) * f}};
+    std::uint64_t seed = 9950;
+    for (const Case& c : cases) {
+        const ConvShapes g = in_half(c.shapes.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+        for (const float beta : {0.0f, 1.0f, 0.5f}) {
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.context = c.context;
+            options.beta = beta;
+            options.seed = seed++;
+            const ConvCaseResult r = run_conv_case(g, options);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(g, r);
+            EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
+            EXPECT_NE(r.plan.config.find("every image added into float32 partials, stored into the half dw once"),
+                      std::string::npos) << r.plan.config;
+            EXPECT_EQ(r.workspace_bytes, c.workspace_bytes) << r.plan.config;
+        }
+    }
+}
+
 TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {
     const auto context = with_every_implementation(shared_context());
     for (const ConvDirection direction : all_conv_directions()) {

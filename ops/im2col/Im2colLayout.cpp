@@ -12,11 +12,13 @@
 
 namespace netcl {
 
-Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes, std::size_t pass_bytes) {
+namespace {
+
+Im2colLayout layout_of(const ConvShapes& s, std::size_t limit_bytes, std::size_t pass_bytes, bool may_be_direct) {
     Im2colLayout layout;
     layout.dtype = s.dtype;
-    layout.direct = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_left == 0 &&
-                    s.pad_bottom == 0 && s.pad_right == 0;
+    layout.direct = may_be_direct && s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+                    s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0;
     if (layout.direct) {
         layout.images_per_pass = s.N;
         return layout;
@@ -30,10 +32,24 @@ Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes, std::si
     return layout;
 }
 
-Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile) {
-    Im2colLayout layout = im2col_layout(shapes, im2col_workspace_limit(profile), im2col_pass_bytes(profile));
+Im2colLayout layout_on(const ConvShapes& shapes, const DeviceProfile& profile, bool may_be_direct) {
+    Im2colLayout layout = layout_of(shapes, im2col_workspace_limit(profile), im2col_pass_bytes(profile), may_be_direct);
     layout.by_rows = !layout.direct && profile.tuned_or("im2col_rows", 0) != 0;
     return layout;
+}
+
+}  // namespace
+
+Im2colLayout im2col_layout(const ConvShapes& s, std::size_t limit_bytes, std::size_t pass_bytes) {
+    return layout_of(s, limit_bytes, pass_bytes, /*may_be_direct=*/true);
+}
+
+Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile) {
+    return layout_on(shapes, profile, /*may_be_direct=*/true);
+}
+
+Im2colLayout im2col_layout_expanded(const ConvShapes& shapes, const DeviceProfile& profile) {
+    return layout_on(shapes, profile, /*may_be_direct=*/false);
 }
 
 bool needs_output_stage_pass(bool bias, const PostOps& post_ops) {

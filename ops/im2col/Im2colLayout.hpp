@@ -41,6 +41,9 @@ Im2colLayout im2col_layout(const ConvShapes& shapes, std::size_t limit_bytes = k
                            std::size_t pass_bytes = kIm2colPassBytes);
 // The layout on a device: its workspace limit, its pass target and its im2col kernel.
 Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profile);
+// The same with the columns expanded where x is its own column matrix too: a
+// float16 x that a float32 GEMM (CLBlast's) reads, widened by the expansion.
+Im2colLayout im2col_layout_expanded(const ConvShapes& shapes, const DeviceProfile& profile);
 
 // Whether CLBlast's GEMM needs a pass after it (kernels_cl/output_stage.cl):
 // for a bias or an activation; a residual sum is the GEMM's beta = 1.

@@ -13,6 +13,14 @@
 // call over the pieces), and gradient_sums.cl's sum_weight_gradient_partials
 // adding them, in order, into dw (beta for the first image, 1 after it): the
 // same dw bit for bit on every run.
+//
+// float16 (CLBlast's HGEMM needs cl_khr_fp16, and would sum in half): the
+// SGEMM reads float32 copies. x's columns are expanded even for a 1x1 layer
+// (the expansion widens them), each image's dy is widened into the workspace
+// before its GEMMs, and every image's GEMMs add into float32 partials (one
+// piece or more), stored into the half dw once, after the last image: the
+// sum over images stays float32 and is rounded to half once, as a float32
+// layer's dw is rounded once to float.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,12 +32,16 @@
 namespace netcl {
 
 struct ClblastWeightGradientConfig {
-    Im2colLayout layout;             // the columns, as IM2COL's
-    std::int64_t chunks = 1;         // pieces of an image's pixels, each its own GEMM (1: the GEMM writes dw)
+    Im2colLayout layout;             // the columns, as IM2COL's (always expanded in float16)
+    bool half = false;               // float16 x, dy and dw (above)
+    std::int64_t chunks = 1;         // pieces of an image's pixels, each its own GEMM (1 in float32: the GEMM writes dw)
     std::int64_t chunk_pixels = 0;   // pixels of each piece but the last (which takes the rest)
-    std::size_t partials_bytes = 0;  // chunks x dW's size in float32, after the columns (0 when chunks is 1)
+    std::size_t partials_bytes = 0;  // chunks x dW's size in float32, after the columns (0 when float32's chunks is 1)
+    std::size_t dy_bytes = 0;        // float16: one image's dy widened to float32, after the partials
 
-    std::size_t workspace_bytes() const { return layout.workspace_bytes + partials_bytes; }
+    // The GEMMs write float32 partials, summed into dw by sum_weight_gradient_partials.
+    bool writes_partials() const { return chunks > 1 || half; }
+    std::size_t workspace_bytes() const { return layout.workspace_bytes + partials_bytes + dy_bytes; }
     std::string str() const;
 };
 

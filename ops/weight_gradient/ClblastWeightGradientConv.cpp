@@ -9,6 +9,7 @@
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "ops/internal/Storage.hpp"
+#include "ops/internal/Widen.hpp"
 #include "runtime/EmbeddedSources.hpp"
 #include "runtime/ProgramCache.hpp"
 
@@ -22,12 +23,13 @@ constexpr const char* kGradientSums = "gradient_sums";
 std::vector<ProgramSpec> clblast_weight_gradient_programs(const ConvShapes& s, const ClblastWeightGradientConfig& c) {
     std::vector<ProgramSpec> list = im2col_programs(c.layout, /*bias=*/false);
     std::vector<KernelSpec> sums;
-    if (c.chunks > 1) sums.push_back(internal::sum_partials_kernel());
+    if (c.writes_partials()) sums.push_back(internal::sum_partials_kernel());
     if (s.bias) sums.push_back(internal::bias_gradient_kernel());
     if (!sums.empty()) {
         list.push_back({kGradientSums, internal::storage_source() + embedded_source("gradient_sums"),
                         internal::storage_options(s.dtype), sums});
     }
+    if (c.half) list.push_back(internal::widen_program());
     return list;
 }
 
@@ -35,8 +37,13 @@ ClblastWeightGradientConv::ClblastWeightGradientConv(std::shared_ptr<Context> co
                                                      const ClblastWeightGradientConfig& config)
     : context_(std::move(context)), shapes_(shapes), config_(config) {
     internal::clblast_will_use(*context_);
+    const std::string widen_label = internal::widen_program().label;
     for (const ProgramSpec& spec : clblast_weight_gradient_programs(shapes_, config_)) {
         const cl::Program program = context_->programs().get_source(spec.label, spec.source, spec.options);
+        if (spec.label == widen_label) {
+            widen_ = internal::make_kernel(program, spec.kernels.front().name.c_str());
+            continue;
+        }
         if (spec.label != kGradientSums) {
             im2col_ = internal::make_kernel(program, spec.kernels.front().name.c_str());
             continue;
@@ -95,6 +102,10 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
     const std::size_t dw_elements = groups * kg * columns;
     const std::size_t workspace_origin = workspace.offset_bytes / sizeof(float);
     const std::size_t partials = workspace_origin + layout.workspace_bytes / sizeof(float);
+    const std::size_t dy_copy = partials + config_.partials_bytes / sizeof(float);
+    // float16: the SGEMM reads image n's dy widened into the workspace (in queue order, so one copy serves
+    // every image), and its partials carry every image's sum (beta 1 after the first image).
+    const cl::Buffer& a_buffer = config_.half ? workspace.buffer : dy.buffer();
     const auto chunks = static_cast<std::size_t>(config_.chunks), piece = static_cast<std::size_t>(config_.chunk_pixels);
     const std::size_t last_piece = PQ - (chunks - 1) * piece;
     const std::size_t whole_pieces = last_piece == piece ? chunks : chunks - 1;  // one batched call for these
@@ -111,29 +122,41 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
             // Direct: x's image n is its C x H·W column matrix (H·W = P·Q).
             const std::size_t b_image = layout.direct ? x.offset() + static_cast<std::size_t>(n) * image_columns
                                                       : workspace_origin + static_cast<std::size_t>(b) * image_columns;
-            const std::size_t a_image = dy.offset() + static_cast<std::size_t>(n) * groups * kg * PQ;
+            const std::size_t dy_image = static_cast<std::size_t>(n) * groups * kg * PQ;
+            if (config_.half) {
+                internal::enqueue_widen(context_->queue(), widen_, dy, dy_image, groups * kg * PQ, workspace.buffer,
+                                        dy_copy, chain);
+            }
+            const std::size_t a_image = config_.half ? dy_copy : dy.offset() + dy_image;
             const float image_beta = n == 0 ? beta : 1.0f;
+            const float piece_beta = config_.half && n > 0 ? 1.0f : 0.0f;
             const std::string image = "image " + std::to_string(n);
-            if (chunks == 1) {  // the image's GEMM writes dw, batched over the groups
+            if (!config_.writes_partials()) {  // the image's GEMM writes dw, batched over the groups
                 gemm(a_image, kg * PQ, cols, b_image, columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ, groups,
-                     image_beta, dy.buffer(), image, chain);
+                     image_beta, a_buffer, image, chain);
                 continue;
             }
             // Each piece of the image's pixels into its own partial (a group's block within it), then their sum.
             for (std::size_t g = 0; g < groups; ++g) {
                 const std::size_t a = a_image + g * kg * PQ, bb = b_image + g * columns * PQ;
                 const std::size_t c = partials + g * kg * columns;
-                gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, 0.0f, dy.buffer(),
-                     image + ", pieces of " + std::to_string(piece) + " pixels", chain);
+                gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, piece_beta,
+                     a_buffer, image + ", pieces of " + std::to_string(piece) + " pixels", chain);
                 if (whole_pieces < chunks) {
                     const std::size_t at = (chunks - 1) * piece;
                     gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
-                         dw_elements, last_piece, 1, 0.0f, dy.buffer(), image + ", the last piece", chain);
+                         dw_elements, last_piece, 1, piece_beta, a_buffer, image + ", the last piece", chain);
                 }
             }
-            internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
-                                           static_cast<std::int64_t>(chunks), dw, image_beta, chain);
+            if (!config_.half) {
+                internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
+                                               static_cast<std::int64_t>(chunks), dw, image_beta, chain);
+            }
         }
+    }
+    if (config_.half) {
+        internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
+                                       static_cast<std::int64_t>(chunks), dw, beta, chain);
     }
     if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_gradient_, s, dy, *db, beta, chain);
 }

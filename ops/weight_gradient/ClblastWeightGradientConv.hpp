@@ -9,7 +9,8 @@
 // writing dw), or in pieces of its pixels, each into a float32 partial, then
 // summed into dw (ClblastWeightGradientConfig.hpp says when). The columns are
 // forward's (kernels_cl/im2col.cl, a pass of images at a time into the
-// workspace; a 1x1 stride-1 unpadded layer's are x itself). On an H100
+// workspace; a 1x1 stride-1 unpadded float32 layer's are x itself). float16:
+// ClblastWeightGradientConfig.hpp. On an H100
 // through NVIDIA's OpenCL the direct kernel this replaces there ran VGG-16's
 // weight gradients at N = 1 in 193.6 ms against cuDNN's 1.60 (tools/gpu/README.md).
 #include <memory>
@@ -43,11 +44,12 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     ClblastWeightGradientConfig config_;
-    cl::Kernel im2col_, bias_gradient_, sum_partials_;
+    cl::Kernel im2col_, bias_gradient_, sum_partials_, widen_;
 };
 
-// Its programs: the column expansion (unless the layout is direct) and
-// kernels_cl/gradient_sums.cl for the pieces' sum and db.
+// Its programs: the column expansion (unless the layout is direct),
+// kernels_cl/gradient_sums.cl for the pieces' sum and db, and in float16 dy's
+// widening (kernels_cl/widen.cl).
 std::vector<ProgramSpec> clblast_weight_gradient_programs(const ConvShapes& shapes,
                                                           const ClblastWeightGradientConfig& config);
 

@@ -19,9 +19,10 @@ public:
         static const std::vector<Variant> list = {Variant("wgrad-clblast")};
         return list;
     }
-    // float32: CLBlast's SGEMM reads and writes float (its HGEMM needs cl_khr_fp16).
+    // float16 through float32 copies for CLBlast's SGEMM (its HGEMM needs cl_khr_fp16 and sums in half):
+    // ClblastWeightGradientConfig.hpp.
     ProblemKinds problem_kinds() const override {
-        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32}};
+        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
     }
     std::vector<std::string> profile_keys() const override {
         return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "wgrad_clblast_split_outputs",

@@ -786,6 +786,24 @@ MUTATIONS = [
          replace="if (crs >= C * R * S) return;",
          bug="the implicit GEMM's weight pack writes past its buffer when NR is 4 and the panels are odd"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
+    # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (every case, N = 3).
+    dict(id="wgrad-clblast-half-images-overwrite", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="const float piece_beta = config_.half && n > 0 ? 1.0f : 0.0f;",
+         replace="const float piece_beta = 0.0f;",
+         bug="wgrad-clblast in half keeps only the last image's gradient: each image's GEMM overwrites the float32 partials"),
+    # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (the 1x1 case) and
+    # the edge tables' 1x1 layers.
+    dict(id="wgrad-clblast-half-x-in-place", area="float16", file="ops/weight_gradient/ClblastWeightGradientConfig.cpp",
+         find="c.layout = c.half ? im2col_layout_expanded(s, profile) : im2col_layout(s, profile);",
+         replace="c.layout = im2col_layout(s, profile);",
+         bug="wgrad-clblast hands a half 1x1 layer's x to CLBlast's SGEMM in place, its halves read as floats"),
+    # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (the SGEMM reads the
+    # workspace's stale contents).
+    dict(id="wgrad-clblast-half-dy-unwidened", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="            if (config_.half) {\n                internal::enqueue_widen(",
+         replace="            if (false) {\n                internal::enqueue_widen(",
+         bug="wgrad-clblast in half never widens dy into the workspace its SGEMM reads"),
+
     # Each comment names the test expected to catch it; the CTest suite is what counts (tests/python's
     # test_float16.py is not in it). test_conv_half = Half.* in tests/test_conv_half.cpp.
     # Expected: test_conv_half, Half.EveryKernelRoundsItsOutputsToNearestEven (1 + 1.5 * 2^-11 stores as 1,
