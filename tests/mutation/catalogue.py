@@ -674,8 +674,8 @@ MUTATIONS = [
          replace="const std::size_t target = pass_bytes;",
          bug="IM2COL's images per pass ignore the workspace limit"),
     dict(id="im2col-pass-bytes-ignored", area="workspace", file="ops/im2col/Im2colLayout.cpp",
-         find="im2col_layout(shapes, im2col_workspace_limit(profile), im2col_pass_bytes(profile));",
-         replace="im2col_layout(shapes, im2col_workspace_limit(profile));",
+         find="layout_of(shapes, im2col_workspace_limit(profile), im2col_pass_bytes(profile), may_be_direct);",
+         replace="layout_of(shapes, im2col_workspace_limit(profile), kIm2colPassBytes, may_be_direct);",
          bug="a profile's im2col_pass_bytes is ignored: passes of up to 32 MiB of columns leave the caches "
              "(VGG's conv1.1 at N = 8 44% slower on Zen 4)"),
     dict(id="library-call-unlocked", area="threads", file="ops/internal/EventChain.cpp",
