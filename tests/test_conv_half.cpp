@@ -241,6 +241,17 @@ TEST(Half, WinogradRunsTheBatchInChunksWhereTheWholeCopyWouldCrowdThePasses) {
     EXPECT_EQ(whole.plan.config.find("chunks"), std::string::npos) << whole.plan.config;
 }
 
+// s on separate-transform F(4x4) Winograd under `context`'s profile.
+ConvCaseResult run_winograd_f4(const ConvShapes& s, const std::shared_ptr<Context>& context, std::uint64_t seed) {
+    ConvCaseOptions o;
+    o.strategy = Kernel::CONV2D_WINOGRAD;
+    o.variant = Variant("wino-f4-gemm");
+    o.tolerance_factor = tolerance_factor(*o.variant);
+    o.seed = seed;
+    o.context = context;
+    return run_conv_case(s, o);
+}
+
 // Separate-transform Winograd stores a half y from each of its three output
 // transforms (forced by the profile): a tile a work-item, a tile row's tiles
 // in a vector's lanes, and a group of channels in a vector's lanes after the
@@ -266,13 +277,7 @@ TEST(Half, EachWinogradOutputTransformStoresHalf) {
         if (name == "channels a work-item") cases.push_back(PostOps::relu());
         for (const PostOps& post_ops : cases) {
             s.post_ops = post_ops;
-            ConvCaseOptions o;
-            o.strategy = Kernel::CONV2D_WINOGRAD;
-            o.variant = Variant("wino-f4-gemm");
-            o.tolerance_factor = tolerance_factor(*o.variant);
-            o.seed = seed++;
-            o.context = context;
-            const auto result = run_conv_case(s, o);
+            const auto result = run_winograd_f4(s, context, seed++);
             EXPECT_TRUE(result.passed()) << name << " " << post_ops.str() << ": " << describe(s, result);
             if (name != "a tile a work-item") {
                 EXPECT_NE(result.plan.config.find(name), std::string::npos) << result.plan.config;
@@ -303,13 +308,7 @@ TEST(Half, TheChannelTransformReadsTheHalfInputItself) {
         ASSERT_TRUE(c.transposed && c.tile.vw == lanes) << c.str();
         EXPECT_FALSE(c.widens_input) << c.str();
         EXPECT_EQ(c.widened_input_bytes(s), 0u);
-        ConvCaseOptions o;
-        o.strategy = Kernel::CONV2D_WINOGRAD;
-        o.variant = Variant("wino-f4-gemm");
-        o.tolerance_factor = tolerance_factor(*o.variant);
-        o.seed = seed++;
-        o.context = context;
-        const auto result = run_conv_case(s, o);
+        const auto result = run_winograd_f4(s, context, seed++);
         EXPECT_TRUE(result.passed()) << lanes << " channels a work-item: " << describe(s, result);
         EXPECT_EQ(result.workspace_bytes, c.workspace_bytes(s)) << result.plan.config;
         EXPECT_NE(result.plan.config.find("the half input read by the channel transform"), std::string::npos)
@@ -503,11 +502,62 @@ TEST(Half, TheSelectorPlansEveryHalfProblemAndSaysWhyAnImplementationCannot) {
         }
     }
     EXPECT_NE(in_half(edge_case_shapes().front()).str().find("dtype=float16"), std::string::npos);
-    // CLBlast's SGEMM writes float: im2col's CLBlast variant refuses half and says which one takes it.
-    const auto clblast = why_not(Variant("im2col-clblast"), in_half(edge_case_shapes().front()), context->profile());
-    ASSERT_TRUE(clblast.has_value());
-    EXPECT_NE(clblast->find("takes float32"), std::string::npos) << *clblast;
-    EXPECT_NE(clblast->find("im2col-gemm takes it"), std::string::npos) << *clblast;
+}
+
+// im2col + CLBlast's SGEMM in half (ops/im2col/Im2colConv.hpp): the weights
+// widened once, the columns widened by the expansion (a 1x1 layer's too,
+// which float32 reads in place), a pass's output staged in float32 and
+// stored into the half y by the output stage with the bias and the post-ops
+// (the residual read from y). A 1x1 layer and a strided, grouped, padded one
+// in passes of two of three images; and on NVIDIA's profile, whose GEMM
+// engine is off, such layers plan it in half, not the direct kernel.
+TEST(Half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf) {
+    const Variant variant("im2col-clblast");
+    ConvShapes strided;  // 3 images of 7 x 8 outputs, 2 groups
+    strided.N = 3, strided.C = 6, strided.H = 13, strided.W = 17, strided.K = 10, strided.R = strided.S = 3;
+    strided.stride_h = strided.stride_w = 2, strided.groups = 2, strided.bias = true;
+    strided.set_padding(1, 0, 2, 1);
+    ConvShapes pointwise = strided;  // 13 x 17 pixels, 1x1 stride 1 unpadded
+    pointwise.R = pointwise.S = 1, pointwise.stride_h = pointwise.stride_w = 1, pointwise.groups = 1;
+    pointwise.set_padding(0);
+    const std::size_t f = sizeof(float);
+    struct Case {
+        ConvShapes shapes;
+        std::size_t image_columns, image_output;  // floats
+    };
+    std::uint64_t seed = 9970;
+    for (const Case& c : {Case{strided, 54 * 56, 10 * 56}, Case{pointwise, 6 * 221, 10 * 221}}) {
+        const auto passes = context_with_profile([&](DeviceProfile& p) {
+            p.tuned["im2col_pass_bytes"] = static_cast<double>(2 * c.image_columns * f);
+        });
+        for (const PostOps& post_ops : {PostOps{}, PostOps::leaky_relu(0.25f).with_sum()}) {
+            ConvShapes s = in_half(c.shapes);
+            s.post_ops = post_ops;
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.context = passes;
+            options.seed = seed++;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << post_ops.str() << ": " << describe(s, r);
+            EXPECT_NE(r.plan.config.find("2 image(s) per pass"), std::string::npos) << r.plan.config;
+            EXPECT_NE(r.plan.config.find("the output stored into half from float32"), std::string::npos)
+                << r.plan.config;
+            EXPECT_EQ(r.workspace_bytes, 2 * (c.image_columns + c.image_output) * f) << r.plan.config;
+        }
+    }
+    DeviceProfile nvidia = KernelSelector::resolve_profile(shared_context()->profile());
+    nvidia.tuned = load_profile("nvidia-gpu").tuned;
+    ConvShapes reduce;  // ResNet's res4.reduce at N = 4
+    reduce.N = 4, reduce.C = 1024, reduce.H = reduce.W = 14, reduce.K = 256, reduce.R = reduce.S = 1;
+    ConvShapes down = reduce;  // its 3x3 stride 2 from 28x28
+    down.C = 256, down.H = down.W = 28, down.R = down.S = 3, down.stride_h = down.stride_w = 2;
+    down.set_padding(1);
+    for (const ConvShapes& layer : {reduce, down}) {
+        const ConvShapes s = in_half(layer);
+        const Decision d = KernelSelector::global().explain(selector_op(s), s, nvidia);
+        EXPECT_EQ(d.plan.variant, variant) << d.str();
+    }
 }
 
 TEST(Half, MixedTypesAreAnErrorThatWritesNothing) {

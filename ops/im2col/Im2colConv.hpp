@@ -6,6 +6,11 @@
 // 1x1 stride-1 unpadded layers skip the expansion and multiply the input.
 // The bias and the activation are applied by kernels_cl/output_stage.cl
 // afterwards; a residual sum post-op is the GEMM's beta = 1.
+// float16 (CLBlast's HGEMM needs cl_khr_fp16 and sums in half): the SGEMM
+// reads the weights widened at set_weights and the columns, which the
+// expansion widens (a 1x1 layer's too), and writes a pass's output in
+// float32 into the workspace; output_stage_from_float adds the bias, applies
+// the post-ops (the residual read from y) and stores the half y.
 #include <cstddef>
 #include <memory>
 
@@ -29,7 +34,8 @@ private:
     ConvShapes shapes_;
     Im2colLayout layout_;
     cl::Kernel im2col_;
-    cl::Kernel output_stage_;  // bias and activation after CLBlast's GEMM
+    cl::Kernel output_stage_;  // bias and activation after CLBlast's GEMM (float16: the store into y)
+    cl::Kernel widen_;         // float16: the weights' float32 copy
     Tensor weights_;
     Tensor bias_;
     bool has_weights_ = false;

@@ -20,7 +20,7 @@ public:
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
-        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};  // float16: im2col-gemm only (why_not)
+        kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
         return kinds;
     }
     const std::vector<Variant>& variants() const override {
@@ -28,10 +28,6 @@ public:
         return list;
     }
     std::optional<std::string> do_why_not(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
-        if (v.id == "im2col-clblast" && s.dtype != DataType::FLOAT32) {
-            return "im2col-clblast takes float32 (CLBlast's SGEMM writes float, and its HGEMM needs cl_khr_fp16); "
-                   "this layer is " + to_string(s.dtype) + ": im2col-gemm takes it";
-        }
         // netcl's GEMM engine is CPU-shaped; a profile turns it off where it is not (nvidia-gpu).
         if (v.id == "im2col-gemm" && profile.tuned_or("im2col_gemm_enabled", 1) == 0) {
             return std::string("im2col-gemm is off on this device (its profile sets im2col_gemm_enabled = 0)");
@@ -45,14 +41,17 @@ public:
     }
     std::string do_config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).str();
-        const Im2colLayout layout = im2col_layout(s, profile);
+        const Im2colLayout layout = im2col_clblast_layout(s, profile);
         if (layout.direct) return "1x1: the input is the column matrix, no workspace";
         return std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
-               std::to_string(layout.workspace_bytes) + " bytes" + (layout.by_rows ? ", columns a row a work-item" : "");
+               std::to_string(layout.workspace_bytes) + " bytes" + (layout.by_rows ? ", columns a row a work-item" : "") +
+               (layout.float_output_bytes ? ", half x widened by the expansion and the weights once, the output "
+                                            "stored into half from float32"
+                                          : "");
     }
     std::size_t do_workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).workspace_bytes(s);
-        return im2col_layout(s, profile).workspace_bytes;
+        return im2col_clblast_layout(s, profile).workspace_bytes;
     }
     std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id == "im2col-gemm") {
@@ -63,11 +62,14 @@ public:
             if (s.dtype == DataType::FLOAT16) list.push_back(internal::widen_program());
             return list;
         }
-        return im2col_programs(im2col_layout(s, profile), s.bias, s.post_ops);
+        std::vector<ProgramSpec> list = im2col_programs(im2col_clblast_layout(s, profile), s.bias, s.post_ops);
+        if (s.dtype == DataType::FLOAT16) list.push_back(internal::widen_program());
+        return list;
     }
-    // im2col-gemm's weights in panels, or a float16 layer's widened to float32.
+    // im2col-gemm's weights in panels, or a float16 layer's widened to float32 (im2col-clblast's too).
     std::size_t do_persistent_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return v.id == "im2col-gemm" ? im2col_gemm_config(s, profile).weight_floats(s) * sizeof(float) : 0;
+        if (v.id == "im2col-gemm") return im2col_gemm_config(s, profile).weight_floats(s) * sizeof(float);
+        return s.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0;
     }
     std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
         if (v.id != "im2col-gemm") return {};  // CLBlast's GEMM is tuned by CLBlast's own tuner
@@ -83,8 +85,7 @@ public:
         if (v.id == "im2col-gemm") {
             return std::make_unique<Im2colGemmConv>(std::move(context), shapes, im2col_gemm_config(shapes, profile));
         }
-        return std::make_unique<Im2colConv>(std::move(context), shapes,
-                                            im2col_layout(shapes, profile));
+        return std::make_unique<Im2colConv>(std::move(context), shapes, im2col_clblast_layout(shapes, profile));
     }
 };
 

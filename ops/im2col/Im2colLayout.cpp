@@ -52,9 +52,19 @@ Im2colLayout im2col_layout_expanded(const ConvShapes& shapes, const DeviceProfil
     return layout_on(shapes, profile, /*may_be_direct=*/false);
 }
 
+Im2colLayout im2col_clblast_layout(const ConvShapes& s, const DeviceProfile& profile) {
+    if (s.dtype != DataType::FLOAT16) return im2col_layout(s, profile);
+    Im2colLayout layout = im2col_layout_expanded(s, profile);
+    layout.float_output_bytes =
+        static_cast<std::size_t>(layout.images_per_pass * s.K * s.P() * s.Q()) * sizeof(float);
+    layout.workspace_bytes += layout.float_output_bytes;
+    return layout;
+}
+
 bool needs_output_stage_pass(bool bias, const PostOps& post_ops) {
     return bias || post_ops.activation != Activation::NONE;
 }
+
 
 std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, const PostOps& post_ops) {
     std::vector<ProgramSpec> programs;
@@ -62,7 +72,12 @@ std::vector<ProgramSpec> im2col_programs(const Im2colLayout& layout, bool bias, 
         programs.push_back({"im2col", internal::storage_source() + embedded_source("im2col"),
                             internal::storage_options(layout.dtype), {column_kernel(layout)}});
     }
-    if (needs_output_stage_pass(bias, post_ops)) {
+    if (layout.float_output_bytes > 0) {
+        // The residual read back from y as the staged output is stored.
+        programs.push_back({"output_stage", internal::post_ops_source() + embedded_source("output_stage"),
+                            internal::post_ops_options(post_ops) + internal::storage_options(layout.dtype),
+                            {{"output_stage_from_float", {64, 1, 1}}}});
+    } else if (needs_output_stage_pass(bias, post_ops)) {
         PostOps without_sum = post_ops;
         without_sum.sum = false;  // the GEMM's beta = 1 adds the residual
         programs.push_back({"output_stage", internal::post_ops_source() + embedded_source("output_stage"),

@@ -22,7 +22,10 @@ struct Im2colLayout {
     // workspace limit), at least one, at most N. Each pass is one im2col launch and one batched GEMM over
     // images x groups, so small layers pay a launch per pass, not per image.
     std::int64_t images_per_pass = 1;
-    std::size_t workspace_bytes = 0;  // columns_per_image_bytes x images_per_pass
+    // float16 on CLBlast's SGEMM (im2col_clblast_layout): a pass's GEMM output in float32, after the
+    // columns, which kernels_cl/output_stage.cl stores into the half y; 0 otherwise.
+    std::size_t float_output_bytes = 0;
+    std::size_t workspace_bytes = 0;  // columns_per_image_bytes x images_per_pass + float_output_bytes
     // kernels_cl/im2col.cl's im2col_rows (a row of columns a work-item, for
     // CPUs: profile key im2col_rows) instead of one element a work-item.
     bool by_rows = false;
@@ -44,9 +47,13 @@ Im2colLayout im2col_layout(const ConvShapes& shapes, const DeviceProfile& profil
 // The same with the columns expanded where x is its own column matrix too: a
 // float16 x that a float32 GEMM (CLBlast's) reads, widened by the expansion.
 Im2colLayout im2col_layout_expanded(const ConvShapes& shapes, const DeviceProfile& profile);
+// im2col-clblast's: im2col_layout in float32; in float16 the columns expanded
+// (widened) and the GEMM's output staged in float32 (float_output_bytes).
+Im2colLayout im2col_clblast_layout(const ConvShapes& shapes, const DeviceProfile& profile);
 
 // Whether CLBlast's GEMM needs a pass after it (kernels_cl/output_stage.cl):
-// for a bias or an activation; a residual sum is the GEMM's beta = 1.
+// for a bias or an activation; a residual sum is the GEMM's beta = 1. (A
+// staged float32 output, float16, always takes one.)
 bool needs_output_stage_pass(bool bias, const PostOps& post_ops);
 // netcl's own programs for the layer: the column expansion (unless direct;
 // work-groups of 64, or of 4 rows by_rows) and the output stage pass (where

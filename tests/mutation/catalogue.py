@@ -143,15 +143,15 @@ MUTATIONS = [
          replace="LOAD(x, ((size_t)(b) * C + c)",
          bug="every pass of a workspace-limited IM2COL re-reads the first images"),
     dict(id="bias-add-channel", area="bias", file="kernels_cl/output_stage.cl",
-         find="LOAD(bias, bias_offset + nk % K)",
-         replace="LOAD(bias, bias_offset + nk / K)",
+         find="POST_OPS(LOAD(y, at) + (has_bias ? LOAD(bias, bias_offset + nk % K)",
+         replace="POST_OPS(LOAD(y, at) + (has_bias ? LOAD(bias, bias_offset + nk / K)",
          bug="bias indexed by image instead of channel"),
     dict(id="output-stage-activation", area="post-ops", file="kernels_cl/output_stage.cl",
          find="STORE(y, at, POST_OPS(LOAD(y, at) + (has_bias ? LOAD(bias, bias_offset + nk % K) : 0.0f), 0.0f));",
          replace="STORE(y, at, LOAD(y, at) + (has_bias ? LOAD(bias, bias_offset + nk % K) : 0.0f));",
          bug="im2col + CLBlast adds the bias but skips the layer's activation"),
     dict(id="clblast-residual-beta", area="post-ops", file="ops/im2col/Im2colConv.cpp",
-         find="const float beta = s.post_ops.sum ? 1.0f : 0.0f;",
+         find="const float beta = s.post_ops.sum && !staged ? 1.0f : 0.0f;",
          replace="const float beta = 0.0f;",
          bug="im2col + CLBlast overwrites the residual instead of adding it"),
 
@@ -786,6 +786,21 @@ MUTATIONS = [
          replace="if (crs >= C * R * S) return;",
          bug="the implicit GEMM's weight pack writes past its buffer when NR is 4 and the panels are odd"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
+    # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf (the residual cases).
+    dict(id="im2col-clblast-half-residual-dropped", area="float16", file="kernels_cl/output_stage.cl",
+         find="STORE(y, at, POST_OPS(from[at] + (has_bias ? LOAD(bias, bias_offset + nk % K) : 0.0f), LOAD(y, at)));",
+         replace="STORE(y, at, POST_OPS(from[at] + (has_bias ? LOAD(bias, bias_offset + nk % K) : 0.0f), 0.0f));",
+         bug="im2col-clblast in half drops the residual sum: the staged output is stored without y's contents"),
+    # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf (passes of 2 of 3 images).
+    dict(id="im2col-clblast-half-pass-offset", area="float16", file="ops/im2col/Im2colConv.cpp",
+         find="internal::offset_of(y) + static_cast<std::size_t>(n0 * s.K * PQ), images);",
+         replace="internal::offset_of(y), images);",
+         bug="im2col-clblast in half stores every pass's staged output over the first pass's images"),
+    # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf and the edge tables.
+    dict(id="im2col-clblast-half-weights-unwidened", area="float16", file="ops/im2col/Im2colConv.cpp",
+         find="weights_ = shapes_.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;",
+         replace="weights_ = weights;",
+         bug="im2col-clblast hands CLBlast's SGEMM a half layer's weights as they are, their halves read as floats"),
     # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (every case, N = 3).
     dict(id="wgrad-clblast-half-images-overwrite", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
          find="const float piece_beta = config_.half && n > 0 ? 1.0f : 0.0f;",
