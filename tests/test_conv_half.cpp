@@ -241,6 +241,18 @@ TEST(Half, WinogradRunsTheBatchInChunksWhereTheWholeCopyWouldCrowdThePasses) {
     EXPECT_EQ(whole.plan.config.find("chunks"), std::string::npos) << whole.plan.config;
 }
 
+// s on one of IM2COL's variants under `context`'s profile (a weight gradient blended into dw at beta).
+ConvCaseResult run_im2col_variant(const Variant& variant, const ConvShapes& s, const std::shared_ptr<Context>& context,
+                                  std::uint64_t seed, float beta = 0.0f) {
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = variant;
+    options.context = context;
+    options.beta = beta;
+    options.seed = seed;
+    return run_conv_case(s, options);
+}
+
 // s on separate-transform F(4x4) Winograd under `context`'s profile.
 ConvCaseResult run_winograd_f4(const ConvShapes& s, const std::shared_ptr<Context>& context, std::uint64_t seed) {
     ConvCaseOptions o;
@@ -402,25 +414,14 @@ TEST(Half, WeightGradientGemmWidensItsOperandAChunkAtATime) {
     std::uint64_t seed = 9800;
     for (const Case& c : cases) {
         for (const float beta : {0.0f, 1.0f}) {
-            ConvCaseOptions options;
-            options.strategy = Kernel::IM2COL;
-            options.variant = variant;
-            options.context = c.context;
-            options.beta = beta;
-            options.seed = seed++;
-            const ConvCaseResult r = run_conv_case(c.shapes, options);
+            const ConvCaseResult r = run_im2col_variant(variant, c.shapes, c.context, seed++, beta);
             EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(c.shapes, r);
             EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
             EXPECT_EQ(r.workspace_bytes, c.workspace_bytes) << r.plan.config;
         }
     }
     const ConvShapes copied = in_half(with_patches.in_direction(ConvDirection::BACKWARD_WEIGHTS));
-    ConvCaseOptions options;
-    options.strategy = Kernel::IM2COL;
-    options.variant = variant;
-    options.context = forced(1e9, 1 << 20);
-    options.seed = seed++;
-    const ConvCaseResult r = run_conv_case(copied, options);
+    const ConvCaseResult r = run_im2col_variant(variant, copied, forced(1e9, 1 << 20), seed++);
     EXPECT_TRUE(r.passed()) << describe(copied, r);
     EXPECT_NE(r.plan.config.find("x's columns"), std::string::npos) << r.plan.config;
     EXPECT_EQ(r.plan.config.find("widened"), std::string::npos) << r.plan.config;
@@ -465,13 +466,7 @@ TEST(Half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce) {
     for (const Case& c : cases) {
         const ConvShapes g = in_half(c.shapes.in_direction(ConvDirection::BACKWARD_WEIGHTS));
         for (const float beta : {0.0f, 1.0f, 0.5f}) {
-            ConvCaseOptions options;
-            options.strategy = Kernel::IM2COL;
-            options.variant = variant;
-            options.context = c.context;
-            options.beta = beta;
-            options.seed = seed++;
-            const ConvCaseResult r = run_conv_case(g, options);
+            const ConvCaseResult r = run_im2col_variant(variant, g, c.context, seed++, beta);
             EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(g, r);
             EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
             EXPECT_NE(r.plan.config.find("every image added into float32 partials, stored into the half dw once"),
@@ -533,12 +528,7 @@ TEST(Half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf) {
         for (const PostOps& post_ops : {PostOps{}, PostOps::leaky_relu(0.25f).with_sum()}) {
             ConvShapes s = in_half(c.shapes);
             s.post_ops = post_ops;
-            ConvCaseOptions options;
-            options.strategy = Kernel::IM2COL;
-            options.variant = variant;
-            options.context = passes;
-            options.seed = seed++;
-            const ConvCaseResult r = run_conv_case(s, options);
+            const ConvCaseResult r = run_im2col_variant(variant, s, passes, seed++);
             EXPECT_TRUE(r.passed()) << post_ops.str() << ": " << describe(s, r);
             EXPECT_NE(r.plan.config.find("2 image(s) per pass"), std::string::npos) << r.plan.config;
             EXPECT_NE(r.plan.config.find("the output stored into half from float32"), std::string::npos)
