@@ -43,18 +43,6 @@ bool all_nan(const std::vector<float>& values) {
     return true;
 }
 
-// A weight gradient forced onto one of IM2COL's variants, on `context`, blended into dw with `beta`.
-ConvCaseResult run_at_beta(const Variant& variant, const ConvShapes& shapes, const std::shared_ptr<Context>& context,
-                           float beta, std::uint64_t seed) {
-    ConvCaseOptions options;
-    options.strategy = Kernel::IM2COL;
-    options.variant = variant;
-    options.context = context;
-    options.beta = beta;
-    options.seed = seed;
-    return run_conv_case(shapes, options);
-}
-
 TEST(ConvBackward, NaiveEdgeShapesMatchReference) {
     std::uint64_t seed = 3000;
     for (const ConvDirection direction : kGradients) {
@@ -308,7 +296,7 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 0;  // the patches (6 dy floats a pixel would take the columns)
     });
     for (const float beta : {0.0f, 1.0f}) {
-        const ConvCaseResult r = run_at_beta(variant, s, chunked, beta, 91);
+        const ConvCaseResult r = run_im2col_variant(variant, s, chunked, 91, beta);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
         EXPECT_NE(r.plan.config.find("4 chunk(s) of 13 pixels an image"), std::string::npos) << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, chunk_bytes + sum_bytes);
@@ -321,7 +309,7 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     single.N = 1;
     single.K = 7;
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
-        const ConvCaseResult r = run_at_beta(variant, single, patches, beta, 93);
+        const ConvCaseResult r = run_im2col_variant(variant, single, patches, 93, beta);
         EXPECT_TRUE(r.passed()) << "one chunk, beta " << beta << ": " << describe(single, r);
         EXPECT_NE(r.plan.config.find("1 chunk(s) of 50 pixels an image (the GEMM writes dw where beta is 0 or 1)"),
                   std::string::npos)
@@ -366,7 +354,7 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
         p.tuned["im2col_pass_bytes"] = static_cast<double>(2 * image_bytes);
     });
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
-        const ConvCaseResult r = run_at_beta(variant, s, passes, beta, 95);
+        const ConvCaseResult r = run_im2col_variant(variant, s, passes, 95, beta);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
         EXPECT_NE(r.plan.config.find("2 image(s) of columns a pass"), std::string::npos) << r.plan.config;
     }
@@ -379,7 +367,7 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
         p.tuned["wgrad_clblast_min_chunk"] = 7;
     });
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
-        const ConvCaseResult r = run_at_beta(variant, grouped, pieces, beta, 97);
+        const ConvCaseResult r = run_im2col_variant(variant, grouped, pieces, 97, beta);
         EXPECT_TRUE(r.passed()) << "pieces, beta " << beta << ": " << describe(grouped, r);
         EXPECT_NE(r.plan.config.find("pixels in 7 pieces of 8"), std::string::npos) << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, grouped, pieces->profile()));

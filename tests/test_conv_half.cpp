@@ -241,18 +241,6 @@ TEST(Half, WinogradRunsTheBatchInChunksWhereTheWholeCopyWouldCrowdThePasses) {
     EXPECT_EQ(whole.plan.config.find("chunks"), std::string::npos) << whole.plan.config;
 }
 
-// s on one of IM2COL's variants under `context`'s profile (a weight gradient blended into dw at beta).
-ConvCaseResult run_im2col_variant(const Variant& variant, const ConvShapes& s, const std::shared_ptr<Context>& context,
-                                  std::uint64_t seed, float beta = 0.0f) {
-    ConvCaseOptions options;
-    options.strategy = Kernel::IM2COL;
-    options.variant = variant;
-    options.context = context;
-    options.beta = beta;
-    options.seed = seed;
-    return run_conv_case(s, options);
-}
-
 // s on separate-transform F(4x4) Winograd under `context`'s profile.
 ConvCaseResult run_winograd_f4(const ConvShapes& s, const std::shared_ptr<Context>& context, std::uint64_t seed) {
     ConvCaseOptions o;

@@ -201,6 +201,17 @@ ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::opt
     return run_conv_case(shapes, options);
 }
 
+ConvCaseResult run_im2col_variant(const Variant& variant, const ConvShapes& shapes,
+                                  const std::shared_ptr<Context>& context, std::uint64_t seed, float beta) {
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = variant;
+    options.context = context;
+    options.beta = beta;
+    options.seed = seed;
+    return run_conv_case(shapes, options);
+}
+
 std::string describe(const ConvShapes& s, const ConvCaseResult& r) {
     if (s.direction != ConvDirection::FORWARD) {
         std::ostringstream text;

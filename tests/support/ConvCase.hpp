@@ -61,6 +61,9 @@ ConvCaseResult run_conv_case(const ConvShapes& shapes, const ConvCaseOptions& op
 // The common case: one strategy (and optionally one variant) by strict override.
 ConvCaseResult run_conv_case(const ConvShapes& shapes, Kernel strategy, std::optional<Variant> variant = std::nullopt,
                              std::uint64_t seed = 1, double tolerance_factor = 1.0);
+// One of IM2COL's variants under `context`'s profile (a weight gradient blended into dw at `beta`).
+ConvCaseResult run_im2col_variant(const Variant& variant, const ConvShapes& shapes,
+                                  const std::shared_ptr<Context>& context, std::uint64_t seed, float beta = 0.0f);
 
 // "N=1 C=3 ... groups=1 bias=1 [CONV2D_NAIVE: strict override]: max error 1.2e-7 (tolerance 2.8e-5), 0 non-finite,
 //  worst output n=0 k=2 p=3 q=4" — for failure messages.
