@@ -109,6 +109,10 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
     const auto chunks = static_cast<std::size_t>(config_.chunks), piece = static_cast<std::size_t>(config_.chunk_pixels);
     const std::size_t last_piece = PQ - (chunks - 1) * piece;
     const std::size_t whole_pieces = last_piece == piece ? chunks : chunks - 1;  // one batched call for these
+    const auto sum_partials_into_dw = [&](float at_beta) {
+        internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
+                                       static_cast<std::int64_t>(chunks), dw, at_beta, chain);
+    };
 
     for (std::int64_t n0 = 0; n0 < s.N; n0 += layout.images_per_pass) {
         const std::int64_t images = std::min(layout.images_per_pass, s.N - n0);
@@ -148,16 +152,10 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
                          dw_elements, last_piece, 1, piece_beta, a_buffer, image + ", the last piece", chain);
                 }
             }
-            if (!config_.half) {
-                internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
-                                               static_cast<std::int64_t>(chunks), dw, image_beta, chain);
-            }
+            if (!config_.half) sum_partials_into_dw(image_beta);
         }
     }
-    if (config_.half) {
-        internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
-                                       static_cast<std::int64_t>(chunks), dw, beta, chain);
-    }
+    if (config_.half) sum_partials_into_dw(beta);
     if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_gradient_, s, dy, *db, beta, chain);
 }
 
