@@ -124,6 +124,40 @@ __kernel void im2col_patches(__global const STORAGE* restrict x, const ulong x_o
     }
 }
 
+// The patch matrix of a 1x1 stride-1 unpadded layer (dy's with x's columns
+// in place, or x's): output pixel pq0 + l of channel c lies at pq0 + l of
+// c's plane, so the block is the planes transposed. A work-item takes 8
+// channels x 8 pixels: eight vector loads along the planes, the 8 x 8
+// transposed in registers, eight vector stores along the patch rows, where
+// im2col_patches' run of 16 pixels stores a lane at a time, 16 rows apart.
+// A short block (channels or pixels off the 8) copies an element at a time.
+//
+// NDRange: dim0 = ceil(C/groups / 8), dim1 = ceil(pixels / 8), dim2 = groups.
+__kernel void transpose_planes(__global const STORAGE* restrict x, const ulong x_offset,
+                               __global float* restrict patches, const ulong patches_offset, const int image,
+                               const int pq0, const int pixels, const int C, const int plane, const int groups) {
+    const int Cg = C / groups;
+    const int j0 = (int)get_global_id(0) * 8;
+    const int l0 = (int)get_global_id(1) * 8;
+    const int g = (int)get_global_id(2);
+    if (j0 >= Cg || l0 >= pixels) return;  // dims rounded up to the work-group size
+    __global const STORAGE* in = x + x_offset + ((size_t)image * C + g * Cg + j0) * plane + pq0 + l0;
+    __global float* out = patches + patches_offset + ((size_t)g * pixels + l0) * Cg + j0;
+    if (j0 + 8 <= Cg && l0 + 8 <= pixels) {
+        float v[8][8];
+        for (int c = 0; c < 8; ++c) vstore8(LOADN(8, 0, in + (size_t)c * plane), 0, v[c]);
+        for (int t = 0; t < 8; ++t) {
+            vstore8((float8)(v[0][t], v[1][t], v[2][t], v[3][t], v[4][t], v[5][t], v[6][t], v[7][t]), 0,
+                    out + (size_t)t * Cg);
+        }
+        return;
+    }
+    const int channels = min(8, Cg - j0), n = min(8, pixels - l0);
+    for (int t = 0; t < n; ++t) {
+        for (int c = 0; c < channels; ++c) out[(size_t)t * Cg + c] = LOAD(in, (size_t)c * plane + t);
+    }
+}
+
 // Backward data from the column matrix (ops/col2im/): cols holds image n's
 // column matrix of dx's gradient, rows (c, r, s) and P·Q columns -- W^T dy,
 // what each output pixel's tap sends back -- and each dx element gathers

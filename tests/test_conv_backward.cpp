@@ -475,6 +475,52 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     EXPECT_EQ(config(narrow).find("dy copied"), std::string::npos) << config(narrow);
 }
 
+// Where the patches are a 1x1 stride-1 unpadded view's planes transposed
+// and their length is a multiple of 8, transpose_planes copies them in 8 x 8
+// blocks: dy's (x in place: K/groups 8 and 24) and x's (an expansion, C 16),
+// in float32 and half, with groups 2, output pixels off 8 (91, 25, 81), N > 1
+// and chunks that start off 8 (23 pixels), beta 0 and 1. A length off 8 (9
+// dy floats a group) keeps im2col_patches.
+TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
+    const Variant variant("wgrad-gemm");
+    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k,
+                          std::int64_t groups, DataType dtype) {
+        ConvShapes s;
+        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups, s.dtype = dtype;
+        return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    };
+    const auto chunked = context_with_profile([](DeviceProfile& p) {
+        p.tuned["wgrad_gemm_chunk_bytes"] = 23 * 8 * 2 * sizeof(float);  // 23 pixels of 8 dy floats in 2 groups
+    });
+    const std::shared_ptr<Context> shared = shared_context();
+    struct Case {
+        ConvShapes shapes;
+        std::shared_ptr<Context> context;
+        std::string expected;
+    };
+    std::vector<Case> cases;
+    for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
+        cases.push_back({layer(3, 40, 7, 13, 16, 2, dtype), chunked, "x in place, dy copied transposed, dy's planes in 8 x 8 blocks"});
+        cases.push_back({layer(1, 48, 5, 5, 24, 1, dtype), shared, "dy's planes in 8 x 8 blocks"});
+        cases.push_back({layer(2, 16, 9, 9, 40, 1, dtype), shared, "x's planes in 8 x 8 blocks"});
+    }
+    std::uint64_t seed = 7800;
+    for (const Case& c : cases) {
+        for (const float beta : {0.0f, 1.0f}) {
+            const ConvCaseResult r = run_im2col_variant(variant, c.shapes, c.context, seed++, beta);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(c.shapes, r);
+            EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
+        }
+    }
+    const ConvCaseResult f32 = run_im2col_variant(variant, cases[0].shapes, chunked, seed++);
+    EXPECT_NE(f32.plan.config.find("4 chunk(s) of 23 pixels an image"), std::string::npos) << f32.plan.config;
+    const ConvShapes off = layer(2, 20, 5, 19, 18, 2, DataType::FLOAT32);
+    const ConvCaseResult r = run_im2col_variant(variant, off, shared, seed++);
+    EXPECT_TRUE(r.passed()) << describe(off, r);
+    EXPECT_NE(r.plan.config.find("dy copied transposed"), std::string::npos) << r.plan.config;
+    EXPECT_EQ(r.plan.config.find("8 x 8 blocks"), std::string::npos) << r.plan.config;
+}
+
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)
 // in both tiles on every edge shape it takes (3x3, stride and dilation 1,
 // ungrouped: images smaller than a dy tile, odd sizes, asymmetric pads, C

@@ -72,6 +72,7 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.columns = takes_columns(s, profile);
     c.columns_in_place = c.columns && columns_in_place(s);
     c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
+    c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
     c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
@@ -102,6 +103,9 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
 }
 
 cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::int64_t pixels) const {
+    if (transposes_planes) {
+        return cl::NDRange(size(gemm_columns(s) / 8), size(blocks(pixels, 8)), size(s.groups));
+    }
     return cl::NDRange(size(gemm_columns(s)), size(blocks(pixels, kWeightGradientPatchRun)), size(s.groups));
 }
 
@@ -123,7 +127,7 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
     // Every operand float32: A copied (the columns) or widened (half), or a float32 tensor read in place.
     const std::string storage = internal::storage_options(dtype);
     const GemmOperandTypes types{DataType::FLOAT32, DataType::FLOAT32, DataType::FLOAT32};
-    std::vector<KernelSpec> copies = {{"im2col_patches", {4, 16, 1}}};
+    std::vector<KernelSpec> copies = {{patches_kernel(), {patches_local()[0], patches_local()[1], 1}}};
     if (columns && !columns_in_place) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
     std::vector<ProgramSpec> list = {
         {"im2col", internal::storage_source() + embedded_source("im2col"), storage, copies},
@@ -141,7 +145,7 @@ std::string WeightGradientGemmConfig::str() const {
                                : columns_in_place ? "x in place, dy copied transposed, "
                                                   : std::string("x's columns (") + columns_kernel() +
                                                         ") and dy copied transposed, ";
-    return layout + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
+    return layout + (transposes_planes ? std::string(columns ? "dy's" : "x's") + " planes in 8 x 8 blocks, " : "") + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
            std::to_string(chunks_per_image) +
            " chunk(s) of " + std::to_string(chunk_pixels) +
            " pixels an image" + (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +

@@ -59,6 +59,14 @@ struct WeightGradientGemmConfig {
     std::int64_t chunks_per_image = 1;
     std::size_t patches_bytes = 0;      // one chunk's copy: x's patches, or dy's transposed (B) with columns
     std::size_t columns_bytes = 0;      // one chunk's copied columns of x (A), after the patches
+    // The patches are a 1x1 stride-1 unpadded view's planes transposed (dy's with columns, else x's of such
+    // a layer), their length a multiple of 8: transpose_planes, 8 x 8 blocks a work-item
+    // (kernels_cl/im2col.cl), in place of im2col_patches. ResNet-50's res2 weight gradients at N = 8
+    // (netcl-bench --direction bwd_weights, median of 7, two alternating runs each, on 2 cores of an Intel
+    // Xeon, family 6 model 207, AVX-512, profile pocl-cpu-avx512), im2col_patches / blocks, ms: 256 -> 64
+    // (dy's planes) 8.28, 8.39 / 7.80, 7.50; 64 -> 256 (x's planes) 8.80, 8.81 / 7.81, 7.97; 64 -> 64
+    // 4.32, 4.22 / 3.87, 4.20.
+    bool transposes_planes = false;
     // A float16 A read from a tensor (dy, or x in place) is widened a chunk at a time into the workspace,
     // after the columns: the GEMM broadcasts each A element to NR lanes at every step, and PoCL converts a
     // lone half in ~10 integer operations (kernels_cl/widen.cl). Read in place, ResNet-50's 1x1 weight
@@ -87,7 +95,8 @@ struct WeightGradientGemmConfig {
     std::int64_t gemm_rows(const ConvShapes& shapes) const;
     std::int64_t gemm_columns(const ConvShapes& shapes) const;
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
-    cl::NDRange patches_local() const { return cl::NDRange(4, 16, 1); }
+    cl::NDRange patches_local() const { return transposes_planes ? cl::NDRange(1, 8, 1) : cl::NDRange(4, 16, 1); }
+    const char* patches_kernel() const { return transposes_planes ? "transpose_planes" : "im2col_patches"; }
     // The copy of a chunk of `rows` output rows' columns (one image).
     cl::NDRange columns_global(const ConvShapes& shapes, std::int64_t rows) const;
     cl::NDRange columns_local() const;

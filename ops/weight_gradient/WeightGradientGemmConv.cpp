@@ -21,7 +21,7 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
         return context_->programs().get_source(spec.label, spec.source, spec.options);
     };
     const cl::Program copies = program(specs[0]);
-    patches_ = internal::make_kernel(copies, "im2col_patches");
+    patches_ = internal::make_kernel(copies, config_.patches_kernel());
     if (config_.columns && !config_.columns_in_place) columns_ = internal::make_kernel(copies, config_.columns_kernel());
     gemm_ = internal::make_kernel(program(specs[1]), "gemm");
     gemm_sum_ = internal::make_kernel(program(specs[2]), "gemm");
@@ -61,7 +61,14 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         const std::int64_t n = chunk / config_.chunks_per_image;
         const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
         const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
-        if (config_.columns) {
+        if (config_.transposes_planes) {
+            // The planes of dy (with columns: its patches under a 1x1 filter) or of x (a 1x1 stride-1
+            // unpadded layer) transposed, K/groups or C/groups a pixel.
+            const Tensor& planes = config_.columns ? dy : x;
+            internal::set_args(patches_, "transpose_planes", planes.buffer(), internal::offset_of(planes),
+                               workspace.buffer, u(patches), i(n), i(pq0), i(pixels), i(config_.columns ? s.K : s.C),
+                               i(PQ), i(s.groups));
+        } else if (config_.columns) {
             // dy's patches under a 1x1 stride-1 filter: dy transposed, K/groups a pixel.
             internal::set_args(patches_, "im2col_patches", dy.buffer(), internal::offset_of(dy), workspace.buffer,
                                u(patches), i(n), i(pq0), i(pixels), i(s.K), i(s.P()), i(s.Q()), i(s.Q()), 1, 1, 1, 1,
@@ -72,8 +79,8 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                                i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
                                i(s.dilation_w), i(s.groups), i(kWeightGradientPatchRun));
         }
-        internal::launch(queue, patches_, "im2col_patches", config_.patches_global(s, pixels), config_.patches_local(),
-                         chain);
+        internal::launch(queue, patches_, config_.patches_kernel(), config_.patches_global(s, pixels),
+                         config_.patches_local(), chain);
         if (copies_columns) {
             // The chunk's output rows p0.. as an image of `rows` output rows whose top padding is p0 rows
             // less: forward's column matrix of them, P·Q = this chunk's pixels.

@@ -534,6 +534,21 @@ MUTATIONS = [
          find="static_cast<std::size_t>(n * s.groups * rows_a * PQ + pq0);",
          replace="static_cast<std::size_t>(n * rows_a * PQ + pq0);",
          bug="the GEMM's A (dy, or x read in place) for image n > 0 starts a group's rows in, not an image in"),
+    # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (every case).
+    dict(id="wgrad-planes-block-lanes", area="gradients", file="kernels_cl/im2col.cl",
+         find="vstore8((float8)(v[0][t], v[1][t], v[2][t]",
+         replace="vstore8((float8)(v[1][t], v[0][t], v[2][t]",
+         bug="transpose_planes swaps a whole block's first two channels in every pixel's patch row"),
+    # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (91, 25 and 81 pixels: short blocks).
+    dict(id="wgrad-planes-short-block-pixel", area="gradients", file="kernels_cl/im2col.cl",
+         find="    for (int t = 0; t < n; ++t) {\n        for (int c = 0; c < channels; ++c) out[",
+         replace="    for (int t = 0; t < n - 1; ++t) {\n        for (int c = 0; c < channels; ++c) out[",
+         bug="transpose_planes' short block (pixels off the 8) leaves its last pixel's patch row uncopied"),
+    # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (chunks of 23 pixels).
+    dict(id="wgrad-planes-chunk-start", area="gradients", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
+         find="workspace.buffer, u(patches), i(n), i(pq0), i(pixels), i(config_.columns ? s.K : s.C),",
+         replace="workspace.buffer, u(patches), i(n), 0, i(pixels), i(config_.columns ? s.K : s.C),",
+         bug="transpose_planes copies every chunk of an image from its first pixel, not the chunk's"),
     dict(id="col2im-gather-tap-row", area="gradients", file="kernels_cl/im2col.cl",
          find="__global const float* row = cc + ((size_t)(ht - p * stride_h) * S * P + p) * Q;",
          replace="__global const float* row = cc + ((size_t)(ht - p) * S * P + p) * Q;",

@@ -310,6 +310,12 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     // 16 pixels copied as vectors, dw blended back transposed in eights.
     expect_clean(in_half(shape(2, 20, 5, 19, 9, 1, 0, true).in_direction(ConvDirection::BACKWARD_WEIGHTS)),
                  Kernel::IM2COL, Variant("wgrad-gemm"));
+    // dy's planes (K = 16) and x's (C = 8 beside K = 24) copied in 8 x 8
+    // blocks (transpose_planes), 95 and 15 pixels: whole and short blocks.
+    expect_clean(in_half(shape(2, 20, 5, 19, 16, 1, 0, true).in_direction(ConvDirection::BACKWARD_WEIGHTS)),
+                 Kernel::IM2COL, Variant("wgrad-gemm"));
+    expect_clean(in_half(shape(1, 8, 3, 5, 24, 1, 0, false).in_direction(ConvDirection::BACKWARD_WEIGHTS)),
+                 Kernel::IM2COL, Variant("wgrad-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
                  Variant("implicit-gemm"));
     expect_clean(in_half(strided.in_direction(ConvDirection::BACKWARD_DATA)), Kernel::IM2COL,
