@@ -162,7 +162,8 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             const auto columns = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
             if (packed) {
                 // dy's K planes in panels of the GEMM tile's NR columns after the columns, the last panel padded.
-                const std::int64_t nr = col2im_gemm_config(s, context->profile()).tile.nr();
+                const std::int64_t nr =
+                    col2im_gemm_config(s, KernelSelector::resolve_profile(context->profile())).tile.nr();
                 const auto dy_panels = static_cast<std::size_t>(s.K * ((s.P() * s.Q() + nr - 1) / nr) * nr) * sizeof(float);
                 EXPECT_EQ(r.workspace_bytes, columns + dy_panels) << s.str();
             } else {

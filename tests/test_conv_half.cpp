@@ -331,8 +331,10 @@ TEST(Half, TheChannelTransformReadsTheHalfInputItself) {
 TEST(Half, FusedWinogradSplitsCIntoFloatPartialsAndStoresHalf) {
     const DeviceProfile nvidia = load_profile("nvidia-gpu");
     const auto context = context_with_profile([&](DeviceProfile& p) {
-        p.tuned = nvidia.tuned;
+        p.tuned = nvidia_tuned();
         p.local_mem_bytes = nvidia.local_mem_bytes;
+        p.max_constant_buffer_bytes = nvidia.max_constant_buffer_bytes;
+        p.max_constant_args = nvidia.max_constant_args;
     });
     const Variant variant("wino-f4-fused-global");
     ConvShapes split;

@@ -270,7 +270,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         return s;
     };
     const auto tall_for = [](double every, double reductions) {
-        return context_with_profile([=](DeviceProfile& p) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_x_max_pixels"] = 0;  // packed x runs its own work-groups (the next test)
             p.tuned["gemm1x1_tall_max_row_tiles"] = every;
             p.tuned["gemm1x1_tall_reduction_max_row_tiles"] = reductions;
@@ -278,7 +278,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         });
     };
     const auto reductions_only = tall_for(0, 8), every_layer = tall_for(8, 0);
-    const auto work_group_set = context_with_profile([](DeviceProfile& p) {
+    const auto work_group_set = context_planned_as_avx2([](DeviceProfile& p) {
         p.tuned["gemm1x1_pack_x_max_pixels"] = 0;
         p.tuned["gemm1x1_tall_max_row_tiles"] = 8;
         set_gemm_tile(p, "gemm", GemmTile{6, 2, 8, {4, 2}});
@@ -319,7 +319,7 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         return s;
     };
     const auto packing = [](double weights, double pixels, double strided_pixels, double pass_bytes = 64 << 20) {
-        return context_with_profile([=](DeviceProfile& p) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_weights"] = weights;
             p.tuned["gemm1x1_pack_x_max_pixels"] = pixels;
             p.tuned["gemm1x1_pack_strided_max_pixels"] = strided_pixels;
@@ -392,7 +392,7 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
 // group, or an image past the profile's pixels, keeps the row-major columns.
 TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
     const auto panels_for = [](double pixels, double pass_bytes, double channels = 0) {
-        return context_with_profile([=](DeviceProfile& p) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["im2col_gemm_panels_max_pixels"] = pixels;
             p.tuned["im2col_pass_bytes"] = pass_bytes;
             p.tuned["im2col_gemm_panels_max_channels"] = channels;

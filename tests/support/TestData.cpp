@@ -49,6 +49,21 @@ std::shared_ptr<Context> context_with_profile(const std::function<void(DevicePro
     return context;
 }
 
+std::shared_ptr<Context> context_planned_as_avx2(const std::function<void(DeviceProfile&)>& edit) {
+    return context_with_profile([&](DeviceProfile& p) {
+        for (auto at = p.name.find("avx512"); at != std::string::npos; at = p.name.find("avx512")) {
+            p.name.replace(at, 6, "avx2");
+        }
+        if (edit) edit(p);
+    });
+}
+
+std::map<std::string, double> nvidia_tuned() {
+    std::map<std::string, double> tuned = load_profile("default").tuned;
+    for (const auto& [key, value] : load_profile("nvidia-gpu").tuned) tuned[key] = value;
+    return tuned;
+}
+
 std::filesystem::path write_every_implementation_profile(const std::filesystem::path& dir, const DeviceProfile& device) {
     ProfileData data;
     data.match = {{"name", device.name}, {"driver", device.driver_version}};

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,21 @@ std::shared_ptr<Context> context_with_profile(const std::function<void(DevicePro
 // with_every_implementation().
 void enable_every_implementation(DeviceProfile& profile);
 std::shared_ptr<Context> with_every_implementation(std::shared_ptr<Context> context);
+
+// context_with_profile() planned as on an AVX2 CPU: the device's name without
+// "avx512", so the selector layers pocl-cpu.json and not pocl-cpu-avx512.json
+// over it (that one sets the GEMM engine's tile and work-group, which turns
+// the 1x1 GEMM's tall work-groups off and changes every NR-sized figure).
+// For tests of pocl-cpu.json's rules whose expected figures follow its tile.
+std::shared_ptr<Context> context_planned_as_avx2(const std::function<void(DeviceProfile&)>& edit = {});
+
+// The tuned keys an NVIDIA device resolves to: nvidia-gpu.json's over
+// default.json's, as the selector layers them there. A test that plans for
+// NVIDIA on another device passes these whole, so that explain(), which adds
+// the running device's stored keys where the caller's profile lacks them,
+// adds none that default.json names (on an AVX-512 CPU pocl-cpu-avx512's
+// winograd_f6_min_output of 28 would otherwise take F(6x6) for NVIDIA).
+std::map<std::string, double> nvidia_tuned();
 
 // The same for a tool the suite runs as a process (netcl-bench, netcl-tune),
 // which reads the shipped profiles and the user profile directory
