@@ -252,7 +252,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
     }
-    // Never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where the implicit GEMM
+    // The channel rule never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where the implicit GEMM
     // widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
     // implicit / 1x1 GEMM): 1024x14x14 K256 at N = 8 10.8 / 8.9, at N = 1 1.17 / 1.02; 2048x7x7 K512 at N = 8
     // 15.4 / 8.3, at N = 1 1.92 / 1.02; 512x7x7 K2048 at N = 8 12.2 / 7.6.
@@ -267,13 +267,16 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // of the implicit GEMM's time (K256) and 0.75-0.88x (K512), and pocl-cpu.json stopped yielding
     // (gemm1x1_max_channels 1e9).
     // pocl-cpu-avx512.json still sends outputs of at most 64 pixels to the implicit GEMM (measured on Zen 4;
-    // the rule above was measured on Zen 3 alone).
+    // the rule above was measured on Zen 3 alone), and in float16 too: on 2 cores of an Intel Xeon (family
+    // 6 model 207, AVX-512, netcl-bench, one interleaved run, half, ms 1x1 GEMM / implicit) 2048x7x7 K512
+    // at N = 8 8.16 / 5.62, at N = 1 1.07 / 0.75; 512x7x7 K2048 at N = 8 8.19 / 4.97 (float32's implicit
+    // GEMM 5.88, 0.68 and 4.91), where the 1x1 GEMM's 8 x 48 tiles cover 49 pixels with one ragged panel.
     const auto pixels = static_cast<double>(s.P() * s.Q());
-    const bool yield = s.dtype != DataType::FLOAT16 &&
-                       ((reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&
-                         pixels >= threshold(profile, k::gemm1x1_min_pixels_to_yield)) ||
-                        pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield));
-    if (!yield) return offered;
+    const bool many_channels = s.dtype != DataType::FLOAT16 &&
+                               reduced_channels(s) >= threshold(profile, k::gemm1x1_max_channels) &&
+                               pixels >= threshold(profile, k::gemm1x1_min_pixels_to_yield);
+    const bool few_pixels_yield = pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);
+    if (!many_channels && !few_pixels_yield) return offered;
     const auto gemm = std::find(offered.begin(), offered.end(), Variant("gemm-1x1"));
     const auto implicit = std::find(offered.begin(), offered.end(), Variant("implicit-gemm"));
     if (gemm != offered.end() && implicit != offered.end() && gemm < implicit) std::rotate(gemm, gemm + 1, implicit + 1);

@@ -266,7 +266,8 @@ TEST_F(SelectorTest, ConstantWeightsWhereTheyFitTheConstantBuffer) {
 // pixels or more; backward data reduces over K); fewer pixels or channels
 // keep the 1x1 GEMM, and so do a float16 layer (the implicit GEMM would
 // widen its input first) and pocl-cpu (the 1x1 GEMM's tall work-groups win
-// those layers); pocl-cpu-avx512 yields outputs of at most 64 pixels.
+// those layers); pocl-cpu-avx512 yields outputs of at most 64 pixels, in
+// float16 too.
 TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
     KernelSelector selector;
     DeviceProfile pocl = load_profile("pocl-cpu");
@@ -295,6 +296,14 @@ TEST_F(SelectorTest, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays) {
         half.dtype = DataType::FLOAT16;
         EXPECT_EQ(selector.select("conv2d", half, pocl).variant, Variant("gemm-1x1")) << half.str();
     }
+    // The few-pixel rule holds in float16 as well (measured on an Intel Xeon: VariantChoice.cpp).
+    for (ConvShapes half : {shape(8, 2048, 7, 7, 512, 1, 1), shape(1, 512, 7, 7, 2048, 1, 1)}) {
+        half.dtype = DataType::FLOAT16;
+        EXPECT_EQ(selector.select("conv2d", half, avx512).variant, Variant("implicit-gemm")) << half.str();
+    }
+    ConvShapes half_wide = shape(1, 1024, 14, 14, 256, 1, 1);
+    half_wide.dtype = DataType::FLOAT16;
+    EXPECT_EQ(selector.select("conv2d", half_wide, avx512).variant, Variant("gemm-1x1"));
 }
 
 // im2col_gemm_panels_max_pixels (pocl-cpu: 196): a filter larger than 1x1

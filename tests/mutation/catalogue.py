@@ -931,10 +931,16 @@ MUTATIONS = [
          bug="a float16 Winograd layer run in chunks of images writes every chunk over the first images of y"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
     dict(id="selector-half-1x1-yields", area="selector", file="selector/VariantChoice.cpp",
-         find="    const bool yield = s.dtype != DataType::FLOAT16 &&",
-         replace="    const bool yield = true &&",
+         find="    const bool many_channels = s.dtype != DataType::FLOAT16 &&",
+         replace="    const bool many_channels = true &&",
          bug="a float16 1x1 layer with many channels or few pixels goes to the implicit GEMM, which widens its "
              "input first (res5's 7x7 1x1 layers 1.5-1.9x slower)"),
+    # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays (pocl-cpu-avx512 in half).
+    dict(id="selector-half-few-pixels-kept", area="selector", file="selector/VariantChoice.cpp",
+         find="    const bool few_pixels_yield = pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);",
+         replace="    const bool few_pixels_yield = s.dtype != DataType::FLOAT16 && pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);",
+         bug="a float16 1x1 layer of at most gemm1x1_max_pixels_to_yield pixels keeps the 1x1 GEMM (res5's 7x7 "
+             "layers in half 1.4-1.6x slower on an Intel Xeon)"),
     # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
     dict(id="gemm1x1-tall-expansions", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
          find="s.C >= s.K && static_cast<double>(s.H * s.W) >=",
@@ -1011,8 +1017,8 @@ MUTATIONS = [
          bug="a strided 1x1 layer is packed up to the stride-1 limit (res3's projection, 28x28, 1.14x slower packed)"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays (pocl-cpu-avx512's res5).
     dict(id="selector-1x1-few-pixels-keep", area="selector", file="selector/VariantChoice.cpp",
-         find="pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield));",
-         replace="false);",
+         find="    const bool few_pixels_yield = pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);",
+         replace="    const bool few_pixels_yield = false;",
          bug="pocl-cpu-avx512's 1x1 layers over at most 64 pixels stay on the 1x1 GEMM instead of the implicit "
              "GEMM that folds the batch into them"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays.
