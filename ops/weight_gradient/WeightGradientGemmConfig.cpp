@@ -145,7 +145,9 @@ std::string WeightGradientGemmConfig::str() const {
                                : columns_in_place ? "x in place, dy copied transposed, "
                                                   : std::string("x's columns (") + columns_kernel() +
                                                         ") and dy copied transposed, ";
-    return layout + (transposes_planes ? std::string(columns ? "dy's" : "x's") + " planes in 8 x 8 blocks, " : "") + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
+    const std::string planes =
+        transposes_planes ? std::string(columns ? "dy's" : "x's") + " planes in 8 x 8 blocks, " : "";
+    return layout + planes + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
            std::to_string(chunks_per_image) +
            " chunk(s) of " + std::to_string(chunk_pixels) +
            " pixels an image" + (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
