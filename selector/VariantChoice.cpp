@@ -252,8 +252,8 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
     }
-    // The channel rule never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where the implicit GEMM
-    // widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
+    // The channel rule never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where
+    // the implicit GEMM widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms
     // implicit / 1x1 GEMM): 1024x14x14 K256 at N = 8 10.8 / 8.9, at N = 1 1.17 / 1.02; 2048x7x7 K512 at N = 8
     // 15.4 / 8.3, at N = 1 1.92 / 1.02; 512x7x7 K2048 at N = 8 12.2 / 7.6.
     // In float32, on 2 Zen 3 cores (netcl-bench --direction train, one interleaved run, ms implicit / 1x1
