@@ -514,6 +514,7 @@ cl::Event ConvLayer::run(const ConvShapes& shapes, const RunTensors& tensors, co
     NETCL_REQUIRE(!chain.events().empty(), op + ": the strategy enqueued nothing");
     last_ = &prepared;
     last_events_ = chain.events();
+    last_events_cover_the_run_ = !chain.starts_inside_a_library();
     prepared.last = last_events_.back();
     return prepared.last;
 }

@@ -7,10 +7,23 @@
 
 namespace netcl {
 
+namespace {
+bool orders_only(const cl::Event& event) {
+    cl_command_type type = 0;
+    NETCL_CL_CHECK(event.getInfo(CL_EVENT_COMMAND_TYPE, &type), "reading an event's command type");
+    return type == CL_COMMAND_BARRIER || type == CL_COMMAND_MARKER;
+}
+}  // namespace
+
 double device_span_ms(const std::vector<cl::Event>& events) {
     NETCL_REQUIRE(!events.empty(), "timing needs at least one event");
+    // A barrier or marker does no work, and its timestamps are the driver's
+    // to choose: NVIDIA's (580.159) put a barrier's start before the run it
+    // belonged to. The span covers the commands that work, where there are any.
+    const bool some_work = std::any_of(events.begin(), events.end(), [](const cl::Event& e) { return !orders_only(e); });
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
     for (const auto& event : events) {
+        if (some_work && orders_only(event)) continue;
         NETCL_CL_CHECK(event.wait(), "waiting for a timed event");
         cl_ulong start = 0, end = 0;
         const cl_int status = event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);

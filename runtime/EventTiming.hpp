@@ -5,8 +5,10 @@
 
 namespace netcl {
 
-// Device time from the first event's start to the last event's end, in ms.
-// The one timing helper: bench, tune and the cache report all use it.
+// Device time from the first event's start to the last event's end, in ms,
+// over the commands that do work (barriers and markers are left out where
+// others are given). The one timing helper: bench, tune and the cache report
+// all use it.
 double device_span_ms(const std::vector<cl::Event>& events);
 
 struct TimingSummary {

@@ -390,6 +390,37 @@ TEST(Bench, BiasIsCheckedForEveryStrategy) {
     EXPECT_GE(ran, 6u);
 }
 
+// A run that begins inside CLBlast (im2col-clblast's 1x1 GEMM reads x itself;
+// CLBlast returns only its last command's event) is timed by the wall clock
+// and marked: its events would leave its first commands out. The direct
+// kernel's runs stay on events.
+TEST(Bench, ARunThatBeginsInsideClblastIsTimedByTheWallClock) {
+    const auto json_path = scratch("library-first.json");
+    const Outcome run = run_bench("--shape 2,4,6,5,8,1,1 --strategies naive,im2col-clblast --repeat 2 --json '" +
+                                      json_path.string() + "'",
+                                  every_implementation_environment());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::ifstream file(json_path);
+    const json report = json::parse(file);
+    std::size_t seen = 0;
+    for (const auto& r : report.at("layers").at(0).at("results")) {
+        ASSERT_TRUE(r.at("ran").get<bool>()) << r.dump();
+        EXPECT_TRUE(r.at("within_tolerance").get<bool>()) << r.dump();
+        const std::string id = r.at("candidate");
+        if (id == "im2col-clblast") {
+            ++seen;
+            EXPECT_EQ(r.at("clock"), "wall") << r.dump();
+            EXPECT_TRUE(r.at("event_median_ms").is_null()) << r.dump();
+            EXPECT_EQ(r.at("median_ms").get<double>(), r.at("wall_median_ms").get<double>());
+        } else if (id == "naive") {
+            ++seen;
+            EXPECT_EQ(r.at("clock"), "opencl-events") << r.dump();
+        }
+    }
+    EXPECT_EQ(seen, 2u);
+    EXPECT_NE(run.output.find("ms marked w: wall time"), std::string::npos) << run.output;
+}
+
 // --dtype float16 with float32-selector beside the selector: the float32
 // plan runs on the same values (each half a float exactly), is checked
 // against the same fp64 reference at float32's tolerance, and the totals

@@ -6,8 +6,9 @@
 
 namespace netcl::internal {
 
-EventChain::EventChain(bool in_order, std::vector<cl::Event> wait) : in_order_(in_order), wait_(std::move(wait)) {
-    for (const auto& event : wait_) NETCL_REQUIRE(event() != nullptr, "a wait list holds a null cl_event; expected events of enqueued commands");
+EventChain::EventChain(bool in_order, std::vector<cl::Event> wait) : in_order_(in_order) {
+    for (const auto& event : wait) NETCL_REQUIRE(event() != nullptr, "a wait list holds a null cl_event; expected events of enqueued commands");
+    wait_for_pending(wait);
 }
 
 cl_int execution_status(const cl::Event& event) {
@@ -16,7 +17,24 @@ cl_int execution_status(const cl::Event& event) {
     return status;
 }
 
+// A command that has finished orders nothing, so a wait on it is dropped (a
+// failed one stays: what waits on it must fail too). Then a library call
+// whose waits are all done needs no barrier, and none is timed: on NVIDIA's
+// driver (580.159, H200) a barrier that waited for the previous run's last
+// command gave im2col-clblast's 1x1 layers device spans of 0.26 ms against
+// 0.045 ms of wall clock at N = 1: its start lay before the run began.
+void EventChain::wait_for_pending(const std::vector<cl::Event>& events) {
+    for (const auto& event : events) {
+        if (execution_status(event) != CL_COMPLETE) wait_.push_back(event);
+    }
+}
+
 void EventChain::then(const cl::Event& event) {
+    own_command_ = true;
+    record(event);
+}
+
+void EventChain::record(const cl::Event& event) {
     events_.push_back(event);
     if (in_order_) {
         wait_.clear();  // the queue orders whatever comes next after this command
@@ -32,13 +50,12 @@ void EventChain::library_call(const cl::CommandQueue& queue, const std::function
     if (!wait_.empty()) {
         cl::Event barrier;
         NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, &barrier), "enqueueing a barrier before a library call");
-        then(barrier);
+        record(barrier);
     }
-    then(enqueue());
+    if (!own_command_) starts_inside_a_library_ = true;
+    record(enqueue());
 }
 
-void EventChain::also_wait_for(const std::vector<cl::Event>& events) {
-    wait_.insert(wait_.end(), events.begin(), events.end());
-}
+void EventChain::also_wait_for(const std::vector<cl::Event>& events) { wait_for_pending(events); }
 
 }  // namespace netcl::internal

@@ -37,16 +37,26 @@ public:
     // the pair under a lock). The lock cannot cover barriers the caller's own
     // threads enqueue on that queue at the same moment.
     void library_call(const cl::CommandQueue& queue, const std::function<cl::Event()>& enqueue);
-    // More events the next command must wait for (e.g. weights copied in).
+    // More events the next command must wait for (e.g. weights copied in);
+    // those already complete are dropped.
     void also_wait_for(const std::vector<cl::Event>& events);
 
     // Every command enqueued through the chain, in order.
     const std::vector<cl::Event>& events() const { return events_; }
+    // True when the chain's first command of its own was a library call: the
+    // library returns only its last command's event, so events() starts
+    // there and its device span leaves out the library's earlier commands.
+    bool starts_inside_a_library() const { return starts_inside_a_library_; }
 
 private:
+    void record(const cl::Event& event);
+    void wait_for_pending(const std::vector<cl::Event>& events);
+
     bool in_order_;
     std::vector<cl::Event> wait_;
     std::vector<cl::Event> events_;
+    bool own_command_ = false;
+    bool starts_inside_a_library_ = false;
 };
 
 }  // namespace netcl::internal

@@ -171,6 +171,11 @@ public:
     const Plan& last_plan() const;
     // The events of the last run's commands (time them with device_span_ms).
     const std::vector<cl::Event>& last_events() const { return last_events_; }
+    // False when the last run began with a library's commands (CLBlast's
+    // GEMM reading x itself): the library returns only its last command's
+    // event, so the events' span leaves its first ones out. Time such a run
+    // by the wall clock.
+    bool last_events_cover_the_run() const { return last_events_cover_the_run_; }
     std::size_t last_workspace_bytes() const;
     // The weights' shape: out_channels x in_channels/groups x (T x) R x S.
     Tensor::Shape weight_shape() const;
@@ -224,6 +229,7 @@ private:
     std::map<std::string, std::string> out_of_memory_reasons_;
     Prepared* last_ = nullptr;
     std::vector<cl::Event> last_events_;
+    bool last_events_cover_the_run_ = true;
 };
 
 }  // namespace netcl

@@ -262,7 +262,9 @@ void print_table(std::ostream& out, const BenchReport& r) {
         out << "ms = median device time (OpenCL events, first to last command) of " << r.settings.repeat
             << " runs after 1 checked run + " << r.settings.warmup << " warm-up, " << order_text(r.settings)
             << ";\n   min/max of the same runs; program builds excluded (\"build ms\": netcl's program builds "
-               "and\n   cache loads in the first run; for clblast its first call's wall time minus the median)\n";
+               "and\n   cache loads in the first run; for clblast its first call's wall time minus the median);\n"
+               "   ms marked w: wall time (submit to clFinish), for a run whose events leave its first commands out "
+               "(a CLBlast GEMM\n   reading x itself returns only its last command's event)\n";
     }
     out << "GFLOPS = 2*N*K*(C/groups)*R*S*P*Q / ms (direct count); vs = speedup (>1: faster than that one)"
         << (r.settings.interleave ? ", the median over rounds of the two runs' ratio in each round" : "");
@@ -308,7 +310,10 @@ void print_table(std::ostream& out, const BenchReport& r) {
             } else {
                 const TimingSummary& t = m.timing(r.clock);
                 const double gflops = r.gflops(layer, m);
-                cells.insert(cells.end(), {fixed(t.median_ms, 3), fixed(t.min_ms, 3), fixed(t.max_ms, 3),
+                // An OpenCL candidate timed by the wall clock on an events report says so.
+                const std::string wall_mark =
+                    r.clock == Clock::Events && !m.has_events() && m.impl.empty() ? " w" : "";
+                cells.insert(cells.end(), {fixed(t.median_ms, 3) + wall_mark, fixed(t.min_ms, 3), fixed(t.max_ms, 3),
                                            fixed(gflops, 2)});
                 if (layout.event_ms) cells.push_back(m.has_events() ? fixed(m.events.median_ms, 3) : "-");
                 if (layout.peak) cells.push_back(percent_text(r.percent_of_peak(gflops)));
