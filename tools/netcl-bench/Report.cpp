@@ -85,8 +85,10 @@ const Measurement* LayerResult::find(const std::string& candidate) const {
 
 namespace {
 
+// On one clock for both: a candidate without events (wall-timed) is compared wall against wall.
 std::optional<double> ratio(const Measurement& base, const Measurement& result, Clock clock, bool paired) {
     if (!base.ran || !result.ran) return std::nullopt;
+    if (!base.has_events() || !result.has_events()) clock = Clock::Wall;
     return round_ratio(base.samples_ms(clock), result.samples_ms(clock), base.timing(clock).median_ms,
                        result.timing(clock).median_ms, paired);
 }
@@ -175,6 +177,7 @@ std::vector<Total> BenchReport::totals_for(std::int64_t batch) const {
             ++total.layers_run;
             total.weighted_ms += layer.depth * m->timing(clock).median_ms;
             total.weighted_wall_ms += layer.depth * m->wall.median_ms;
+            total.all_events = total.all_events && m->has_events();
             total.weighted_gflop += layer.depth * layer.shapes.direct_flops() * 1e-9;
         }
         if (total.weighted_ms > 0) {
@@ -199,8 +202,13 @@ std::vector<Total> BenchReport::totals_for(std::int64_t batch) const {
         if (!total.complete() || total.weighted_ms <= 0) continue;
         for (const auto& other : result) {
             if (!other.complete()) continue;
-            if (other.candidate == "naive") total.speedup_vs_naive = other.weighted_ms / total.weighted_ms;
-            if (other.candidate == "clblast") total.speedup_vs_clblast = other.weighted_ms / total.weighted_ms;
+            // On one clock: wall against wall where either total holds a run without events (Convgemm's,
+            // a run that begins inside CLBlast).
+            const bool events = clock == Clock::Events && total.all_events && other.all_events;
+            const double speedup = events ? other.weighted_ms / total.weighted_ms
+                                          : other.weighted_wall_ms / total.weighted_wall_ms;
+            if (other.candidate == "naive") total.speedup_vs_naive = speedup;
+            if (other.candidate == "clblast") total.speedup_vs_clblast = speedup;
         }
         if (!peer.empty()) {
             total.speedup_vs_onednn = peer_wall_ms / total.weighted_wall_ms;

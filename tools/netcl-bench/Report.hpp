@@ -46,8 +46,9 @@ struct Total {
     double weighted_ms = 0;       // sum of depth * median on the report's clock
     double weighted_wall_ms = 0;  // sum of depth * wall median
     double weighted_gflop = 0;    // sum of depth * direct GFLOP
+    bool all_events = true;       // every layer run timed by OpenCL events (none by the wall clock alone)
     double gflops = 0;            // on the report's clock
-    std::optional<double> speedup_vs_naive, speedup_vs_clblast;  // only when all three ran on every layer
+    std::optional<double> speedup_vs_naive, speedup_vs_clblast;  // only when both ran on every layer; on one clock
     // Against the faster oneDNN layout over the whole set (a network keeps one layout throughout), wall
     // against wall; only when both ran on every layer. onednn_peer names that layout's candidate.
     std::optional<double> speedup_vs_onednn;
