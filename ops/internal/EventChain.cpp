@@ -48,9 +48,7 @@ void EventChain::library_call(const cl::CommandQueue& queue, const std::function
     std::unique_lock lock(out_of_order_calls, std::defer_lock);
     if (!in_order_) lock.lock();
     if (!wait_.empty()) {
-        cl::Event barrier;
-        NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, &barrier), "enqueueing a barrier before a library call");
-        record(barrier);
+        NETCL_CL_CHECK(queue.enqueueBarrierWithWaitList(&wait_, nullptr), "enqueueing a barrier before a library call");
     }
     if (!own_command_) starts_inside_a_library_ = true;
     record(enqueue());

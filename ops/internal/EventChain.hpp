@@ -27,7 +27,9 @@ public:
     void then(const cl::Event& event);
     // A library call that takes no wait list (CLBlast): `enqueue` makes it on
     // `queue` and returns its last command's event. A barrier before it waits
-    // for what is pending. On an out-of-order queue the barrier and the call
+    // for what is pending; the barrier's event is not kept (it does no work,
+    // and a run keeps as many events whether its waits were over or not, so
+    // the live events of a long run stay flat). On an out-of-order queue the barrier and the call
     // are made under one process-wide lock: PoCL 3.1 orders a new command
     // after the queue's latest barrier only, so another thread's barrier
     // enqueued between ours and the call would let the call run before what
@@ -41,7 +43,7 @@ public:
     // those already complete are dropped.
     void also_wait_for(const std::vector<cl::Event>& events);
 
-    // Every command enqueued through the chain, in order.
+    // Every command enqueued through the chain, in order (barriers apart).
     const std::vector<cl::Event>& events() const { return events_; }
     // True when the chain's first command of its own was a library call: the
     // library returns only its last command's event, so events() starts
