@@ -20,10 +20,16 @@ double device_span_ms(const std::vector<cl::Event>& events) {
     // A barrier or marker does no work, and its timestamps are the driver's
     // to choose: NVIDIA's (580.159) put a barrier's start before the run it
     // belonged to. The span covers the commands that work, where there are any.
-    const bool some_work = std::any_of(events.begin(), events.end(), [](const cl::Event& e) { return !orders_only(e); });
-    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    std::vector<const cl::Event*> timed;
     for (const auto& event : events) {
-        if (some_work && orders_only(event)) continue;
+        if (!orders_only(event)) timed.push_back(&event);
+    }
+    if (timed.empty()) {
+        for (const auto& event : events) timed.push_back(&event);
+    }
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (const cl::Event* timed_event : timed) {
+        const cl::Event& event = *timed_event;
         NETCL_CL_CHECK(event.wait(), "waiting for a timed event");
         cl_ulong start = 0, end = 0;
         const cl_int status = event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
@@ -38,6 +44,10 @@ double device_span_ms(const std::vector<cl::Event>& events) {
         last = std::max(last, end);
     }
     return static_cast<double>(last - first) * 1e-6;
+}
+
+double wall_ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 TimingSummary summarize(std::vector<double> samples_ms) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <vector>
 
 #include "netcl/OpenCL.hpp"
@@ -10,6 +11,8 @@ namespace netcl {
 // others are given). The one timing helper: bench, tune and the cache report
 // all use it.
 double device_span_ms(const std::vector<cl::Event>& events);
+// Host time since `start`, in ms: the wall clock, for what events cannot time.
+double wall_ms_since(std::chrono::steady_clock::time_point start);
 
 struct TimingSummary {
     double median_ms = 0;

@@ -29,10 +29,6 @@ double program_ms(Context& context) {
     return stats.build_ms + stats.disk_load_ms;
 }
 
-double wall_ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The NaN-poisoned first run, checked against the reference; the builds it made are reported apart.
 void first_run(const Runner& runner, const ReferenceCheck& reference, Measurement& m) {
     runner.poison();

@@ -320,7 +320,7 @@ void print_table(std::ostream& out, const BenchReport& r) {
                 const double gflops = r.gflops(layer, m);
                 // An OpenCL candidate timed by the wall clock on an events report says so.
                 const std::string wall_mark =
-                    r.clock == Clock::Events && !m.has_events() && m.impl.empty() ? " w" : "";
+                    r.clock == Clock::Events && !m.has_events() && !is_onednn(m.candidate) ? " w" : "";
                 cells.insert(cells.end(), {fixed(t.median_ms, 3) + wall_mark, fixed(t.min_ms, 3), fixed(t.max_ms, 3),
                                            fixed(gflops, 2)});
                 if (layout.event_ms) cells.push_back(m.has_events() ? fixed(m.events.median_ms, 3) : "-");

@@ -178,7 +178,7 @@ std::optional<TimingSummary> time_candidate(const std::shared_ptr<Context>& cont
                 samples.push_back(device_span_ms(conv.last_events()));
             } else {  // the events leave out a library's first commands: the wall clock covers them
                 context->finish();
-                samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                samples.push_back(wall_ms_since(start));
             }
         }
         return summarize(samples);
