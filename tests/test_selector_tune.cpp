@@ -168,6 +168,24 @@ TEST_F(SelectorTest, NetclInfoExplainsOneShapeAndLogsRejectionsAtDebug) {
     const auto [bad, bad_output] = run(info.string() + " --explain 1,3,224 --profile nvidia-gpu");
     EXPECT_EQ(bad, 1) << bad_output;
     EXPECT_NE(bad_output.find("expected"), std::string::npos) << bad_output;
+    // Another direction and type, planned under the direction's own op: the stem's input gradient on
+    // NVIDIA takes col2im-gemm (at most 3 input channels), its half forward stages through float32.
+    const auto [dgrad, dgrad_output] =
+        run(info.string() + " --explain 8,3,224,224,64,7,7,2,3 --direction bwd_data --profile nvidia-gpu");
+    ASSERT_EQ(dgrad, 0) << dgrad_output;
+    EXPECT_NE(dgrad_output.find("dir=backward_data"), std::string::npos) << dgrad_output;
+    EXPECT_NE(dgrad_output.find("plan: IM2COL col2im-gemm"), std::string::npos) << dgrad_output;
+    const auto [half, half_output] =
+        run(info.string() + " --explain 1,3,224,224,64,7,7,2,3 --dtype float16 --profile nvidia-gpu");
+    ASSERT_EQ(half, 0) << half_output;
+    EXPECT_NE(half_output.find("plan: IM2COL im2col-clblast"), std::string::npos) << half_output;
+    EXPECT_NE(half_output.find("the output stored into half from float32"), std::string::npos) << half_output;
+    const auto [wrong, wrong_output] =
+        run(info.string() + " --explain 1,3,224,224,64,7,7,2,3 --direction sideways --profile nvidia-gpu");
+    EXPECT_EQ(wrong, 1) << wrong_output;
+    EXPECT_NE(wrong_output.find("expected forward (fwd), backward_data (bwd_data) or backward_weights"),
+              std::string::npos)
+        << wrong_output;
 }
 
 }  // namespace

@@ -40,10 +40,13 @@ void print_profile(const netcl::DeviceProfile& p) {
 
 int main(int argc, char** argv) {
     CLI::App app{"netcl-info: the OpenCL devices netcl sees and their profiles"};
-    std::string explain, explain_profile, programs, winograd;
+    std::string explain, explain_profile, programs, winograd, direction = "fwd", dtype = "float32";
     std::vector<std::string> nets;
     app.add_option("--explain", explain,
                    "print the selector's whole decision for one shape N,C,H,W,K,R,S[,stride,pad] on this device");
+    app.add_option("--direction", direction,
+                   "with --explain: the direction to plan (fwd, bwd_data, bwd_weights; as netcl-bench takes it)");
+    app.add_option("--dtype", dtype, "with --explain: the storage type to plan (float32, float16)");
     app.add_option("--profile", explain_profile,
                    "with --explain or --programs: a stored profile (shipped name or JSON file) instead of a device");
     app.add_option("--programs", programs,
@@ -90,12 +93,14 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (!explain.empty()) {
-            const netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
+            netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
+            shapes.dtype = netcl::data_type_from_string(dtype);
+            shapes = shapes.in_direction(netcl::conv_direction_from_string(direction));
             const netcl::DeviceProfile profile =
                 explain_profile.empty() ? netcl::tools::tool_context("netcl-info")->profile() : netcl::load_profile(explain_profile);
             std::printf("device: %s (%s, driver %s)\nshape:  %s\n", profile.name.c_str(),
                         netcl::to_string(profile.type).c_str(), profile.driver_version.c_str(), shapes.str().c_str());
-            std::printf("%s", netcl::KernelSelector::global().explain("conv2d", shapes, profile).str().c_str());
+            std::printf("%s", netcl::KernelSelector::global().explain(netcl::selector_op(shapes), shapes, profile).str().c_str());
             return 0;
         }
         const auto entries = netcl::Context::devices();
