@@ -9,7 +9,7 @@
 #   bash tools/gpu/check.sh [--bundle DIR] [--out DIR] [--batches 1,8,32]
 #                           [--strategies LIST] [--run NET/DIRECTION/DTYPE/BATCHES]...
 #                           [--step-seconds S] [--suite-seconds S] [--suite-match REGEX]
-#                           [--suite-only REGEX] [--cpu-dry-run]
+#                           [--suite-only REGEX] [--suite-shards N] [--no-suite] [--bench ARGS]... [--cpu-dry-run]
 #
 # --bundle: what tools/gpu/bundle.sh made (default .dev/gpu-bundle)
 # --out:    where logs and JSON go (default $OUT, else .dev/gpu-results); a lent
@@ -21,12 +21,22 @@
 #           cuDNN anchor times the same direction) or vgg16/fwd/float16/1
 #           (netcl in half storage beside netcl's float32 selector; cuDNN stays
 #           fp32); repeatable, run in the order given
+# --bench:  a bench of netcl-bench's own arguments instead, e.g. "--shape
+#           8,3,224,224,64,7,7,2,3 --direction bwd_data --strategies all" (one
+#           layer on every variant); cuDNN is timed on it too; repeatable, after
+#           the --run benches. Under a user profile where NETCL_PROFILE_DIR is
+#           set for this script (a tuned value tried without a rebuild)
 # --step-seconds: stop each bench and each anchor after S seconds, so a slow
 #           step cannot take the lease's whole time (default: no limit)
 # --suite-seconds: stop the suite after S seconds (default: no limit)
 # --suite-match: after the benches, only the CTest entries matching REGEX
 # --suite-only: no bench, and only the CTest entries matching REGEX (a rerun
 #           of what a first run left failing or unrun, in what time is left)
+# --suite-shards: run each matching test program as N gtest shards at once
+#           instead of one CTest entry a core: NVIDIA's compiler takes seconds
+#           a program, so test_winograd_conv (hundreds of programs) alone
+#           outlasts a lease as one process (default 1: CTest)
+# --no-suite: the benches only
 # --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
 #           OpenCL device there is (to check this script on a CPU machine;
 #           the anchor times PyTorch's CPU convolution).
@@ -42,6 +52,9 @@ step_seconds=0
 suite_only=""
 suite_match=""
 runs=()
+benches=()
+suite_shards=1
+no_suite=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle="$(cd "$2" && pwd)"; shift 2 ;;
@@ -49,12 +62,15 @@ while [ $# -gt 0 ]; do
     --batches) batches="$2"; shift 2 ;;
     --strategies) strategies=(--strategies "$2"); shift 2 ;;
     --run) runs+=("$2"); shift 2 ;;
+    --bench) benches+=("$2"); shift 2 ;;
+    --suite-shards) suite_shards="$2"; shift 2 ;;
+    --no-suite) no_suite=1; shift ;;
     --step-seconds) step_seconds="$2"; shift 2 ;;
     --suite-seconds) suite_seconds="$2"; shift 2 ;;
     --suite-match) suite_match="$2"; shift 2 ;;
     --suite-only) suite_only="$2"; shift 2 ;;
     --cpu-dry-run) dry_run=1; shift ;;
-    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--run NET/DIRECTION/DTYPE/BATCHES]... [--step-seconds S] [--suite-seconds S] [--suite-match REGEX] [--suite-only REGEX] [--cpu-dry-run]" >&2; exit 2 ;;
+    *) echo "usage: check.sh [--bundle DIR] [--out DIR] [--batches LIST] [--strategies LIST] [--run NET/DIRECTION/DTYPE/BATCHES]... [--step-seconds S] [--suite-seconds S] [--suite-match REGEX] [--suite-only REGEX] [--suite-shards N] [--no-suite] [--bench ARGS]... [--cpu-dry-run]" >&2; exit 2 ;;
   esac
 done
 [ -f "$bundle/BUILD_DIR" ] || { echo "check.sh: no bundle at $bundle; run tools/gpu/bundle.sh on the build machine" >&2; exit 2; }
@@ -107,12 +123,25 @@ log "device"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
 "$bin/netcl-info" | tee "$out/netcl-info.txt" || { echo "check.sh: netcl-info found no usable device" >&2; exit 1; }
 
-[ ${#runs[@]} -gt 0 ] || runs=("vgg16/fwd/float32/$batches")
+[ ${#runs[@]} -gt 0 ] || [ ${#benches[@]} -gt 0 ] || runs=("vgg16/fwd/float32/$batches")
 step=()
 [ "$step_seconds" -gt 0 ] && step=(timeout --signal=INT "$step_seconds")
 have_torch=0 have_torch_cuda=0
 python3 -c 'import torch' 2>/dev/null && have_torch=1
 python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null && have_torch_cuda=1
+anchor() {  # cuDNN on the layers of $out/$1.json
+  log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
+  if [ "$have_torch_cuda" -eq 1 ] || { [ "$dry_run" -eq 1 ] && [ "$have_torch" -eq 1 ]; }; then
+    local where=()
+    [ "$have_torch_cuda" -eq 1 ] || where=(--cpu)
+    "${step[@]}" python3 "$repo/tools/gpu/cudnn_anchor.py" "${where[@]}" --netcl-json "$out/$1.json" \
+        --json "$out/cudnn-$1.json" 2>&1 | tee "$out/cudnn-$1.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  else
+    log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
+    [ "$dry_run" -eq 1 ] || status=1
+  fi
+}
 if [ -z "$suite_only" ]; then
 for spec in "${runs[@]}"; do
   IFS=/ read -r net direction dtype run_batches <<< "$spec"
@@ -127,20 +156,20 @@ for spec in "${runs[@]}"; do
   bench_rc="${PIPESTATUS[0]}"
   [ "$bench_rc" -eq 0 ] || { status=1; log "netcl-bench $spec: exit $bench_rc (124: stopped after $step_seconds s)"; continue; }
 
-  log "cuDNN on the same layers (PyTorch, fp32, TF32 off)"
-  if [ "$have_torch_cuda" -eq 1 ] || { [ "$dry_run" -eq 1 ] && [ "$have_torch" -eq 1 ]; }; then
-    anchor_where=()
-    [ "$have_torch_cuda" -eq 1 ] || anchor_where=(--cpu)
-    "${step[@]}" python3 "$repo/tools/gpu/cudnn_anchor.py" "${anchor_where[@]}" --netcl-json "$out/$name.json" \
-        --json "$out/cudnn-$name.json" 2>&1 | tee "$out/cudnn-$name.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  else
-    log "no CUDA-enabled PyTorch here: cuDNN anchor not run"
-    [ "$dry_run" -eq 1 ] || status=1
-  fi
+  anchor "$name"
+done
+for i in "${!benches[@]}"; do
+  name="bench$((i + 1))"
+  read -r -a bench_args <<< "${benches[$i]}"
+  log "netcl-bench ${benches[$i]}${NETCL_PROFILE_DIR:+ (user profiles in $NETCL_PROFILE_DIR)}"
+  "${step[@]}" "$bin/netcl-bench" "${bench_args[@]}" --json "$out/$name.json" 2>&1 | tee "$out/bench-$name.txt"
+  bench_rc="${PIPESTATUS[0]}"
+  [ "$bench_rc" -eq 0 ] || { status=1; log "netcl-bench ${benches[$i]}: exit $bench_rc (124: stopped after $step_seconds s)"; continue; }
+  anchor "$name"
 done
 fi
 
+[ "$no_suite" -eq 0 ] || { log "done (status $status, no suite asked for); results in $out"; exit $status; }
 limit_text=""
 [ "$suite_seconds" -gt 0 ] && limit_text=" (at most $suite_seconds s)"
 log "test suite on ${NETCL_DEVICE:-the default device}$limit_text"
@@ -153,8 +182,33 @@ limit=()
 only=()
 [ -n "$suite_only" ] && only=(-R "$suite_only")
 [ -n "$suite_match" ] && only=(-R "$suite_match")
-"${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j "$jobs" 2>&1 | tee "$out/ctest.log"
-suite="${PIPESTATUS[0]}"
+if [ "$suite_shards" -le 1 ]; then
+  "${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j "$jobs" 2>&1 | tee "$out/ctest.log"
+  suite="${PIPESTATUS[0]}"
+else
+  # Each matching program as gtest shards, all at once; a shard's log is kept whole
+  # (ctest.log gets every shard's, a failing one's last).
+  names="$(ctest --test-dir "$built_at" -N -LE 'install|oclgrind|sanitize' "${only[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')"
+  [ -n "$names" ] || { log "no CTest entry matches"; status=1; }
+  pids=()
+  for name in $names; do
+    for ((shard = 0; shard < suite_shards; shard++)); do
+      NETCL_CACHE_DIR="$built_at/test-cache" GTEST_TOTAL_SHARDS="$suite_shards" GTEST_SHARD_INDEX="$shard" \
+        "${limit[@]}" "$built_at/tests/$name" --gtest_color=no > "$out/shard-$name-$shard.log" 2>&1 &
+      pids+=("$!:$name-$shard")
+    done
+  done
+  suite=0
+  for entry in "${pids[@]}"; do
+    wait "${entry%%:*}"; rc=$?
+    shard_log="$out/shard-${entry#*:}.log"
+    [ "$rc" -eq 0 ] || { [ "$suite" -eq 124 ] || suite="$rc"; }
+    grep -E '^\[  (PASSED|FAILED) ' "$shard_log" | sed "s/^/${entry#*:}: /" | tee -a "$out/ctest.log"
+    [ "$rc" -eq 0 ] || { echo "${entry#*:}: exit $rc" | tee -a "$out/ctest.log"; cat "$shard_log" >> "$out/ctest.log"; }
+  done
+  [ "$suite" -eq 130 ] && suite=124  # timeout's INT reaches the program: count it as the limit
+  rm -f "$out"/shard-*.log
+fi
 [ "$suite" -eq 124 ] && log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
 [ "$suite" -eq 0 ] || status=1
 log "done (status $status); results in $out"
