@@ -17,6 +17,7 @@
 #include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
+#include "ops/weight_gradient/ClblastWeightGradientConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "selector/ProfileStore.hpp"
 #include "tests/support/ClInterposer.hpp"
@@ -328,7 +329,9 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
 // depthwise, strides, dilation, asymmetric pads) and random ones; passes of
 // images (three passes of 2, 2 and 1 images) and an image's pixels in pieces
 // (ClblastWeightGradientConfig.hpp), each with beta 0 (dw poisoned), 1 and
-// 0.5, each later image adding to dw; a 1x1 stride-1 unpadded layer reading x
+// 0.5, each later image adding to dw; images in slots of their own, a call a
+// piece over five images and two images a call over three passes; whole
+// images added into dw one by one; a 1x1 stride-1 unpadded layer reading x
 // in place; and the workspace limit as a reason.
 TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     const Variant variant("wgrad-clblast");
@@ -370,8 +373,32 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     for (const float beta : {0.0f, 1.0f, 0.5f}) {
         const ConvCaseResult r = run_im2col_variant(variant, grouped, pieces, 97, beta);
         EXPECT_TRUE(r.passed()) << "pieces, beta " << beta << ": " << describe(grouped, r);
-        EXPECT_NE(r.plan.config.find("pixels in 7 pieces of 8"), std::string::npos) << r.plan.config;
+        EXPECT_NE(r.plan.config.find("pixels in 7 pieces of 8, CLBlast GEMMs into 21"), std::string::npos)
+            << r.plan.config;
         EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, grouped, pieces->profile()));
+    }
+    // Slots of their own for the images: a call a piece over three images (2 pieces of 25); and two images
+    // a call in passes of two, the later images adding into the first call's slots.
+    const double dw_size = static_cast<double>(grouped.K * grouped.C / grouped.groups * grouped.R * grouped.S);
+    const auto image_slots = context_with_profile([](DeviceProfile& p) {
+        p.tuned["wgrad_clblast_split_outputs"] = 1e9;
+        p.tuned["wgrad_clblast_min_chunk"] = 20;
+    });
+    const auto two_a_call = context_with_profile([&](DeviceProfile& p) {
+        p.tuned["wgrad_clblast_split_outputs"] = 2.5 * dw_size;
+        p.tuned["im2col_pass_bytes"] =  // two images' columns
+            static_cast<double>(2 * grouped.C * grouped.R * grouped.S * grouped.P() * grouped.Q()) * sizeof(float);
+    });
+    grouped.N = 5;
+    for (const auto& [context, expected] :
+         {std::pair{image_slots, "2 pieces of 25, CLBlast GEMMs into 10 float32 partial(s) (a piece of each of 5 images"},
+          std::pair{two_a_call, "2 image(s) of columns a pass; each image whole, CLBlast GEMMs into 2 float32 partial(s) "
+                                "(a piece of each of 2 images a call"}}) {
+        for (const float beta : {0.0f, 0.5f}) {
+            const ConvCaseResult r = run_im2col_variant(variant, grouped, context, 98, beta);
+            EXPECT_TRUE(r.passed()) << expected << ", beta " << beta << ": " << describe(grouped, r);
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+        }
     }
     ConvShapes pointwise = s;  // 1x1, stride 1, unpadded, two groups: x is the column matrix
     pointwise.R = pointwise.S = 1;
@@ -379,9 +406,25 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     pointwise.set_padding(0, 0, 0, 0);
     pointwise.C = 6;
     pointwise.groups = 2;
+    // Whole images, each GEMM adding into dw itself (no partials: a dW that fills the device alone), in
+    // passes of two images and on x in place.
+    const auto whole = context_with_profile([&](DeviceProfile& p) {
+        p.tuned["wgrad_clblast_split_outputs"] = 1;
+        p.tuned["im2col_pass_bytes"] = static_cast<double>(2 * image_bytes);
+    });
+    for (const ConvShapes& shapes : {s, pointwise}) {
+        for (const float beta : {0.0f, 0.5f}) {
+            const ConvCaseResult r = run_im2col_variant(variant, shapes, whole, 99, beta);
+            EXPECT_TRUE(r.passed()) << "whole images, beta " << beta << ": " << describe(shapes, r);
+            EXPECT_NE(r.plan.config.find("one CLBlast GEMM an image, summed into dw in order"), std::string::npos)
+                << r.plan.config;
+        }
+    }
     const ConvCaseResult r = run_conv_case(pointwise, Kernel::IM2COL, variant, 96);
     EXPECT_TRUE(r.passed()) << describe(pointwise, r);
-    EXPECT_EQ(r.workspace_bytes, 0u);
+    const ClblastWeightGradientConfig in_place = clblast_weight_gradient_config(pointwise, profile);
+    EXPECT_EQ(in_place.layout.workspace_bytes, 0u);  // no columns: only the partial sums take workspace
+    EXPECT_EQ(r.workspace_bytes, in_place.partials_bytes);
     EXPECT_NE(r.plan.config.find("x is the column matrix"), std::string::npos) << r.plan.config;
     DeviceProfile tight = profile;
     tight.tuned["im2col_workspace_limit_bytes"] = 64;

@@ -21,30 +21,34 @@ ClblastWeightGradientConfig clblast_weight_gradient_config(const ConvShapes& s, 
     const double target = profile.tuned_or("wgrad_clblast_split_outputs", kSplitOutputs);
     const auto min_chunk = static_cast<std::int64_t>(std::max(1.0, profile.tuned_or("wgrad_clblast_min_chunk", kMinChunk)));
     const auto wanted = static_cast<std::int64_t>(std::max(1.0, target / std::max(outputs, 1.0)));
-    c.chunks = std::max<std::int64_t>(1, std::min(wanted, pixels / min_chunk));
+    // Images in slots of their own first (no piece's reduction gets shorter), within a pass; a large dW
+    // (VGG's conv5: 2.4 M elements) keeps one slot and its workspace small.
+    c.slot_images = std::clamp<std::int64_t>(wanted, 1, c.layout.images_per_pass);
+    c.chunks = std::max<std::int64_t>(1, std::min(wanted / c.slot_images, pixels / min_chunk));
     c.chunk_pixels = (pixels + c.chunks - 1) / c.chunks;
     c.chunks = (pixels + c.chunk_pixels - 1) / c.chunk_pixels;  // no empty last piece
     if (c.writes_partials()) {
-        c.partials_bytes = static_cast<std::size_t>(c.chunks) * static_cast<std::size_t>(outputs) * sizeof(float);
+        c.partials_bytes = static_cast<std::size_t>(c.slots()) * static_cast<std::size_t>(outputs) * sizeof(float);
     }
-    if (c.half) c.dy_bytes = static_cast<std::size_t>(s.K * pixels) * sizeof(float);
+    if (c.half) c.dy_bytes = static_cast<std::size_t>(c.layout.images_per_pass * s.K * pixels) * sizeof(float);
     return c;
 }
 
 std::string ClblastWeightGradientConfig::str() const {
     std::string out = layout.direct ? "1x1: x is the column matrix"
                                     : std::to_string(layout.images_per_pass) + " image(s) of columns a pass";
-    if (half) {
-        out += "; dy widened to float32 an image at a time; " +
-               (chunks == 1 ? std::string("one CLBlast GEMM an image")
-                            : "an image's pixels in " + std::to_string(chunks) + " pieces of " +
-                                  std::to_string(chunk_pixels) + ", a CLBlast GEMM each (one batched call)") +
-               ", every image added into float32 partials, stored into the half dw once";
+    const std::string pieces = chunks == 1 ? std::string("each image whole")
+                                           : "an image's pixels in " + std::to_string(chunks) + " pieces of " +
+                                                 std::to_string(chunk_pixels);
+    if (half) out += "; dy widened to float32 a pass at a time";
+    if (!writes_partials()) {
+        out += "; one CLBlast GEMM an image, summed into dw in order";
     } else {
-        out += chunks == 1 ? "; one CLBlast GEMM an image, summed into dw in order"
-                           : "; an image's pixels in " + std::to_string(chunks) + " pieces of " +
-                                 std::to_string(chunk_pixels) +
-                                 ", a CLBlast GEMM each into float32 partials (one batched call), summed into dw in order";
+        out += "; " + pieces + ", CLBlast GEMMs into " + std::to_string(slots()) + " float32 partial(s) (" +
+               (slot_images == 1 ? std::string("every image adding into them")
+                                 : "a piece of each of " + std::to_string(slot_images) +
+                                       " images a call, later images adding into them") +
+               "), summed into " + (half ? "the half dw" : "dw") + " once";
     }
     if (workspace_bytes() > 0) out += "; workspace " + std::to_string(workspace_bytes()) + " bytes";
     return out;

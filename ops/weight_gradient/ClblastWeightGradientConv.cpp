@@ -103,16 +103,12 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
     const std::size_t workspace_origin = workspace.offset_bytes / sizeof(float);
     const std::size_t partials = workspace_origin + layout.workspace_bytes / sizeof(float);
     const std::size_t dy_copy = partials + config_.partials_bytes / sizeof(float);
-    // float16: the SGEMM reads image n's dy widened into the workspace (in queue order, so one copy serves
-    // every image), and its partials carry every image's sum (beta 1 after the first image).
+    const std::size_t image_dy = groups * kg * PQ;
+    // float16: the SGEMMs read the pass's dy widened into the workspace.
     const cl::Buffer& a_buffer = config_.half ? workspace.buffer : dy.buffer();
     const auto chunks = static_cast<std::size_t>(config_.chunks), piece = static_cast<std::size_t>(config_.chunk_pixels);
     const std::size_t last_piece = PQ - (chunks - 1) * piece;
     const std::size_t whole_pieces = last_piece == piece ? chunks : chunks - 1;  // one batched call for these
-    const auto sum_partials_into_dw = [&](float at_beta) {
-        internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
-                                       static_cast<std::int64_t>(chunks), dw, at_beta, chain);
-    };
 
     for (std::int64_t n0 = 0; n0 < s.N; n0 += layout.images_per_pass) {
         const std::int64_t images = std::min(layout.images_per_pass, s.N - n0);
@@ -120,42 +116,71 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
             enqueue_columns(context_->queue(), im2col_, layout, s, x, workspace.buffer,
                             static_cast<cl_ulong>(workspace_origin), n0, images, chain);
         }
-        for (std::int64_t b = 0; b < images; ++b) {
-            const std::int64_t n = n0 + b;
-            const cl::Buffer& cols = layout.direct ? x.buffer() : workspace.buffer;
-            // Direct: x's image n is its C x H·W column matrix (H·W = P·Q).
-            const std::size_t b_image = layout.direct ? x.offset() + static_cast<std::size_t>(n) * image_columns
-                                                      : workspace_origin + static_cast<std::size_t>(b) * image_columns;
-            const std::size_t dy_image = static_cast<std::size_t>(n) * groups * kg * PQ;
-            if (config_.half) {
-                internal::enqueue_widen(context_->queue(), widen_, dy, dy_image, groups * kg * PQ, workspace.buffer,
-                                        dy_copy, chain);
+        if (config_.half) {
+            internal::enqueue_widen(context_->queue(), widen_, dy, static_cast<std::size_t>(n0) * image_dy,
+                                    static_cast<std::size_t>(images) * image_dy, workspace.buffer, dy_copy, chain);
+        }
+        const cl::Buffer& cols = layout.direct ? x.buffer() : workspace.buffer;
+        // Image n of the pass (b = n - n0): its dy and its columns (direct: x's image n is its C x H·W
+        // column matrix, H·W = P·Q).
+        const auto a_image = [&](std::int64_t b) {
+            return config_.half ? dy_copy + static_cast<std::size_t>(b) * image_dy
+                                : dy.offset() + static_cast<std::size_t>(n0 + b) * image_dy;
+        };
+        const auto b_image = [&](std::int64_t b) {
+            return layout.direct ? x.offset() + static_cast<std::size_t>(n0 + b) * image_columns
+                                 : workspace_origin + static_cast<std::size_t>(b) * image_columns;
+        };
+        if (!config_.writes_partials()) {  // each image's GEMM adds into dw, batched over the groups
+            for (std::int64_t b = 0; b < images; ++b) {
+                gemm(a_image(b), kg * PQ, cols, b_image(b), columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ,
+                     groups, n0 + b == 0 ? beta : 1.0f, a_buffer, "image " + std::to_string(n0 + b), chain);
             }
-            const std::size_t a_image = config_.half ? dy_copy : dy.offset() + dy_image;
-            const float image_beta = n == 0 ? beta : 1.0f;
-            const float piece_beta = config_.half && n > 0 ? 1.0f : 0.0f;
-            const std::string image = "image " + std::to_string(n);
-            if (!config_.writes_partials()) {  // the image's GEMM writes dw, batched over the groups
-                gemm(a_image, kg * PQ, cols, b_image, columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ, groups,
-                     image_beta, a_buffer, image, chain);
-                continue;
-            }
-            // Each piece of the image's pixels into its own partial (a group's block within it), then their sum.
+            continue;
+        }
+        // Batches of slot_images images, each image's pieces into slots of their own (a group's block within
+        // each); the first batch writes every slot, later ones add into them. (Each CLBlast call costs its
+        // launch and padding kernels: 0.4-0.6 ms of ResNet-50's res2 weight gradients at N = 8 on an H200
+        // are 12-16 calls.)
+        const auto slot_images = config_.slot_images;
+        for (std::int64_t b0 = 0; b0 < images; b0 += slot_images) {
+            const std::int64_t batch = std::min(slot_images, images - b0);
+            const float slot_beta = n0 == 0 && b0 == 0 ? 0.0f : 1.0f;
+            const std::string which = "images " + std::to_string(n0 + b0) + "-" + std::to_string(n0 + b0 + batch - 1);
             for (std::size_t g = 0; g < groups; ++g) {
-                const std::size_t a = a_image + g * kg * PQ, bb = b_image + g * columns * PQ;
-                const std::size_t c = partials + g * kg * columns;
-                gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, piece_beta,
-                     a_buffer, image + ", pieces of " + std::to_string(piece) + " pixels", chain);
-                if (whole_pieces < chunks) {
-                    const std::size_t at = (chunks - 1) * piece;
-                    gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
-                         dw_elements, last_piece, 1, piece_beta, a_buffer, image + ", the last piece", chain);
+                const std::size_t c_group = partials + g * kg * columns;
+                const std::size_t a_group = g * kg * PQ, b_group = g * columns * PQ;
+                // A call per piece over the batch's images, or a call per image over its whole pieces (and one
+                // for its last, shorter piece): whichever makes fewer calls.
+                const std::size_t calls_per_image = whole_pieces < chunks ? 2 : 1;
+                if (chunks < static_cast<std::size_t>(batch) * calls_per_image) {
+                    for (std::size_t j = 0; j < chunks; ++j) {
+                        gemm(a_image(b0) + a_group + j * piece, image_dy, cols, b_image(b0) + b_group + j * piece,
+                             image_columns, workspace.buffer, c_group + j * dw_elements, chunks * dw_elements,
+                             j + 1 < chunks ? piece : last_piece, static_cast<std::size_t>(batch), slot_beta, a_buffer,
+                             which + ", piece " + std::to_string(j), chain);
+                    }
+                    continue;
+                }
+                for (std::int64_t b = b0; b < b0 + batch; ++b) {  // a call per image, over its whole pieces
+                    const std::size_t a = a_image(b) + a_group, bb = b_image(b) + b_group;
+                    const std::size_t c = c_group + static_cast<std::size_t>(b - b0) * chunks * dw_elements;
+                    const std::string image = "image " + std::to_string(n0 + b);
+                    gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, slot_beta,
+                         a_buffer, image + ", pieces of " + std::to_string(piece) + " pixels", chain);
+                    if (whole_pieces < chunks) {
+                        const std::size_t at = (chunks - 1) * piece;
+                        gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
+                             dw_elements, last_piece, 1, slot_beta, a_buffer, image + ", the last piece", chain);
+                    }
                 }
             }
-            if (!config_.half) sum_partials_into_dw(image_beta);
         }
     }
-    if (config_.half) sum_partials_into_dw(beta);
+    if (config_.writes_partials()) {
+        internal::enqueue_sum_partials(context_->queue(), sum_partials_, workspace.buffer, partials,
+                                       config_.slots(), dw, beta, chain);
+    }
     if (s.bias) internal::enqueue_bias_gradient(context_->queue(), bias_gradient_, s, dy, *db, beta, chain);
 }
 

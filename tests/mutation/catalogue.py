@@ -493,16 +493,30 @@ MUTATIONS = [
          find="STORE(dw, i, gradient_blend(beta, dw, i, sum));",
          replace="STORE(dw, i, sum);",
          bug="the pieces' partial gradients overwrite dw where the caller (or a later image) asked to accumulate"),
-    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (every shape with N > 1).
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (whole images, N = 5).
     dict(id="wgrad-clblast-each-image-overwrites", area="gradients",
          file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
-         find="const float image_beta = n == 0 ? beta : 1.0f;",
-         replace="const float image_beta = beta;",
+         find="groups, n0 + b == 0 ? beta : 1.0f, a_buffer",
+         replace="groups, beta, a_buffer",
          bug="each image's GEMM scales dw by the caller's beta instead of adding to the images before it"),
-    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (the 1x1 layer in two groups).
+    # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (two images a
+    # call, the third adding into their slots).
+    dict(id="wgrad-clblast-slots-rewritten-within-a-pass", area="gradients",
+         file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="const float slot_beta = n0 == 0 && b0 == 0 ? 0.0f : 1.0f;",
+         replace="const float slot_beta = n0 == 0 ? 0.0f : 1.0f;",
+         bug="a pass's later images overwrite the partial gradients its first call wrote instead of adding to them"),
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (a call a piece over five images),
+    # test_conv_half (the 1x1 layer in a call a piece).
+    dict(id="wgrad-clblast-image-slots-overlap", area="gradients",
+         file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
+         find="c_group + j * dw_elements, chunks * dw_elements,",
+         replace="c_group + j * dw_elements, dw_elements,",
+         bug="a call over the images strides their partial gradients by one slot, so images and pieces overwrite each other"),
+    # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (the 1x1 layer as whole images).
     dict(id="wgrad-clblast-direct-image-offset", area="gradients",
          file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
-         find="x.offset() + static_cast<std::size_t>(n) * image_columns",
+         find="x.offset() + static_cast<std::size_t>(n0 + b) * image_columns",
          replace="x.offset()",
          bug="a 1x1 layer read in place multiplies the first image's x for every image"),
     # Expected: test_conv_backward (every layer that takes x's columns with K/groups >= 8 and beta 1),
@@ -840,8 +854,8 @@ MUTATIONS = [
          bug="im2col-clblast hands CLBlast's SGEMM a half layer's weights as they are, their halves read as floats"),
     # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (every case, N = 3).
     dict(id="wgrad-clblast-half-images-overwrite", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
-         find="const float piece_beta = config_.half && n > 0 ? 1.0f : 0.0f;",
-         replace="const float piece_beta = 0.0f;",
+         find="const float slot_beta = n0 == 0 && b0 == 0 ? 0.0f : 1.0f;",
+         replace="const float slot_beta = 0.0f;",
          bug="wgrad-clblast in half keeps only the last image's gradient: each image's GEMM overwrites the float32 partials"),
     # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (the 1x1 case) and
     # the edge tables' 1x1 layers.
@@ -852,8 +866,8 @@ MUTATIONS = [
     # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (the SGEMM reads the
     # workspace's stale contents).
     dict(id="wgrad-clblast-half-dy-unwidened", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
-         find="            if (config_.half) {\n                internal::enqueue_widen(",
-         replace="            if (false) {\n                internal::enqueue_widen(",
+         find="        if (config_.half) {\n            internal::enqueue_widen(",
+         replace="        if (false) {\n            internal::enqueue_widen(",
          bug="wgrad-clblast in half never widens dy into the workspace its SGEMM reads"),
 
     # Each comment names the test expected to catch it; the CTest suite is what counts (tests/python's
