@@ -863,6 +863,16 @@ MUTATIONS = [
          find="c.layout = c.half ? im2col_layout_expanded(s, profile) : im2col_layout(s, profile);",
          replace="c.layout = im2col_layout(s, profile);",
          bug="wgrad-clblast hands a half 1x1 layer's x to CLBlast's SGEMM in place, its halves read as floats"),
+    # Expected: gpu_scripts_dry_run (the shards ran 10 tests between them; the program has 9).
+    dict(id="gpu-check-shards-same-index", area="tools", file="tools/gpu/check.sh",
+         find='GTEST_SHARD_INDEX="$shard"',
+         replace='GTEST_SHARD_INDEX=0',
+         bug="check.sh --suite-shards runs the first shard in every process: some tests twice, the rest never"),
+    # Expected: gpu_scripts_dry_run (--no-suite ran the suite).
+    dict(id="gpu-check-no-suite-ignored", area="tools", file="tools/gpu/check.sh",
+         find='[ "$no_suite" -eq 0 ] || {',
+         replace='[ "$no_suite" -eq 2 ] || {',
+         bug="check.sh --no-suite runs the suite anyway, spending a lease's minutes on it"),
     # Expected: test_conv_half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce (the SGEMM reads the
     # workspace's stale contents).
     dict(id="wgrad-clblast-half-dy-unwidened", area="float16", file="ops/weight_gradient/ClblastWeightGradientConv.cpp",

@@ -4,13 +4,23 @@
 # their original relative paths, plus the shared libraries they need that a
 # bare machine lacks (the ICD loader, CLBlast, spdlog, fmt; libstdc++ apart).
 #
-#   bash tools/gpu/bundle.sh [BUILD_DIR] [BUNDLE_DIR]     (defaults: build, .dev/gpu-bundle)
+#   bash tools/gpu/bundle.sh [--no-build] [BUILD_DIR] [BUNDLE_DIR]   (defaults: build, .dev/gpu-bundle)
 #
-# Then carry BUNDLE_DIR to the GPU machine and run tools/gpu/check.sh there.
+# It builds BUILD_DIR first (a no-op when it is current; --no-build: not, as
+# the suite's own dry run, which must not rebuild the tree under the tests
+# running beside it). Then carry BUNDLE_DIR to the GPU machine and run
+# tools/gpu/check.sh there.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build_first=1
+[ "${1:-}" = --no-build ] && { build_first=0; shift; }
 build="$(cd "${1:-$here/build}" && pwd)"
 bundle="${2:-$here/.dev/gpu-bundle}"
+
+# The build brought up to date with the sources first: the fifth lending's
+# second call carried a build older than its tree (a trial left in the
+# binaries, undone in the sources only), and its figures were the trial's.
+[ "$build_first" -eq 0 ] || cmake --build "$build" --parallel "$(nproc)"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/build" "$bundle/lib/cxx"
@@ -19,7 +29,7 @@ mkdir -p "$bundle/build" "$bundle/lib/cxx"
 # files (which name absolute paths) work once the tree sits where it was built.
 (cd "$build" && find . -path ./CMakeFiles -prune -o -path '*/CMakeFiles' -prune -o \
     \( \( -type f -o -type l \) \( -perm -u+x -o -name '*.so*' -o -name 'CTestTestfile.cmake' \) \) -print) |
-  grep -v -E '^\./(consumer-check|test-cache|_deps|python-venv|python|readme)/' |
+  grep -v -E '^\./(consumer-check|test-cache|_deps|python-venv|python|readme|gpu-dry-run|nvptx)/' |
   while read -r f; do
     mkdir -p "$bundle/build/$(dirname "$f")"
     cp -a "$build/$f" "$bundle/build/$f"
