@@ -363,7 +363,7 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
         EXPECT_NE(r.plan.config.find("2 image(s) of columns a pass"), std::string::npos) << r.plan.config;
     }
     // An image's 50 pixels in 7 pieces of 8 (the last of 2), two groups: a batched GEMM for the six whole
-    // pieces and one for the last, each into its partial, summed into dw over three images.
+    // pieces and one for the last, each into its partial, over three images (a slot each), summed into dw.
     ConvShapes grouped = s;
     grouped.N = 3, grouped.C = 6, grouped.groups = 2;
     const auto pieces = context_with_profile([](DeviceProfile& p) {
@@ -386,14 +386,15 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     });
     const auto two_a_call = context_with_profile([&](DeviceProfile& p) {
         p.tuned["wgrad_clblast_split_outputs"] = 2.5 * dw_size;
-        p.tuned["im2col_pass_bytes"] =  // two images' columns
-            static_cast<double>(2 * grouped.C * grouped.R * grouped.S * grouped.P() * grouped.Q()) * sizeof(float);
+        p.tuned["im2col_pass_bytes"] =  // two images' operands (dy and columns): passes of two, two a call
+            static_cast<double>(2 * (grouped.K + grouped.C * grouped.R * grouped.S) * grouped.P() * grouped.Q()) *
+            sizeof(float);
     });
     grouped.N = 5;
     for (const auto& [context, expected] :
-         {std::pair{image_slots, "2 pieces of 25, CLBlast GEMMs into 10 float32 partial(s) (a piece of each of 5 images"},
+         {std::pair{image_slots, "2 pieces of 25, CLBlast GEMMs into 10 float32 partial(s) (a call a piece over 5 images"},
           std::pair{two_a_call, "2 image(s) of columns a pass; each image whole, CLBlast GEMMs into 2 float32 partial(s) "
-                                "(a piece of each of 2 images a call"}}) {
+                                "(a call a piece over 2 images"}}) {
         for (const float beta : {0.0f, 0.5f}) {
             const ConvCaseResult r = run_im2col_variant(variant, grouped, context, 98, beta);
             EXPECT_TRUE(r.passed()) << expected << ", beta " << beta << ": " << describe(grouped, r);

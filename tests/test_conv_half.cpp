@@ -419,7 +419,7 @@ TEST(Half, WeightGradientGemmWidensItsOperandAChunkAtATime) {
 
 // wgrad-clblast in half (NVIDIA's weight gradient: ClblastWeightGradientConfig.hpp):
 // CLBlast's SGEMM over float32 copies -- x's columns expanded even for a 1x1
-// layer, each pass's dy widened into the workspace -- every image added into
+// layer, each batch's dy widened into the workspace -- every image added into
 // float32 partials and stored into the half dw once, at beta 0, 1 and 0.5:
 // whole images (one slot) with two groups, a bias and passes of two images,
 // pieces of an image's pixels (the last one short) in a call an image, two
@@ -446,21 +446,23 @@ TEST(Half, ClblastWeightGradientSumsEveryImageInFloat32AndStoresHalfOnce) {
         ConvShapes shapes;
         std::shared_ptr<Context> context;
         std::string expected;
-        std::size_t workspace_bytes;  // a pass's columns, the partials (pieces x dW's size), one image's dy
+        std::size_t workspace_bytes;  // a pass's columns, the partials (slots x dW's size), a batch's dy
     };
     const std::vector<Case> cases = {
         {strided, profile(2.0 * image_columns, 1, 1),
-         "2 image(s) of columns a pass; dy widened to float32 a pass at a time; each image whole, CLBlast GEMMs "
+         "2 image(s) of columns a pass; dy widened to float32 a batch at a time; each image whole, CLBlast GEMMs "
          "into 1 float32 partial(s) (every image adding into them)",
-         2 * image_columns + (270 + 2 * 560) * f},
-        {strided, profile(1e9, 1e9, 9), "an image's pixels in 6 pieces of 10, CLBlast GEMMs into 18",
+         2 * image_columns + (270 + 560) * f},
+        {strided, profile(1e9, 1e9, 9),
+         "an image's pixels in 6 pieces of 10, CLBlast GEMMs into 18 float32 partial(s) (a call an image, 3 images'",
          3 * image_columns + (18 * 270 + 3 * 560) * f},
         // Two images a call (each its own slot), the third adding into the first's.
-        {strided, profile(1e9, 2.5 * 270, 1), "into 2 float32 partial(s) (a piece of each of 2 images a call",
-         3 * image_columns + (2 * 270 + 3 * 560) * f},
-        {pointwise, profile(1e9, 1, 1), "3 image(s) of columns a pass", (3 * 6 * 221 + 30 + 3 * 10 * 221) * f},
+        {strided, profile(1e9, 2.5 * 270, 1), "into 2 float32 partial(s) (a call a piece over 2 images",
+         3 * image_columns + (2 * 270 + 2 * 560) * f},
+        {pointwise, profile(1e9, 1, 1), "3 image(s) of columns a pass", (3 * 6 * 221 + 30 + 10 * 221) * f},
         // A call a piece over the three images, the second piece one pixel short.
-        {pointwise, profile(1e9, 1e9, 100), "an image's pixels in 2 pieces of 111, CLBlast GEMMs into 6",
+        {pointwise, profile(1e9, 1e9, 100),
+         "an image's pixels in 2 pieces of 111, CLBlast GEMMs into 6 float32 partial(s) (a call a piece over 3 images",
          (3 * 6 * 221 + 6 * 30 + 3 * 10 * 221) * f}};
     std::uint64_t seed = 9950;
     for (const Case& c : cases) {

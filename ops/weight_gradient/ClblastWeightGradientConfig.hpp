@@ -21,7 +21,7 @@
 //
 // float16 (CLBlast's HGEMM needs cl_khr_fp16, and would sum in half): the
 // SGEMM reads float32 copies. x's columns are expanded even for a 1x1 layer
-// (the expansion widens them), each pass's dy is widened into the workspace
+// (the expansion widens them), each batch's dy is widened into the workspace
 // before its GEMMs, and the GEMMs always write float32 partials (one slot or
 // more), stored into the half dw once, after the last pass: the sum over
 // images stays float32 and is rounded to half once, as a float32 layer's dw
@@ -40,16 +40,23 @@ struct ClblastWeightGradientConfig {
     Im2colLayout layout;             // the columns, as IM2COL's (always expanded in float16)
     bool half = false;               // float16 x, dy and dw (above)
     std::int64_t slot_images = 1;    // images whose GEMMs write slots of their own (1: every image adds into one)
+    std::int64_t pixels = 0;         // an image's P·Q, the reduction its GEMMs split
     std::int64_t chunks = 1;         // pieces of an image's pixels, each its own GEMM
     std::int64_t chunk_pixels = 0;   // pixels of each piece but the last (which takes the rest)
     std::size_t partials_bytes = 0;  // slots() x dW's size in float32, after the columns (0 without partials)
-    std::size_t dy_bytes = 0;        // float16: a pass's dy widened to float32, after the partials
+    std::size_t dy_bytes = 0;        // float16: a batch's dy widened to float32, after the partials
 
     // Partial gradients: one per piece and image of a batch.
     std::int64_t slots() const { return slot_images * chunks; }
     // The GEMMs write float32 partials, summed into dw by sum_weight_gradient_partials (float32 with one
     // slot: each image's GEMM adds into dw itself).
     bool writes_partials() const { return slots() > 1 || half; }
+    // A batch of `images` takes a call a piece over its images, or a call an image over its whole pieces
+    // (and one for its last piece where that is shorter): whichever makes fewer calls.
+    bool call_per_piece(std::int64_t images) const {
+        const std::int64_t calls_per_image = chunks * chunk_pixels > pixels ? 2 : 1;
+        return chunks < images * calls_per_image;
+    }
     std::size_t workspace_bytes() const { return layout.workspace_bytes + partials_bytes + dy_bytes; }
     std::string str() const;
 };

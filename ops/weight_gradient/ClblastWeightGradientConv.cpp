@@ -104,7 +104,7 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
     const std::size_t partials = workspace_origin + layout.workspace_bytes / sizeof(float);
     const std::size_t dy_copy = partials + config_.partials_bytes / sizeof(float);
     const std::size_t image_dy = groups * kg * PQ;
-    // float16: the SGEMMs read the pass's dy widened into the workspace.
+    // float16: the SGEMMs read the batch's dy widened into the workspace.
     const cl::Buffer& a_buffer = config_.half ? workspace.buffer : dy.buffer();
     const auto chunks = static_cast<std::size_t>(config_.chunks), piece = static_cast<std::size_t>(config_.chunk_pixels);
     const std::size_t last_piece = PQ - (chunks - 1) * piece;
@@ -116,15 +116,12 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
             enqueue_columns(context_->queue(), im2col_, layout, s, x, workspace.buffer,
                             static_cast<cl_ulong>(workspace_origin), n0, images, chain);
         }
-        if (config_.half) {
-            internal::enqueue_widen(context_->queue(), widen_, dy, static_cast<std::size_t>(n0) * image_dy,
-                                    static_cast<std::size_t>(images) * image_dy, workspace.buffer, dy_copy, chain);
-        }
         const cl::Buffer& cols = layout.direct ? x.buffer() : workspace.buffer;
-        // Image n of the pass (b = n - n0): its dy and its columns (direct: x's image n is its C x H·W
-        // column matrix, H·W = P·Q).
+        // Image n of the pass (b = n - n0): its dy (float16: widened with its batch, from image b0 on) and its
+        // columns (direct: x's image n is its C x H·W column matrix, H·W = P·Q).
+        std::int64_t widened_from = 0;
         const auto a_image = [&](std::int64_t b) {
-            return config_.half ? dy_copy + static_cast<std::size_t>(b) * image_dy
+            return config_.half ? dy_copy + static_cast<std::size_t>(b - widened_from) * image_dy
                                 : dy.offset() + static_cast<std::size_t>(n0 + b) * image_dy;
         };
         const auto b_image = [&](std::int64_t b) {
@@ -147,13 +144,15 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
             const std::int64_t batch = std::min(slot_images, images - b0);
             const float slot_beta = n0 == 0 && b0 == 0 ? 0.0f : 1.0f;
             const std::string which = "images " + std::to_string(n0 + b0) + "-" + std::to_string(n0 + b0 + batch - 1);
+            if (config_.half) {
+                internal::enqueue_widen(context_->queue(), widen_, dy, static_cast<std::size_t>(n0 + b0) * image_dy,
+                                        static_cast<std::size_t>(batch) * image_dy, workspace.buffer, dy_copy, chain);
+                widened_from = b0;
+            }
             for (std::size_t g = 0; g < groups; ++g) {
                 const std::size_t c_group = partials + g * kg * columns;
                 const std::size_t a_group = g * kg * PQ, b_group = g * columns * PQ;
-                // A call per piece over the batch's images, or a call per image over its whole pieces (and one
-                // for its last, shorter piece): whichever makes fewer calls.
-                const std::size_t calls_per_image = whole_pieces < chunks ? 2 : 1;
-                if (chunks < static_cast<std::size_t>(batch) * calls_per_image) {
+                if (config_.call_per_piece(batch)) {
                     for (std::size_t j = 0; j < chunks; ++j) {
                         gemm(a_image(b0) + a_group + j * piece, image_dy, cols, b_image(b0) + b_group + j * piece,
                              image_columns, workspace.buffer, c_group + j * dw_elements, chunks * dw_elements,

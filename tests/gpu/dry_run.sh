@@ -2,8 +2,9 @@
 # tools/gpu's scripts on this machine's OpenCL device (check.sh --cpu-dry-run),
 # so they cannot rot between lendings: bundle.sh packs the build; check.sh runs
 # a --bench of one layer (the anchor runs where PyTorch is installed, on the
-# CPU), then the suite's smallest program as two gtest shards at once
-# (--suite-shards), and again with --no-suite. Each step's files are asserted on.
+# CPU), then a small program as two gtest shards at once (--suite-shards)
+# beside an entry that is no gtest program (through CTest), and again with
+# --no-suite. Each step's files are asserted on.
 #
 #   dry_run.sh BUILD_DIR WORK_DIR
 set -euo pipefail
@@ -20,7 +21,7 @@ bash "$repo/tools/gpu/bundle.sh" --no-build "$build" "$work/bundle" > "$work/bun
 out="$work/out"
 bash "$repo/tools/gpu/check.sh" --cpu-dry-run --bundle "$work/bundle" --out "$out" \
     --bench "--shape 2,3,9,9,4,3,3,2,1 --direction bwd_data --strategies selector,naive --repeat 2" \
-    --suite-match '^test_runtime_context$' --suite-shards 2 > "$work/check.log" 2>&1 ||
+    --suite-match '^(test_runtime_context|netcl-info_bad_netcl_device)$' --suite-shards 2 > "$work/check.log" 2>&1 ||
   { cat "$work/check.log"; fail "check.sh --bench --suite-shards 2 exited $?"; }
 python3 - "$out/bench1.json" <<'PY' || fail "the --bench JSON is not the layer asked for"
 import json, sys
@@ -38,6 +39,9 @@ for shard in 0 1; do
   ran=$((ran + count))
 done
 [ "$ran" -eq "$listed" ] || fail "the shards ran $ran tests between them; test_runtime_context has $listed"
+# An entry that is no gtest program runs through CTest, with its own pass condition.
+grep -q "netcl-info_bad_netcl_device \.*   Passed" "$out/ctest.log" ||
+  { cat "$out/ctest.log"; fail "netcl-info_bad_netcl_device did not run through CTest beside the shards"; }
 
 bash "$repo/tools/gpu/check.sh" --cpu-dry-run --bundle "$work/bundle" --out "$work/out2" --no-suite \
     --bench "--shape 1,4,6,6,4,1,1 --strategies naive --repeat 1" > "$work/check2.log" 2>&1 ||

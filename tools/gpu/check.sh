@@ -32,10 +32,12 @@
 # --suite-match: after the benches, only the CTest entries matching REGEX
 # --suite-only: no bench, and only the CTest entries matching REGEX (a rerun
 #           of what a first run left failing or unrun, in what time is left)
-# --suite-shards: run each matching test program as N gtest shards at once
+# --suite-shards: run each matching gtest program as N gtest shards at once
 #           instead of one CTest entry a core: NVIDIA's compiler takes seconds
 #           a program, so test_winograd_conv (hundreds of programs) alone
-#           outlasts a lease as one process (default 1: CTest)
+#           outlasts a lease as one process (default 1: CTest). At most twice
+#           the host's cores in processes; entries that are no gtest program
+#           run through CTest after the shards
 # --no-suite: the benches only
 # --cpu-dry-run: no NVIDIA driver needed; runs the same steps on whatever
 #           OpenCL device there is (to check this script on a CPU machine;
@@ -143,7 +145,7 @@ anchor() {  # cuDNN on the layers of $out/$1.json
   fi
 }
 if [ -z "$suite_only" ]; then
-for spec in "${runs[@]}"; do
+for spec in ${runs[@]+"${runs[@]}"}; do
   IFS=/ read -r net direction dtype run_batches <<< "$spec"
   [ -n "$run_batches" ] || { echo "check.sh: --run '$spec' is not NET/DIRECTION/DTYPE/BATCHES" >&2; exit 2; }
   name="$net-$direction-$dtype"
@@ -186,20 +188,34 @@ if [ "$suite_shards" -le 1 ]; then
   "${limit[@]}" ctest --test-dir "$built_at" -LE 'install|oclgrind|sanitize' "${only[@]}" --output-on-failure -j "$jobs" 2>&1 | tee "$out/ctest.log"
   suite="${PIPESTATUS[0]}"
 else
-  # Each matching program as gtest shards, all at once; a shard's log is kept whole
-  # (ctest.log gets every shard's, a failing one's last).
+  # Each matching gtest program as gtest shards, all at once (a failing shard's log kept whole in
+  # ctest.log); the other matching entries (scripts, checks of an expected failure) through CTest as
+  # they are, with their own environment and pass conditions.
+  : > "$out/ctest.log"
   names="$(ctest --test-dir "$built_at" -N -LE 'install|oclgrind|sanitize' "${only[@]}" | sed -n 's/^ *Test *#[0-9]*: //p')"
   [ -n "$names" ] || { log "no CTest entry matches"; status=1; }
-  pids=()
+  programs=()
+  others=()
   for name in $names; do
+    if [[ "$name" == test_* ]] && [ -x "$built_at/tests/$name" ]; then programs+=("$name"); else others+=("$name"); fi
+  done
+  suite=0
+  processes=$((${#programs[@]} * suite_shards))
+  max_processes=$((2 * $(nproc)))
+  if [ "$processes" -gt "$max_processes" ]; then
+    log "--suite-shards $suite_shards over ${#programs[@]} programs would be $processes processes at once, more than $max_processes: narrow --suite-match or take fewer shards"
+    suite=2
+  fi
+  pids=()
+  for name in ${programs[@]+"${programs[@]}"}; do
+    [ "$suite" -eq 0 ] || break
     for ((shard = 0; shard < suite_shards; shard++)); do
       NETCL_CACHE_DIR="$built_at/test-cache" GTEST_TOTAL_SHARDS="$suite_shards" GTEST_SHARD_INDEX="$shard" \
         "${limit[@]}" "$built_at/tests/$name" --gtest_color=no > "$out/shard-$name-$shard.log" 2>&1 &
       pids+=("$!:$name-$shard")
     done
   done
-  suite=0
-  for entry in "${pids[@]}"; do
+  for entry in ${pids[@]+"${pids[@]}"}; do
     wait "${entry%%:*}"; rc=$?
     shard_log="$out/shard-${entry#*:}.log"
     [ "$rc" -eq 0 ] || { [ "$suite" -eq 124 ] || suite="$rc"; }
@@ -208,8 +224,20 @@ else
   done
   [ "$suite" -eq 130 ] && suite=124  # timeout's INT reaches the program: count it as the limit
   rm -f "$out"/shard-*.log
+  if [ ${#others[@]} -gt 0 ] && [ "$suite" -ne 2 ]; then
+    "${limit[@]}" ctest --test-dir "$built_at" -R "^($(IFS='|'; echo "${others[*]}"))\$" --output-on-failure \
+        -j "$jobs" 2>&1 | tee -a "$out/ctest.log"
+    rc="${PIPESTATUS[0]}"
+    [ "$rc" -eq 0 ] || [ "$suite" -ne 0 ] || suite="$rc"
+  fi
 fi
-[ "$suite" -eq 124 ] && log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
+if [ "$suite" -eq 124 ]; then
+  if [ "$suite_shards" -le 1 ]; then
+    log "suite stopped after $suite_seconds s: the tests ctest.log lists as not run did not run"
+  else
+    log "suite stopped after $suite_seconds s: a shard with no PASSED line in ctest.log was cut short"
+  fi
+fi
 [ "$suite" -eq 0 ] || status=1
 log "done (status $status); results in $out"
 exit $status
