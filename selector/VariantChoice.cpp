@@ -172,7 +172,10 @@ std::vector<Variant> ranked_winograd(const std::vector<Variant>& offered, const 
         if (const auto t = winograd_gemm_tile(id)) {
             return tile_rank(t->m, t->r == 5 ? first_5x5 : first_tile) + (gemm_first ? 0 : 20);
         }
-        if (const auto dy_tile = winograd_wgrad_dy_tile(id)) return tile_rank(*dy_tile, first_wgrad);
+        // The CLBlast multiply after the engine's at the same tile: not yet timed where the engine is on.
+        if (const auto dy_tile = winograd_wgrad_dy_tile(id)) {
+            return tile_rank(*dy_tile, first_wgrad) + (winograd_wgrad_on_clblast(id) ? 5 : 0);
+        }
         const auto v = winograd_variant(id);
         if (!v) return 100000;  // another Winograd implementation's variant: after these, in list order
         return tile_rank(v->m, first_tile) + (gemm_first ? 20 : 0) + (v->low_local_memory == low_first ? 0 : 10) +

@@ -567,7 +567,8 @@ TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
 }
 
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)
-// in both tiles on every edge shape it takes (3x3, stride and dilation 1,
+// in both tiles, the multiply on the GEMM engine and on CLBlast, on every
+// edge shape it takes (3x3, stride and dilation 1,
 // ungrouped: images smaller than a dy tile, odd sizes, asymmetric pads, C
 // and K off the GEMM's tile, N > 1), a wide one and random ones, in one pass and in
 // passes of a few tiles (a workspace limit) that add into the first's sums,
@@ -576,7 +577,7 @@ TEST(ConvBackward, WinogradWeightGradientMatchesReference) {
     const DeviceProfile& profile = shared_context()->profile();
     std::map<std::string, int> ran;
     std::uint64_t seed = 6500;
-    for (const Variant& v : {Variant("wino-wgrad-f2"), Variant("wino-wgrad-f4")}) {
+    for (const Variant& v : winograd_wgrad_variants()) {
         SCOPED_TRACE(v.id);
         for (const ConvShapes& edge : edge_case_shapes()) {
             const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
@@ -630,6 +631,8 @@ TEST(ConvBackward, WinogradWeightGradientMatchesReference) {
             EXPECT_TRUE(result.passed()) << "beta " << beta << ": " << describe(s, result);
             const std::string passes = r == 2 ? "4 of 105 dy tiles a pass (27 passes)" : "4 of 36 dy tiles a pass (9 passes)";
             EXPECT_NE(result.plan.config.find(passes), std::string::npos) << result.plan.config;
+            EXPECT_EQ(result.plan.config.find("CLBlast") != std::string::npos, winograd_wgrad_on_clblast(v))
+                << result.plan.config;
             EXPECT_EQ(result.workspace_bytes, sums + 4 * tile);
         }
         // A limit below the sums and one tile is a reason, not a failure.
@@ -639,7 +642,8 @@ TEST(ConvBackward, WinogradWeightGradientMatchesReference) {
         ASSERT_TRUE(reason.has_value());
         EXPECT_NE(reason->find("winograd_wgrad_workspace_limit_bytes"), std::string::npos) << *reason;
     }
-    for (const char* id : {"wino-wgrad-f2", "wino-wgrad-f4"}) EXPECT_GE(ran[id], 3) << id << " ran too few edge shapes";
+    for (const Variant& v : winograd_wgrad_variants()) EXPECT_GE(ran[v.id], 3) << v.id << " ran too few edge shapes";
+    EXPECT_EQ(winograd_wgrad_variants().size(), 4u);  // the engine's two tiles and CLBlast's
     // What it cannot take, it says.
     ConvShapes strided = layer_shapes().in_direction(ConvDirection::BACKWARD_WEIGHTS);
     const auto reason = why_not(Variant("wino-wgrad-f2"), strided, profile);

@@ -12,14 +12,19 @@
 namespace netcl {
 
 const std::vector<Variant>& winograd_wgrad_variants() {
-    static const std::vector<Variant> list = {Variant("wino-wgrad-f2"), Variant("wino-wgrad-f4")};
+    static const std::vector<Variant> list = {Variant("wino-wgrad-f2"), Variant("wino-wgrad-f4"),
+                                              Variant("wino-wgrad-f2-clblast"), Variant("wino-wgrad-f4-clblast")};
     return list;
 }
 
 std::optional<int> winograd_wgrad_dy_tile(const Variant& variant) {
-    if (variant.id == "wino-wgrad-f2") return 2;
-    if (variant.id == "wino-wgrad-f4") return 4;
+    if (variant.id == "wino-wgrad-f2" || variant.id == "wino-wgrad-f2-clblast") return 2;
+    if (variant.id == "wino-wgrad-f4" || variant.id == "wino-wgrad-f4-clblast") return 4;
     return std::nullopt;
+}
+
+bool winograd_wgrad_on_clblast(const Variant& variant) {
+    return winograd_wgrad_dy_tile(variant) && variant.id.ends_with("-clblast");
 }
 
 std::size_t winograd_wgrad_workspace_limit(const DeviceProfile& profile) {
@@ -73,6 +78,13 @@ WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& s, cons
     return c;
 }
 
+WinogradWgradConfig winograd_wgrad_config(const Variant& variant, const ConvShapes& shapes,
+                                          const DeviceProfile& profile) {
+    WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(variant), shapes, profile);
+    c.clblast = winograd_wgrad_on_clblast(variant);
+    return c;
+}
+
 std::size_t WinogradWgradConfig::sums_bytes(const ConvShapes& s) const {
     return size(s.C * s.K * elements()) * sizeof(float);
 }
@@ -108,10 +120,12 @@ std::string WinogradWgradConfig::tile_name() const {
 std::string WinogradWgradConfig::str() const {
     return tile_name() + (scaled ? ", " : " unscaled, ") + std::to_string(tiles_per_pass) + " of " +
            std::to_string(tiles) + " dy tiles a pass (" + std::to_string(passes) + " pass" +
-           (passes == 1 ? "" : "es") + "), GEMM " + tile.str() +
-           (tile_slice ? ", tiles summed in slices of " + std::to_string(tile_slice) : std::string()) +
-           (edge_m ? ", rows clamped" : "") +
-           (edge_n ? ", columns clamped" : "");
+           (passes == 1 ? "" : "es") + "), " +
+           (clblast ? std::string("the multiply one CLBlast strided-batched SGEMM a pass over the ") +
+                          std::to_string(elements()) + " elements"
+                    : "GEMM " + tile.str() +
+                          (tile_slice ? ", tiles summed in slices of " + std::to_string(tile_slice) : std::string()) +
+                          (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : ""));
 }
 
 }  // namespace netcl

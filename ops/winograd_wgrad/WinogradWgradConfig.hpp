@@ -20,14 +20,22 @@
 namespace netcl {
 
 // The variants: "wino-wgrad-f2" (F(3x3,2x2), Lavin & Gray's eq. 14) and
-// "wino-wgrad-f4" (F(3x3,4x4), alpha = 6), and the dy tile side each names.
+// "wino-wgrad-f4" (F(3x3,4x4), alpha = 6), their multiply on netcl's GEMM
+// engine; "-clblast" the same tiles with the multiply on CLBlast's
+// strided-batched SGEMM (one call a pass over the alpha^2 elements), for
+// devices whose profile turns the engine off (NVIDIA: VGG-16's weight
+// gradients on wgrad-clblast took 30 ms at N = 8 on an H200 against cuDNN's
+// 4.5, tools/gpu/README.md). The dy tile side each names, and whether it
+// multiplies on CLBlast.
 const std::vector<Variant>& winograd_wgrad_variants();
 std::optional<int> winograd_wgrad_dy_tile(const Variant& variant);
+bool winograd_wgrad_on_clblast(const Variant& variant);
 
 struct WinogradWgradConfig {
     int m = 3, r = 2, alpha = 4;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; V, D and M are float32
     bool scaled = true;                  // netcl's power-of-two scaling (profile "winograd_scaling")
+    bool clblast = false;  // the multiply on CLBlast (its tile, edges and slices unused)
     GemmTile tile;
     bool edge_m = false, edge_n = false;  // K < MR, C < NR
     int channel_lanes = 8;                // x's transform: channels a work-item (the GEMM's vector width)
@@ -53,6 +61,7 @@ struct WinogradWgradConfig {
 // else 64 MiB (as forward's separate transforms).
 std::size_t winograd_wgrad_workspace_limit(const DeviceProfile& profile);
 WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& shapes, const DeviceProfile& profile);
+WinogradWgradConfig winograd_wgrad_config(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile);
 std::vector<std::string> winograd_wgrad_profile_keys();
 
 }  // namespace netcl

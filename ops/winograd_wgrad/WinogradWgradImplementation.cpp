@@ -1,6 +1,6 @@
 // CONV2D_WINOGRAD for the weight gradient (Lavin & Gray section 4.2): dw as
 // a sum over dy's tiles of F(3x3, r x r) pieces, the sum a batched GEMM on
-// netcl's engine (kernels_cl/winograd_wgrad.cl says how).
+// netcl's engine or on CLBlast (kernels_cl/winograd_wgrad.cl says how).
 #include "ops/ConvImplementation.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConv.hpp"
@@ -35,7 +35,7 @@ protected:
         if (s.stride_h != 1 || s.stride_w != 1) return std::string("Winograd takes stride 1");
         if (s.dilation_h != 1 || s.dilation_w != 1) return std::string("Winograd takes dilation 1");
         if (s.groups != 1) return std::string("Winograd's weight gradient takes ungrouped layers");
-        const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
+        const WinogradWgradConfig c = winograd_wgrad_config(v, s, profile);
         const std::size_t one_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
         const std::size_t limit = winograd_wgrad_workspace_limit(profile);
         if (c.sums_bytes(s) + one_tile > limit) {
@@ -46,25 +46,28 @@ protected:
         return std::nullopt;
     }
     std::string do_config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile).str();
+        return winograd_wgrad_config(v, s, profile).str();
     }
     std::size_t do_workspace_bytes(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const override {
-        return winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile).workspace_bytes(s);
+        return winograd_wgrad_config(v, s, profile).workspace_bytes(s);
     }
     std::vector<ProgramSpec> do_programs(const Variant& v, const ConvShapes& s,
                                          const DeviceProfile& profile) const override {
-        const WinogradWgradConfig c = winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile);
-        std::vector<ProgramSpec> programs = {c.transforms_program(), c.gemm_program(false)};
+        const WinogradWgradConfig c = winograd_wgrad_config(v, s, profile);
+        std::vector<ProgramSpec> programs = {c.transforms_program()};
+        if (c.clblast) return programs;
+        programs.push_back(c.gemm_program(false));
         if (c.passes > 1) programs.push_back(c.gemm_program(true));
         return programs;
     }
-    std::vector<std::string> do_tile_prefixes(const Variant&, const ConvShapes&, const DeviceProfile&) const override {
+    std::vector<std::string> do_tile_prefixes(const Variant& v, const ConvShapes&, const DeviceProfile&) const override {
+        if (winograd_wgrad_on_clblast(v)) return {};
         return {"winograd_wgrad"};
     }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant& v, const ConvShapes& s,
                                             const DeviceProfile& profile) const override {
         return std::make_unique<WinogradWgradConv>(std::move(context), s,
-                                                   winograd_wgrad_config(*winograd_wgrad_dy_tile(v), s, profile));
+                                                   winograd_wgrad_config(v, s, profile));
     }
 };
 

@@ -493,6 +493,12 @@ MUTATIONS = [
          find="STORE(dw, i, gradient_blend(beta, dw, i, sum));",
          replace="STORE(dw, i, sum);",
          bug="the pieces' partial gradients overwrite dw where the caller (or a later image) asked to accumulate"),
+    # Expected: test_conv_backward, WinogradWeightGradientMatchesReference (the CLBlast variants in passes).
+    dict(id="wino-wgrad-clblast-passes-overwrite", area="gradients",
+         file="ops/winograd_wgrad/WinogradWgradConv.cpp",
+         find="p == 0 ? 0.0f : 1.0f, workspace.buffer(), z(m_at)",
+         replace="0.0f, workspace.buffer(), z(m_at)",
+         bug="winograd-wgrad's CLBlast multiply overwrites the sums with each pass instead of adding to them"),
     # Expected: test_conv_backward, ClblastWeightGradientMatchesReference (whole images, N = 5).
     dict(id="wgrad-clblast-each-image-overwrites", area="gradients",
          file="ops/weight_gradient/ClblastWeightGradientConv.cpp",
