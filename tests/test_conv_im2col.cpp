@@ -18,7 +18,9 @@
 #include "ops/gemm/GemmTile.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
+#include "ops/internal/ClblastCall.hpp"
 #include "ops/internal/ClblastStatus.hpp"
+#include "ops/internal/EventChain.hpp"
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "tests/support/ConvCase.hpp"
@@ -550,6 +552,39 @@ TEST(ConvIm2col, ClblastFailuresNameTheStatus) {
     EXPECT_NE(internal::clblast_status_name(clblast::StatusCode::kOpenCLOutOfResources).find("CL_OUT_OF_RESOURCES"),
               std::string::npos);
     EXPECT_NO_THROW(internal::check_clblast(clblast::StatusCode::kSuccess, "a GEMM"));
+
+    // Through a chain: a failing routine's error names what the operation says; a routine that succeeds
+    // records its event and never builds the message.
+    const auto context = shared_context();
+    int described = 0;
+    const auto operation = [&] {
+        ++described;
+        return std::string("a batched GEMM");
+    };
+    internal::EventChain failing(true, {});
+    try {
+        internal::enqueue_clblast(
+            failing, context->queue(),
+            [](cl_command_queue*, cl_event*) { return clblast::StatusCode::kInvalidLeadDimB; }, operation);
+        ADD_FAILURE() << "expected a netcl::Error";
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("a batched GEMM failed"), std::string::npos) << message;
+        EXPECT_NE(message.find("kInvalidLeadDimB (-1015)"), std::string::npos) << message;
+    }
+    EXPECT_EQ(described, 1);
+    internal::EventChain ok(true, {});
+    internal::enqueue_clblast(
+        ok, context->queue(),
+        [](cl_command_queue* queue, cl_event* event) {
+            return clEnqueueMarkerWithWaitList(*queue, 0, nullptr, event) == CL_SUCCESS
+                       ? clblast::StatusCode::kSuccess
+                       : clblast::StatusCode::kOpenCLOutOfResources;
+        },
+        operation);
+    EXPECT_EQ(described, 1);
+    ASSERT_EQ(ok.events().size(), 1u);
+    EXPECT_EQ(ok.events().front().wait(), CL_SUCCESS);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/internal/ClblastCache.hpp"
-#include "ops/internal/ClblastStatus.hpp"
+#include "ops/internal/ClblastCall.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "ops/internal/Widen.hpp"
 #include "netcl/Error.hpp"
@@ -49,7 +49,6 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
     const auto P = s.P(), Q = s.Q(), PQ = P * Q;
     const auto Cg = s.C / s.groups, Kg = s.K / s.groups;
     const auto rows_per_group = static_cast<std::size_t>(Cg * s.R * s.S);  // GEMM inner dimension
-    cl_command_queue queue = context_->queue()();
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     const std::size_t workspace_origin = workspace.offset_bytes / sizeof(float);
     // float16: the GEMM writes a pass's output in float32 after the columns, and the output stage stores it.
@@ -97,22 +96,22 @@ void Im2colConv::enqueue(const Tensor& x, const Tensor& y, const Workspace& work
                                                 : y.offset() + (static_cast<std::size_t>(n0) * s.K +
                                                                 static_cast<std::size_t>(g * Kg)) * PQ;
             const cl::Buffer& c_buffer = staged ? workspace.buffer : y.buffer();
-            // CLBlast takes no wait list: the chain orders it after what is pending.
-            chain.library_call(context_->queue(), [&] {
-                cl_event event = nullptr;
-                internal::check_clblast(
-                    clblast::GemmStridedBatched(
+            internal::enqueue_clblast(
+                chain, context_->queue(),
+                [&](cl_command_queue* queue, cl_event* event) {
+                    return clblast::GemmStridedBatched(
                         clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo,
                         static_cast<std::size_t>(Kg), static_cast<std::size_t>(PQ), rows_per_group, 1.0f,
                         weights_.buffer()(), a_offset, rows_per_group, 0, (*columns)(), b_offset,
                         static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.groups) * rows_per_group * PQ, beta,
                         c_buffer(), c_offset, static_cast<std::size_t>(PQ), static_cast<std::size_t>(s.K * PQ),
-                        static_cast<std::size_t>(images), &queue, &event),
-                    "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) + "x" +
-                        std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ", group " + std::to_string(g) +
-                        ") for " + s.str());
-                return cl::Event(event);  // takes over CLBlast's reference
-            });
+                        static_cast<std::size_t>(images), queue, event);
+                },
+                [&] {
+                    return "IM2COL's strided-batched SGEMM (" + std::to_string(images) + " x " + std::to_string(Kg) +
+                           "x" + std::to_string(PQ) + "x" + std::to_string(rows_per_group) + ", group " +
+                           std::to_string(g) + ") for " + s.str();
+                });
         }
         if (staged) {
             output_stage(&workspace.buffer, staged_origin,

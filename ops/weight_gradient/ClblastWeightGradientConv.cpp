@@ -5,7 +5,7 @@
 #include "netcl/Error.hpp"
 #include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/internal/ClblastCache.hpp"
-#include "ops/internal/ClblastStatus.hpp"
+#include "ops/internal/ClblastCall.hpp"
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "ops/internal/Storage.hpp"
@@ -62,24 +62,24 @@ void ClblastWeightGradientConv::enqueue(const Tensor&, const Tensor&, const Work
 void ClblastWeightGradientConv::gemm(std::size_t a_offset, std::size_t a_stride, const cl::Buffer& b,
                                      std::size_t b_offset, std::size_t b_stride, const cl::Buffer& c,
                                      std::size_t c_offset, std::size_t c_stride, std::size_t pixels, std::size_t batch,
-                                     float beta, const cl::Buffer& dy, const std::string& what,
+                                     float beta, const cl::Buffer& dy, const std::function<std::string()>& what,
                                      internal::EventChain& chain) {
     const ConvShapes& s = shapes_;
     const auto PQ = static_cast<std::size_t>(s.P() * s.Q());
     const auto kg = static_cast<std::size_t>(s.K / s.groups);
     const auto columns = static_cast<std::size_t>(s.C / s.groups * s.R * s.S);  // dW_g's columns
-    cl_command_queue queue = context_->queue()();
-    // CLBlast takes no wait list: the chain orders it after what is pending.
-    chain.library_call(context_->queue(), [&] {
-        cl_event event = nullptr;
-        internal::check_clblast(
-            clblast::GemmStridedBatched(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kYes,
-                                        kg, columns, pixels, 1.0f, dy(), a_offset, PQ, a_stride, b(), b_offset, PQ,
-                                        b_stride, beta, c(), c_offset, columns, c_stride, batch, &queue, &event),
-            "wgrad-clblast's strided-batched SGEMM (" + std::to_string(batch) + " x " + std::to_string(kg) + "x" +
-                std::to_string(columns) + "x" + std::to_string(pixels) + ", " + what + ") for " + s.str());
-        return cl::Event(event);  // takes over CLBlast's reference
-    });
+    internal::enqueue_clblast(
+        chain, context_->queue(),
+        [&](cl_command_queue* queue, cl_event* event) {
+            return clblast::GemmStridedBatched(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
+                                               clblast::Transpose::kYes, kg, columns, pixels, 1.0f, dy(), a_offset, PQ,
+                                               a_stride, b(), b_offset, PQ, b_stride, beta, c(), c_offset, columns,
+                                               c_stride, batch, queue, event);
+        },
+        [&] {
+            return "wgrad-clblast's strided-batched SGEMM (" + std::to_string(batch) + " x " + std::to_string(kg) +
+                   "x" + std::to_string(columns) + "x" + std::to_string(pixels) + ", " + what() + ") for " + s.str();
+        });
 }
 
 void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw,
@@ -131,7 +131,7 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
         if (!config_.writes_partials()) {  // each image's GEMM adds into dw, batched over the groups
             for (std::int64_t b = 0; b < images; ++b) {
                 gemm(a_image(b), kg * PQ, cols, b_image(b), columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ,
-                     groups, n0 + b == 0 ? beta : 1.0f, a_buffer, "image " + std::to_string(n0 + b), chain);
+                     groups, n0 + b == 0 ? beta : 1.0f, a_buffer, [&] { return "image " + std::to_string(n0 + b); }, chain);
             }
             continue;
         }
@@ -143,7 +143,9 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
         for (std::int64_t b0 = 0; b0 < images; b0 += slot_images) {
             const std::int64_t batch = std::min(slot_images, images - b0);
             const float slot_beta = n0 == 0 && b0 == 0 ? 0.0f : 1.0f;
-            const std::string which = "images " + std::to_string(n0 + b0) + "-" + std::to_string(n0 + b0 + batch - 1);
+            const auto which = [&] {
+                return "images " + std::to_string(n0 + b0) + "-" + std::to_string(n0 + b0 + batch - 1);
+            };
             if (config_.half) {
                 internal::enqueue_widen(context_->queue(), widen_, dy, static_cast<std::size_t>(n0 + b0) * image_dy,
                                         static_cast<std::size_t>(batch) * image_dy, workspace.buffer, dy_copy, chain);
@@ -157,20 +159,21 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
                         gemm(a_image(b0) + a_group + j * piece, image_dy, cols, b_image(b0) + b_group + j * piece,
                              image_columns, workspace.buffer, c_group + j * dw_elements, chunks * dw_elements,
                              j + 1 < chunks ? piece : last_piece, static_cast<std::size_t>(batch), slot_beta, a_buffer,
-                             which + ", piece " + std::to_string(j), chain);
+                             [&] { return which() + ", piece " + std::to_string(j); }, chain);
                     }
                     continue;
                 }
                 for (std::int64_t b = b0; b < b0 + batch; ++b) {  // a call per image, over its whole pieces
                     const std::size_t a = a_image(b) + a_group, bb = b_image(b) + b_group;
                     const std::size_t c = c_group + static_cast<std::size_t>(b - b0) * chunks * dw_elements;
-                    const std::string image = "image " + std::to_string(n0 + b);
+                    const auto image = [&] { return "image " + std::to_string(n0 + b); };
                     gemm(a, piece, cols, bb, piece, workspace.buffer, c, dw_elements, piece, whole_pieces, slot_beta,
-                         a_buffer, image + ", pieces of " + std::to_string(piece) + " pixels", chain);
+                         a_buffer, [&] { return image() + ", pieces of " + std::to_string(piece) + " pixels"; }, chain);
                     if (whole_pieces < chunks) {
                         const std::size_t at = (chunks - 1) * piece;
                         gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
-                             dw_elements, last_piece, 1, slot_beta, a_buffer, image + ", the last piece", chain);
+                             dw_elements, last_piece, 1, slot_beta, a_buffer, [&] { return image() + ", the last piece"; },
+                             chain);
                     }
                 }
             }

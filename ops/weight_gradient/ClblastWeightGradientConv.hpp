@@ -13,7 +13,9 @@
 // ClblastWeightGradientConfig.hpp. On an H100
 // through NVIDIA's OpenCL the direct kernel this replaces there ran VGG-16's
 // weight gradients at N = 1 in 193.6 ms against cuDNN's 1.60 (tools/gpu/README.md).
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "netcl/Context.hpp"
@@ -38,8 +40,8 @@ private:
     // One CLBlast strided-batched SGEMM: `batch` products of kg x columns over `pixels`.
     void gemm(std::size_t a_offset, std::size_t a_stride, const cl::Buffer& b, std::size_t b_offset,
               std::size_t b_stride, const cl::Buffer& c, std::size_t c_offset, std::size_t c_stride,
-              std::size_t pixels, std::size_t batch, float beta, const cl::Buffer& dy, const std::string& what,
-              internal::EventChain& chain);
+              std::size_t pixels, std::size_t batch, float beta, const cl::Buffer& dy,
+              const std::function<std::string()>& what, internal::EventChain& chain);
 
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;

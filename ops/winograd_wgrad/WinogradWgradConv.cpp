@@ -1,7 +1,7 @@
 #include "ops/winograd_wgrad/WinogradWgradConv.hpp"
 
 #include "ops/internal/ClblastCache.hpp"
-#include "ops/internal/ClblastStatus.hpp"
+#include "ops/internal/ClblastCall.hpp"
 #include "ops/internal/GradientSums.hpp"
 #include "ops/internal/KernelLaunch.hpp"
 #include "runtime/ProgramCache.hpp"
@@ -69,21 +69,20 @@ void WinogradWgradConv::enqueue_backward_weights(const Tensor& x, const Tensor& 
         internal::launch(queue, dy_, "winograd_wgrad_dy", cl::NDRange(z((T + 7) / 8), z(s.K)), cl::NDRange(1, 1), chain);
         // M_e (K x C) (+)= D_e (K x T) V_e (T x C) for every transform element e.
         if (config_.clblast) {
-            cl_command_queue clblast_queue = queue();
-            // CLBlast takes no wait list: the chain orders it after what is pending.
-            chain.library_call(queue, [&] {
-                cl_event event = nullptr;
-                internal::check_clblast(
-                    clblast::GemmStridedBatched(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                                clblast::Transpose::kNo, z(s.K), z(s.C), z(T), 1.0f, workspace.buffer(),
-                                                z(d_at), z(T), z(s.K * T), workspace.buffer(), z(v_at), z(s.C),
-                                                z(T * s.C), p == 0 ? 0.0f : 1.0f, workspace.buffer(), z(m_at), z(s.C),
-                                                z(s.K * s.C), z(e), &clblast_queue, &event),
-                    "winograd-wgrad's strided-batched SGEMM (" + std::to_string(e) + " x " + std::to_string(s.K) +
-                        "x" + std::to_string(s.C) + "x" + std::to_string(T) + ", pass " + std::to_string(p) +
-                        ") for " + s.str());
-                return cl::Event(event);  // takes over CLBlast's reference
-            });
+            internal::enqueue_clblast(
+                chain, queue,
+                [&](cl_command_queue* clblast_queue, cl_event* event) {
+                    return clblast::GemmStridedBatched(
+                        clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, z(s.K), z(s.C),
+                        z(T), 1.0f, workspace.buffer(), z(d_at), z(T), z(s.K * T), workspace.buffer(), z(v_at), z(s.C),
+                        z(T * s.C), p == 0 ? 0.0f : 1.0f, workspace.buffer(), z(m_at), z(s.C), z(s.K * s.C), z(e),
+                        clblast_queue, event);
+                },
+                [&] {
+                    return "winograd-wgrad's strided-batched SGEMM (" + std::to_string(e) + " x " +
+                           std::to_string(s.K) + "x" + std::to_string(s.C) + "x" + std::to_string(T) + ", pass " +
+                           std::to_string(p) + ") for " + s.str();
+                });
             tile0 += T;
             continue;
         }
