@@ -20,7 +20,7 @@ std::string record_key(const ConvShapes& shapes) {
 }
 
 int ProfileData::specificity() const {
-    if (match.count("name")) return match.count("driver") ? 3 : 2;
+    if (match.count("name")) return match.count("driver") ? 4 : match.count("vendor") ? 3 : 2;
     return match.empty() ? 0 : 1;
 }
 

@@ -34,7 +34,9 @@ struct ProfileData {
     std::map<std::string, double> budget;
 
     // 0: matches every device (default); 1: vendor/platform/type; 2: device
-    // name; 3: device name and driver. Higher layers over lower.
+    // name; 3: device name and vendor (one vendor's share of a device class,
+    // pocl-cpu-avx512-intel over pocl-cpu-avx512); 4: device name and driver
+    // (netcl-tune's file for one device). Higher layers over lower.
     int specificity() const;
     // vendor/platform/name: case-insensitive substring; type: exact; driver: exact.
     bool matches(const DeviceProfile& device) const;

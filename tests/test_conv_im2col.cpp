@@ -290,9 +290,11 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         {layer(48, 5, 7, 40, 2), reductions_only, "work-group 1x4"},
         {layer(8, 5, 7, 40, 1), reductions_only, "work-group 8x2"},   // an expansion
         {layer(48, 3, 5, 40, 1), reductions_only, "work-group 8x2"},  // 15 pixels
+        {layer(40, 5, 7, 40, 1), reductions_only, "work-group 8x2"},  // C = K: not a reduction
         {layer(8, 5, 7, 40, 1), every_layer, "work-group 1x8"},
         {layer(8, 5, 7, 60, 1), every_layer, "work-group 8x2"},       // 10 row tiles, over 8
-        {layer(8, 5, 7, 40, 1), work_group_set, "work-group 4x2"},
+        {layer(8, 5, 7, 40, 1), work_group_set, "work-group 1x8"},   // tall over the profile's work-group
+        {layer(8, 5, 7, 60, 1), work_group_set, "work-group 4x2"},   // and the profile's where not tall
         {layer(48, 5, 7, 40, 1).in_direction(ConvDirection::BACKWARD_DATA), every_layer, "work-group 1x8"}};
     std::uint64_t seed = 860;
     for (const auto& [s, context, expected] : cases) {

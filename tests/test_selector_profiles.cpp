@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <array>
 #include <limits>
 
 #include "netcl/Conv2d.hpp"
@@ -15,6 +16,7 @@
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
@@ -52,7 +54,7 @@ const char* const kValidUserProfile = R"({
 
 TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
     const auto names = shipped_profile_names();
-    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512", "pocl-cpu"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512-intel", "pocl-cpu-avx512", "pocl-cpu"}));
     for (const auto& name : names) EXPECT_NO_THROW(load_profile(name)) << name;
     const DeviceProfile defaults = load_profile("default");
     for (const auto& key : threshold_keys()) EXPECT_TRUE(defaults.tuned.count(key)) << "default.json lacks " << key;
@@ -67,7 +69,7 @@ TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
         load_profile("amd-gpu");
         FAIL() << "expected netcl::Error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu-avx512, pocl-cpu"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu-avx512-intel, pocl-cpu-avx512, pocl-cpu"), std::string::npos) << e.what();
     }
 }
 
@@ -94,6 +96,7 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     DeviceProfile avx512 = load_profile("pocl-cpu");
     avx512.tuned.clear();
     avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    avx512.vendor = "AuthenticAMD";
     const auto wide = ProfileStore::global().lookup(avx512);
     EXPECT_EQ(wide->sources,
               (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512"}));
@@ -134,6 +137,38 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     EXPECT_EQ(narrow->sources, (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu"}));
     EXPECT_EQ(narrow->tuned.count("gemm_vw"), 0u);
     EXPECT_EQ(narrow->tuned.at(threshold_key::winograd_f4_min_tiles), 16);  // pocl-cpu's own (Zen 3, AVX2)
+}
+
+TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
+    // The vendor's file layers over the device class's: on an Intel CPU the 1x1 GEMM's reductions from
+    // 28x28 take tall work-groups, and the 3x3 stride-2 layers' implicit GEMM 1 x 16; not on AMD.
+    const DeviceProfile amd = pocl_avx512_profile();
+    DeviceProfile intel = load_profile("pocl-cpu");
+    intel.tuned.clear();
+    intel.name = "pthread-skylake-avx512-Intel(R) Xeon(R) Processor";
+    intel.vendor = "GenuineIntel";
+    EXPECT_EQ(ProfileStore::global().lookup(intel)->sources,
+              (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512",
+                                        "embedded:pocl-cpu-avx512-intel"}));
+    intel = with_stored_tuned(intel, *ProfileStore::global().lookup(intel));
+    const std::array<std::size_t, 2> flat{8, 2};
+    // res2.reduce (8 row tiles of 8), res3.reduce (16), res4.reduce.first (32): tall on Intel.
+    for (const auto& [reduction, height] : std::vector<std::pair<ConvShapes, std::size_t>>{
+             {shape(1, 256, 56, 56, 64, 1, 1), 8}, {shape(8, 512, 28, 28, 128, 1, 1), 16},
+             {shape(1, 512, 28, 28, 256, 1, 1), 32}}) {
+        EXPECT_EQ(gemm1x1_config(reduction, intel).tile.work_group, (std::array<std::size_t, 2>{1, height}))
+            << reduction.str();
+        EXPECT_EQ(gemm1x1_config(reduction, amd).tile.work_group, flat) << reduction.str();
+    }
+    // Under 28x28 (res4.reduce at 14x14), C = K (res2.reduce.first) and an expansion keep the profile's.
+    for (const ConvShapes& kept : {shape(1, 1024, 14, 14, 256, 1, 1), shape(8, 64, 56, 56, 64, 1, 1),
+                                   shape(1, 128, 28, 28, 512, 1, 1)}) {
+        EXPECT_EQ(gemm1x1_config(kept, intel).tile.work_group, flat) << kept.str();
+    }
+    const ConvShapes strided = shape(8, 256, 28, 28, 256, 3, 3, 2, 1);
+    EXPECT_EQ(implicit_gemm_config(strided, intel).tile.work_group, (std::array<std::size_t, 2>{1, 16}));
+    EXPECT_EQ(implicit_gemm_config(strided, intel).tile.nr(), 64);
+    EXPECT_EQ(implicit_gemm_config(strided, amd).tile.work_group, (std::array<std::size_t, 2>{4, 4}));
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {
@@ -257,7 +292,7 @@ TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
     const ProfileData data = load_profile_data(path.string());
     EXPECT_EQ(data.match.at("name"), device.name);
     EXPECT_EQ(data.match.at("driver"), device.driver_version);
-    EXPECT_EQ(data.specificity(), 3);
+    EXPECT_EQ(data.specificity(), 4);
     EXPECT_EQ(data.device.tuned.at("winograd_tile"), 2);
     EXPECT_EQ(data.device.tuned.at("naive_max_flops"), 123);
     ASSERT_EQ(data.records.size(), 2u);

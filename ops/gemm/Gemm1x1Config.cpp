@@ -19,16 +19,18 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // then read once for all K, where 8 x 2 work-groups read it again for every 12 channels, and PoCL runs a
     // whole row of work-groups before the next, so an image's x larger than the core's caches came back from
     // memory each time. Taken by every layer of at most gemm1x1_tall_max_row_tiles row tiles, and by a
-    // reduction (C >= K) over at least gemm1x1_tall_reduction_min_pixels pixels of at most
-    // gemm1x1_tall_reduction_max_row_tiles (pocl-cpu.json: 24, 100, 128); never where a profile or tuned
-    // record sets the work-group. On 2 Zen 3 cores, N = 8, netcl-bench, the 1x1 GEMM's time over the
+    // reduction (C > K) over at least gemm1x1_tall_reduction_min_pixels pixels of at most
+    // gemm1x1_tall_reduction_max_row_tiles (pocl-cpu.json: 24, 100, 128), over the work-group the profile
+    // gives the GEMM (a profile that wants none sets the three to 0, as pocl-cpu-avx512.json does). On 2 Zen 3 cores, N = 8, netcl-bench, the 1x1 GEMM's time over the
     // implicit GEMM's in the same run (the yardstick: this host's load moves both), two runs each, 8 x 2 /
     // tall: 256 -> 64 at 56x56 1.36 / 0.90 (1 x 16); 256 -> 128 at 56x56 1.18, 1.03 / 0.80, 0.74 (1 x 32);
     // 512 -> 128 at 28x28 1.04 / 0.78; 512 -> 256 0.96, 0.84 / 0.77, 0.77 (1 x 64); 1024 -> 256 at 14x14
     // 1.08, 1.10 / 0.78, 0.87; 1024 -> 512 1.19, 1.09 / 0.88, 0.83 (1 x 128); at N = 1 the reductions
     // 1.20, 1.11 / 0.87, 0.88 and 1.33, 0.99 / 0.90, 0.86. Not an expansion (64 -> 256 at 56x56 0.58, 0.59 /
     // 0.63, 0.65; 128 -> 512 and 256 -> 1024 level or worse), nor 2048 -> 512 over 7x7 (0.91, 0.95 / 1.11,
-    // 0.97). Only partly tall (1 x 16 at K = 512, 1 x 22 at K = 256) was no faster than 8 x 2.
+    // 0.97). Only partly tall (1 x 16 at K = 512, 1 x 22 at K = 256) was no faster than 8 x 2. On 2 cores
+    // of an Intel Xeon (family 6 model 207, AVX-512, 8 x 48 tiles) tall pays from 28x28 (pocl-cpu-avx512-
+    // intel.json has the figures) and not where C = K: 64 -> 64 at 56x56, N = 8, 0.80x -> 0.61x of oneDNN.
     // Packed operands (kernels_cl/panels.cl, gemm.cl's A_PANEL and B_PANEL with C_IMAGES): the weights in
     // panels of MR rows once, at set_weights, where the profile says (gemm1x1_pack_weights); x in panels of
     // NR columns across the images, per run, where an image has at most gemm1x1_pack_x_max_pixels output
@@ -57,11 +59,10 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     }
     const std::int64_t row_tiles = (s.K / s.groups + c.tile.mr - 1) / c.tile.mr;
     const bool reduction =
-        s.C >= s.K && static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
+        s.C > s.K && static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
     const double tallest = std::max(profile.tuned_or("gemm1x1_tall_max_row_tiles", 0.0),
                                     reduction ? profile.tuned_or("gemm1x1_tall_reduction_max_row_tiles", 0.0) : 0.0);
-    const bool work_group_set = profile.tuned.count("gemm_wg0") != 0 || profile.tuned.count("gemm_wg1") != 0;
-    if (!work_group_set && !c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
+    if (!c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
         static_cast<double>(row_tiles) <= tallest) {
         std::size_t height = 1;
         while (height < static_cast<std::size_t>(row_tiles)) height *= 2;

@@ -1002,15 +1002,35 @@ MUTATIONS = [
              "layers in half 1.4-1.6x slower on an Intel Xeon)"),
     # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
     dict(id="gemm1x1-tall-expansions", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
-         find="s.C >= s.K && static_cast<double>(s.H * s.W) >=",
+         find="s.C > s.K && static_cast<double>(s.H * s.W) >=",
          replace="static_cast<double>(s.H * s.W) >=",
          bug="a 1x1 expansion over many pixels runs in work-groups as tall as the layer (64 -> 256 at 56x56 "
              "about 1.1x slower on Zen 3)"),
-    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (a profile's work-group).
-    dict(id="gemm1x1-tall-over-set-work-group", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
-         find="if (!work_group_set && !c.pack_x && row_tiles",
-         replace="if (!c.pack_x && row_tiles",
-         bug="the tall work-group replaces the one a profile or netcl-tune's record set"),
+    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (C = K).
+    dict(id="gemm1x1-tall-equal-channels", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="s.C > s.K && static_cast<double>(s.H * s.W) >=",
+         replace="s.C >= s.K && static_cast<double>(s.H * s.W) >=",
+         bug="a 1x1 layer with as many channels out as in counts as a reduction and runs tall (64 -> 64 at "
+             "56x56, N = 8, on an Intel Xeon: 0.80x -> 0.61x of oneDNN)"),
+    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (a profile's work-group),
+    # test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
+    dict(id="gemm1x1-tall-blocked-by-set-work-group", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="    if (!c.pack_x && row_tiles",
+         replace="    if (profile.tuned.count(\"gemm_wg0\") == 0 && !c.pack_x && row_tiles",
+         bug="a profile that sets the GEMM's work-group loses the tall work-groups its tall keys ask for "
+             "(pocl-cpu-avx512-intel's reductions: res2.reduce at N = 8 0.68x -> 0.49x of oneDNN)"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
+    dict(id="profile-intel-tall-min-pixels", area="selector", file="selector/profiles/pocl-cpu-avx512-intel.json",
+         find='"gemm1x1_tall_reduction_min_pixels": 784,',
+         replace='"gemm1x1_tall_reduction_min_pixels": 100,',
+         bug="the Intel AVX-512 profile runs its 14x14 reductions tall too (1024 -> 512 at N = 1 0.66x -> 0.58x "
+             "of oneDNN)"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
+    dict(id="profile-specificity-vendor-unranked", area="selector", file="selector/ProfileData.cpp",
+         find='match.count("driver") ? 4 : match.count("vendor") ? 3 : 2;',
+         replace='match.count("driver") ? 4 : 2;',
+         bug="a vendor's file for a device class ranks with the class's own, so which layers on top follows "
+             "the files' order, not their specificity"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (K = 37), and every
     # 1x1 case on pocl-cpu.
     dict(id="panels-last-row-panel-unshifted", area="im2col", file="kernels_cl/panels.cl",

@@ -63,12 +63,14 @@ protected:
     std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
-// What the store layers for PoCL on an AVX-512 CPU (pocl-cpu-avx512 over
-// pocl-cpu), as a framework on that device would get it.
+// What the store layers for PoCL on an AMD AVX-512 CPU (pocl-cpu-avx512 over
+// pocl-cpu; an Intel one adds pocl-cpu-avx512-intel), as a framework on that
+// device would get it.
 inline DeviceProfile pocl_avx512_profile() {
     DeviceProfile avx512 = load_profile("pocl-cpu");
     avx512.tuned.clear();
     avx512.name = "pthread-skylake-avx512-AMD EPYC";
+    avx512.vendor = "AuthenticAMD";
     return with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
 }
 
