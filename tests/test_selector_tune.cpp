@@ -107,8 +107,9 @@ TEST_F(SelectorTest, NetclTuneTunesEveryDirection) {
     EXPECT_EQ(run(kTune.string() + " --direction sideways --shape " + spec).first, 1);
 }
 
-// --gemm-tiles with two candidates on a 1x1 and a 3x3 stride-2 layer: each
-// GEMM-engine prefix those layers build with gets one of the two, written to
+// --gemm-tiles with two candidates on a 1x1 and a 3x3 stride-2 layer, in
+// every direction (the default): each GEMM-engine prefix those layers build
+// with, the weight gradient's own included, gets one of the two, written to
 // the user profile and read back by the next lookup.
 TEST_F(SelectorTest, NetclTuneChoosesGemmTilesAndWritesThem) {
     ASSERT_TRUE(std::filesystem::exists(kTune)) << kTune << " is not built; build the netcl-tune target";
@@ -121,9 +122,10 @@ TEST_F(SelectorTest, NetclTuneChoosesGemmTilesAndWritesThem) {
     EXPECT_EQ(output.find("WRONG"), std::string::npos) << output;
     EXPECT_NE(output.find("GEMM tile gemm: "), std::string::npos) << output;
     EXPECT_NE(output.find("GEMM tile implicit_gemm: "), std::string::npos) << output;
+    EXPECT_NE(output.find("GEMM tile wgrad_gemm: "), std::string::npos) << output;
     ProfileStore::global().invalidate();
     const auto stored = ProfileStore::global().lookup(device);
-    for (const char* prefix : {"gemm", "implicit_gemm"}) {
+    for (const char* prefix : {"gemm", "implicit_gemm", "wgrad_gemm"}) {
         const std::string p(prefix);
         ASSERT_TRUE(stored->tuned.count(p + "_mr")) << output;
         const double mr = stored->tuned.at(p + "_mr"), nv = stored->tuned.at(p + "_nv");

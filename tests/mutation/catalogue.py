@@ -1133,4 +1133,10 @@ MUTATIONS = [
          replace="if ((gemm ? c.id == column : fused) && !candidate_why_not(c, shapes, profile)) return c;",
          bug="netcl-bench --accuracy's direct column runs nothing again (a fused-only match for every column but "
              "the -gemm ones), so Lavin & Gray's direct figures are missing and the tool exits 1"),
+    # Expected: test_selector_tune, NetclTuneChoosesGemmTilesAndWritesThem (no wgrad_gemm tile).
+    dict(id="tune-tiles-forward-only", area="tools", file="tools/netcl-tune/main.cpp",
+         find="for (const netcl::ConvDirection d : directions) shapes.push_back(layer.shapes.in_direction(d));",
+         replace="shapes.push_back(layer.shapes);",
+         bug="netcl-tune --gemm-tiles searches forward's tiles only again: the weight gradient's own GEMM tile "
+             "(wgrad_gemm) is never tuned"),
 ]

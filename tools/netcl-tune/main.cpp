@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     app.add_flag("--dry-run", dry_run, "measure and report, but write nothing");
     app.add_flag("--gemm-tiles", gemm_tiles,
                  "first search the GEMM engine's register tiles (" + std::to_string(netcl::tune::gemm_tile_candidates().size()) +
-                     " per profile prefix) on these layers, and time the rest with the winners");
+                     " per profile prefix) on these layers in the --direction(s), and time the rest with the winners");
     app.add_flag("--records-only", records_only,
                  "write the per-shape winners but not the fitted thresholds (a small layer set says little about others)");
     app.add_option("--tile", tile_specs,
@@ -86,8 +86,11 @@ int main(int argc, char** argv) {
         std::map<std::string, double> tile_keys;
         const auto start = std::chrono::steady_clock::now();
         if (gemm_tiles) {
+            // Every direction asked for: the weight gradient's GEMM has a prefix of its own (wgrad_gemm).
             std::vector<netcl::ConvShapes> shapes;
-            for (const auto& layer : layers) shapes.push_back(layer.shapes);
+            for (const auto& layer : layers) {
+                for (const netcl::ConvDirection d : directions) shapes.push_back(layer.shapes.in_direction(d));
+            }
             std::vector<netcl::GemmTile> candidates = netcl::tune::gemm_tile_candidates();
             if (!tile_specs.empty()) {
                 candidates.clear();
