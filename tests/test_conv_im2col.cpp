@@ -261,25 +261,28 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
 // The 1x1 GEMM's work-groups one tile wide and as tall as the layer's rows
 // (Gemm1x1Config.cpp), rounded up to a power of two: 7 row tiles (K = 40)
 // in 1 x 8, the eighth tile past the rows; a group's 4 in 1 x 4. Every layer
-// up to gemm1x1_tall_max_row_tiles, and a reduction (C >= K) over at least
-// gemm1x1_tall_reduction_min_pixels up to its own limit; an expansion, too
-// few pixels, and a profile that sets the work-group keep theirs. Forward,
-// with a bias and groups, and backward data through the same kernel.
+// up to gemm1x1_tall_max_row_tiles, and a reduction (C at least
+// gemm1x1_tall_reduction_min_ratio times K) over at least
+// gemm1x1_tall_reduction_min_pixels up to its own limit, over a work-group
+// the profile sets; an expansion, too few pixels and too small a ratio keep
+// the profile's. Forward, with a bias and groups, and backward data through
+// the same kernel.
 TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
     const auto layer = [](std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k, std::int64_t groups) {
         ConvShapes s;
         s.N = 2, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups, s.bias = true;
         return s;
     };
-    const auto tall_for = [](double every, double reductions) {
+    const auto tall_for = [](double every, double reductions, double ratio) {
         return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_x_max_pixels"] = 0;  // packed x runs its own work-groups (the next test)
             p.tuned["gemm1x1_tall_max_row_tiles"] = every;
             p.tuned["gemm1x1_tall_reduction_max_row_tiles"] = reductions;
             p.tuned["gemm1x1_tall_reduction_min_pixels"] = 20;
+            p.tuned["gemm1x1_tall_reduction_min_ratio"] = ratio;
         });
     };
-    const auto reductions_only = tall_for(0, 8), every_layer = tall_for(8, 0);
+    const auto reductions_only = tall_for(0, 8, 1), every_layer = tall_for(8, 0, 1), twice = tall_for(0, 8, 2);
     const auto work_group_set = context_planned_as_avx2([](DeviceProfile& p) {
         p.tuned["gemm1x1_pack_x_max_pixels"] = 0;
         p.tuned["gemm1x1_tall_max_row_tiles"] = 8;
@@ -290,7 +293,9 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         {layer(48, 5, 7, 40, 2), reductions_only, "work-group 1x4"},
         {layer(8, 5, 7, 40, 1), reductions_only, "work-group 8x2"},   // an expansion
         {layer(48, 3, 5, 40, 1), reductions_only, "work-group 8x2"},  // 15 pixels
-        {layer(40, 5, 7, 40, 1), reductions_only, "work-group 8x2"},  // C = K: not a reduction
+        {layer(40, 5, 7, 40, 1), reductions_only, "work-group 1x8"},  // C = K: a reduction by default
+        {layer(48, 5, 7, 40, 1), twice, "work-group 8x2"},            // C < 2K
+        {layer(80, 5, 7, 40, 1), twice, "work-group 1x8"},
         {layer(8, 5, 7, 40, 1), every_layer, "work-group 1x8"},
         {layer(8, 5, 7, 60, 1), every_layer, "work-group 8x2"},       // 10 row tiles, over 8
         {layer(8, 5, 7, 40, 1), work_group_set, "work-group 1x8"},   // tall over the profile's work-group

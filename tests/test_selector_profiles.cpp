@@ -93,10 +93,7 @@ TEST_F(SelectorTest, LookupLayersDefaultThenVendorThenName) {
 
 TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     // PoCL names the LLVM target in the device name; float16 tiles only where it says AVX-512.
-    DeviceProfile avx512 = load_profile("pocl-cpu");
-    avx512.tuned.clear();
-    avx512.name = "pthread-skylake-avx512-AMD EPYC";
-    avx512.vendor = "AuthenticAMD";
+    const DeviceProfile avx512 = pocl_avx512_device("AuthenticAMD");
     const auto wide = ProfileStore::global().lookup(avx512);
     EXPECT_EQ(wide->sources,
               (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512"}));
@@ -143,14 +140,10 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     // The vendor's file layers over the device class's: on an Intel CPU the 1x1 GEMM's reductions from
     // 28x28 take tall work-groups, and the 3x3 stride-2 layers' implicit GEMM 1 x 16; not on AMD.
     const DeviceProfile amd = pocl_avx512_profile();
-    DeviceProfile intel = load_profile("pocl-cpu");
-    intel.tuned.clear();
-    intel.name = "pthread-skylake-avx512-Intel(R) Xeon(R) Processor";
-    intel.vendor = "GenuineIntel";
-    EXPECT_EQ(ProfileStore::global().lookup(intel)->sources,
+    EXPECT_EQ(ProfileStore::global().lookup(pocl_avx512_device("GenuineIntel"))->sources,
               (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512",
                                         "embedded:pocl-cpu-avx512-intel"}));
-    intel = with_stored_tuned(intel, *ProfileStore::global().lookup(intel));
+    const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
     const std::array<std::size_t, 2> flat{8, 2};
     // res2.reduce (8 row tiles of 8), res3.reduce (16), res4.reduce.first (32): tall on Intel.
     for (const auto& [reduction, height] : std::vector<std::pair<ConvShapes, std::size_t>>{

@@ -14,23 +14,23 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // stride-1 1x1 layers of ResNet-50 (N = 1 and 8) on PoCL; 4x4 and 1x16
     // within 1%.
     c.tile = gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}});
-    // Work-groups one tile wide and as tall as the layer's rows (rounded up to a power of two, so that
-    // PoCL, which compiles a kernel per work-group size, builds few more): each 16 pixels' panel of x is
-    // then read once for all K, where 8 x 2 work-groups read it again for every 12 channels, and PoCL runs a
-    // whole row of work-groups before the next, so an image's x larger than the core's caches came back from
-    // memory each time. Taken by every layer of at most gemm1x1_tall_max_row_tiles row tiles, and by a
-    // reduction (C > K) over at least gemm1x1_tall_reduction_min_pixels pixels of at most
-    // gemm1x1_tall_reduction_max_row_tiles (pocl-cpu.json: 24, 100, 128), over the work-group the profile
-    // gives the GEMM (a profile that wants none sets the three to 0, as pocl-cpu-avx512.json does). On 2 Zen 3 cores, N = 8, netcl-bench, the 1x1 GEMM's time over the
-    // implicit GEMM's in the same run (the yardstick: this host's load moves both), two runs each, 8 x 2 /
-    // tall: 256 -> 64 at 56x56 1.36 / 0.90 (1 x 16); 256 -> 128 at 56x56 1.18, 1.03 / 0.80, 0.74 (1 x 32);
-    // 512 -> 128 at 28x28 1.04 / 0.78; 512 -> 256 0.96, 0.84 / 0.77, 0.77 (1 x 64); 1024 -> 256 at 14x14
-    // 1.08, 1.10 / 0.78, 0.87; 1024 -> 512 1.19, 1.09 / 0.88, 0.83 (1 x 128); at N = 1 the reductions
-    // 1.20, 1.11 / 0.87, 0.88 and 1.33, 0.99 / 0.90, 0.86. Not an expansion (64 -> 256 at 56x56 0.58, 0.59 /
-    // 0.63, 0.65; 128 -> 512 and 256 -> 1024 level or worse), nor 2048 -> 512 over 7x7 (0.91, 0.95 / 1.11,
-    // 0.97). Only partly tall (1 x 16 at K = 512, 1 x 22 at K = 256) was no faster than 8 x 2. On 2 cores
-    // of an Intel Xeon (family 6 model 207, AVX-512, 8 x 48 tiles) tall pays from 28x28 (pocl-cpu-avx512-
-    // intel.json has the figures) and not where C = K: 64 -> 64 at 56x56, N = 8, 0.80x -> 0.61x of oneDNN.
+    // Work-groups one tile wide and as tall as the layer's rows (rounded up to a power of two, so that PoCL, which
+    // compiles a kernel per work-group size, builds few more): each 16 pixels' panel of x is then read once for all K,
+    // where 8 x 2 work-groups read it again for every 12 channels, and PoCL runs a whole row of work-groups before the
+    // next, so an image's x larger than the core's caches came back from memory each time. Taken by every layer of at
+    // most gemm1x1_tall_max_row_tiles row tiles, and by a reduction (C at least gemm1x1_tall_reduction_min_ratio times
+    // K, 1 unless a profile says) over at least gemm1x1_tall_reduction_min_pixels pixels of at most
+    // gemm1x1_tall_reduction_max_row_tiles (pocl-cpu.json: 24, 100, 128). It replaces the work-group a profile or
+    // netcl-tune gives the GEMM; a profile that wants none sets both max_row_tiles keys to 0, as pocl-cpu-avx512.json
+    // does. On 2 Zen 3 cores, N = 8, netcl-bench, the 1x1 GEMM's time over the implicit GEMM's in the same run (the
+    // yardstick: this host's load moves both), two runs each, 8 x 2 / tall: 256 -> 64 at 56x56 1.36 / 0.90 (1 x 16);
+    // 256 -> 128 at 56x56 1.18, 1.03 / 0.80, 0.74 (1 x 32); 512 -> 128 at 28x28 1.04 / 0.78; 512 -> 256 0.96, 0.84 /
+    // 0.77, 0.77 (1 x 64); 1024 -> 256 at 14x14 1.08, 1.10 / 0.78, 0.87; 1024 -> 512 1.19, 1.09 / 0.88, 0.83 (1 x 128);
+    // at N = 1 the reductions 1.20, 1.11 / 0.87, 0.88 and 1.33, 0.99 / 0.90, 0.86. Not an expansion (64 -> 256 at 56x56
+    // 0.58, 0.59 / 0.63, 0.65; 128 -> 512 and 256 -> 1024 level or worse), nor 2048 -> 512 over 7x7 (0.91, 0.95 / 1.11,
+    // 0.97). Only partly tall (1 x 16 at K = 512, 1 x 22 at K = 256) was no faster than 8 x 2. On 2 cores of an Intel
+    // Xeon (family 6 model 207, AVX-512, 8 x 48 tiles) tall pays from 28x28 and from C = 2K (pocl-cpu-avx512-intel.json
+    // has the figures), not where C = K: 64 -> 64 at 56x56, N = 8, 0.80x -> 0.61x of oneDNN.
     // Packed operands (kernels_cl/panels.cl, gemm.cl's A_PANEL and B_PANEL with C_IMAGES): the weights in
     // panels of MR rows once, at set_weights, where the profile says (gemm1x1_pack_weights); x in panels of
     // NR columns across the images, per run, where an image has at most gemm1x1_pack_x_max_pixels output
@@ -58,8 +58,9 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
             s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
     }
     const std::int64_t row_tiles = (s.K / s.groups + c.tile.mr - 1) / c.tile.mr;
-    const bool reduction =
-        s.C > s.K && static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
+    const double min_ratio = profile.tuned_or("gemm1x1_tall_reduction_min_ratio", 1.0);
+    const bool reduction = static_cast<double>(s.C) >= min_ratio * static_cast<double>(s.K) &&
+                           static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
     const double tallest = std::max(profile.tuned_or("gemm1x1_tall_max_row_tiles", 0.0),
                                     reduction ? profile.tuned_or("gemm1x1_tall_reduction_max_row_tiles", 0.0) : 0.0);
     if (!c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&

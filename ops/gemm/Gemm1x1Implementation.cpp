@@ -62,6 +62,7 @@ public:
         keys.push_back("gemm1x1_tall_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_min_pixels");
+        keys.push_back("gemm1x1_tall_reduction_min_ratio");
         keys.push_back("gemm1x1_pack_weights");
         keys.push_back("gemm1x1_pack_x_max_pixels");
         keys.push_back("gemm1x1_pack_strided_max_pixels");

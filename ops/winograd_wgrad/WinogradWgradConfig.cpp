@@ -59,10 +59,11 @@ WinogradWgradConfig winograd_wgrad_config(int dy_tile, const ConvShapes& s, cons
     c.passes = (c.tiles + most - 1) / most;
     c.tiles_per_pass = (c.tiles + c.passes - 1) / c.passes;
     // The multiply: K rows, C along the vectors, reducing over a pass's
-    // tiles, as the GEMM weight gradient's (dy's K rows against patches,
-    // reducing over pixels) unless the profile sets its own.
-    c.tile = gemm_tile(profile, "winograd_wgrad",
-                       gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}})));
+    // tiles, on the GEMM engine's tile unless the profile sets its own. Not
+    // wgrad-gemm's (wgrad_gemm): netcl-tune sets that one on wgrad-gemm's
+    // layers alone, and this multiply (a batch over the alpha^2 elements)
+    // was never timed with it.
+    c.tile = gemm_tile(profile, "winograd_wgrad", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.edge_m = s.K < c.tile.mr;
     c.edge_n = s.C < c.tile.nr();
     c.channel_lanes = c.tile.vw;

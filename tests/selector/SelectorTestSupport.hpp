@@ -63,15 +63,23 @@ protected:
     std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
 };
 
+// A PoCL CPU device as PoCL names it on an AVX-512 machine of `vendor`
+// (GenuineIntel, AuthenticAMD), with no tuned values of its own.
+inline DeviceProfile pocl_avx512_device(const std::string& vendor) {
+    DeviceProfile device = load_profile("pocl-cpu");
+    device.tuned.clear();
+    device.vendor = vendor;
+    device.name = vendor == "GenuineIntel" ? "pthread-skylake-avx512-Intel(R) Xeon(R) Processor"
+                                           : "pthread-skylake-avx512-AMD EPYC";
+    return device;
+}
+
 // What the store layers for PoCL on an AMD AVX-512 CPU (pocl-cpu-avx512 over
 // pocl-cpu; an Intel one adds pocl-cpu-avx512-intel), as a framework on that
 // device would get it.
-inline DeviceProfile pocl_avx512_profile() {
-    DeviceProfile avx512 = load_profile("pocl-cpu");
-    avx512.tuned.clear();
-    avx512.name = "pthread-skylake-avx512-AMD EPYC";
-    avx512.vendor = "AuthenticAMD";
-    return with_stored_tuned(avx512, *ProfileStore::global().lookup(avx512));
+inline DeviceProfile pocl_avx512_profile(const std::string& vendor = "AuthenticAMD") {
+    const DeviceProfile device = pocl_avx512_device(vendor);
+    return with_stored_tuned(device, *ProfileStore::global().lookup(device));
 }
 
 inline ConvShapes shape(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, std::int64_t K, std::int64_t R,

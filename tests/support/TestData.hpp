@@ -39,8 +39,9 @@ std::shared_ptr<Context> with_every_implementation(std::shared_ptr<Context> cont
 
 // context_with_profile() planned as on an AVX2 CPU: the device's name without
 // "avx512", so the selector layers pocl-cpu.json and not pocl-cpu-avx512.json
-// over it (that one sets the GEMM engine's tile and work-group, which turns
-// the 1x1 GEMM's tall work-groups off and changes every NR-sized figure).
+// over it (that one sets the GEMM engine's tile and work-group, which changes
+// every NR-sized figure, and turns the 1x1 GEMM's tall work-groups off by its
+// tall keys).
 // For tests of pocl-cpu.json's rules whose expected figures follow its tile.
 std::shared_ptr<Context> context_planned_as_avx2(const std::function<void(DeviceProfile&)>& edit = {});
 
