@@ -18,6 +18,7 @@
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
+#include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
@@ -162,6 +163,13 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(implicit_gemm_config(strided, intel).tile.work_group, (std::array<std::size_t, 2>{1, 16}));
     EXPECT_EQ(implicit_gemm_config(strided, intel).tile.nr(), 64);
     EXPECT_EQ(implicit_gemm_config(strided, amd).tile.work_group, (std::array<std::size_t, 2>{4, 4}));
+    // The weight gradient's GEMM: 6 x 64 on Intel (a 64-wide dW in one tile), the engine's 8 x 48 on AMD.
+    const ConvShapes res2_expand = shape(8, 64, 56, 56, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const GemmTile intel_wgrad = weight_gradient_gemm_config(res2_expand, intel).tile;
+    EXPECT_EQ(intel_wgrad.mr, 6);
+    EXPECT_EQ(intel_wgrad.nr(), 64);
+    EXPECT_EQ(intel_wgrad.work_group, (std::array<std::size_t, 2>{4, 4}));
+    EXPECT_EQ(weight_gradient_gemm_config(res2_expand, amd).tile.nr(), 48);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {
