@@ -55,7 +55,8 @@ const char* const kValidUserProfile = R"({
 
 TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
     const auto names = shipped_profile_names();
-    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512-intel", "pocl-cpu-avx512", "pocl-cpu"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512-intel", "pocl-cpu-avx512",
+                                               "pocl-cpu"}));
     for (const auto& name : names) EXPECT_NO_THROW(load_profile(name)) << name;
     const DeviceProfile defaults = load_profile("default");
     for (const auto& key : threshold_keys()) EXPECT_TRUE(defaults.tuned.count(key)) << "default.json lacks " << key;
@@ -70,7 +71,9 @@ TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
         load_profile("amd-gpu");
         FAIL() << "expected netcl::Error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("default, nvidia-gpu, pocl-cpu-avx512-intel, pocl-cpu-avx512, pocl-cpu"), std::string::npos) << e.what();
+        const std::string message = e.what();
+        const std::string names_listed = "default, nvidia-gpu, pocl-cpu-avx512-intel, pocl-cpu-avx512, pocl-cpu";
+        EXPECT_NE(message.find(names_listed), std::string::npos) << message;
     }
 }
 
@@ -160,8 +163,9 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
         EXPECT_EQ(gemm1x1_config(kept, intel).tile.work_group, flat) << kept.str();
     }
     const ConvShapes strided = shape(8, 256, 28, 28, 256, 3, 3, 2, 1);
-    EXPECT_EQ(implicit_gemm_config(strided, intel).tile.work_group, (std::array<std::size_t, 2>{1, 16}));
-    EXPECT_EQ(implicit_gemm_config(strided, intel).tile.nr(), 64);
+    const GemmTile intel_strided = implicit_gemm_config(strided, intel).tile;
+    EXPECT_EQ(intel_strided.work_group, (std::array<std::size_t, 2>{1, 16}));
+    EXPECT_EQ(intel_strided.nr(), 64);
     EXPECT_EQ(implicit_gemm_config(strided, amd).tile.work_group, (std::array<std::size_t, 2>{4, 4}));
     // The weight gradient's GEMM: 6 x 64 on Intel (a 64-wide dW in one tile), the engine's 8 x 48 on AMD.
     const ConvShapes res2_expand = shape(8, 64, 56, 56, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);

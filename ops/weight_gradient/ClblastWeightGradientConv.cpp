@@ -131,7 +131,8 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
         if (!config_.writes_partials()) {  // each image's GEMM adds into dw, batched over the groups
             for (std::int64_t b = 0; b < images; ++b) {
                 gemm(a_image(b), kg * PQ, cols, b_image(b), columns * PQ, dw.buffer(), dw.offset(), kg * columns, PQ,
-                     groups, n0 + b == 0 ? beta : 1.0f, a_buffer, [&] { return "image " + std::to_string(n0 + b); }, chain);
+                     groups, n0 + b == 0 ? beta : 1.0f, a_buffer, [&] { return "image " + std::to_string(n0 + b); },
+                     chain);
             }
             continue;
         }
@@ -172,8 +173,8 @@ void ClblastWeightGradientConv::enqueue_backward_weights(const Tensor& x, const 
                     if (whole_pieces < chunks) {
                         const std::size_t at = (chunks - 1) * piece;
                         gemm(a + at, piece, cols, bb + at, piece, workspace.buffer, c + (chunks - 1) * dw_elements,
-                             dw_elements, last_piece, 1, slot_beta, a_buffer, [&] { return image() + ", the last piece"; },
-                             chain);
+                             dw_elements, last_piece, 1, slot_beta, a_buffer,
+                             [&] { return image() + ", the last piece"; }, chain);
                     }
                 }
             }
