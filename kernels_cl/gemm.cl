@@ -118,7 +118,8 @@
 // workspace. The 1x1 convolution reads a half layer's weights and x and
 // writes its y (all half); im2col-gemm reads float32 columns (B); the weight
 // gradient writes float32 partial sums (C); the Winograd multiply is float32
-// throughout. Bias is in C's type (the layer's, where there is one).
+// but for a U kept in half (winograd_gemm_half_u: A, or B where transposed).
+// Bias is in C's type (the layer's, where there is one).
 #ifndef A_TYPE
 #define A_TYPE float
 #endif
@@ -195,13 +196,17 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #endif
 #ifdef PREFETCH_PANEL
     // Line `line` of the next panel, then every (ntm - 1)th: each row tile
-    // past the first takes its share, `lines_a_step` a step.
-    const int panel_lines = (Kd * NR + 15) / 16;
+    // past the first takes its share, `lines_a_step` a step. A 64-byte line
+    // holds 16 floats or 32 halves (Winograd's U in half).
+#define PANEL_LINE NETCL_PASTE(PANEL_LINE_, B_TYPE)
+#define PANEL_LINE_float 16
+#define PANEL_LINE_half 32
+    const int panel_lines = (Kd * NR + PANEL_LINE - 1) / PANEL_LINE;
     __global const B_TYPE* next_panel = tn + 1 < ntn                        ? bp + (size_t)Kd * NR
                                        : z + 1 < (int)get_global_size(2) ? B + bsB
                                                                           : 0;
     const int sharers = ntm - 1;
-    const int lines_a_step = sharers > 0 ? ((NR + 15) / 16 + sharers - 1) / sharers : 0;
+    const int lines_a_step = sharers > 0 ? ((NR + PANEL_LINE - 1) / PANEL_LINE + sharers - 1) / sharers : 0;
     int line = tm > 0 && next_panel ? tm - 1 : panel_lines;  // the first row tile prefetches nothing
 #endif
     int k = 0;
@@ -234,7 +239,7 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
         for (; k < k_end; ++k) {
 #ifdef PREFETCH_PANEL
             for (int j = 0; j < lines_a_step && line < panel_lines; ++j, line += sharers)
-                __builtin_prefetch(next_panel + (size_t)line * 16, 0, 1);
+                __builtin_prefetch(next_panel + (size_t)line * PANEL_LINE, 0, 1);
 #endif
 #pragma unroll
             for (int v = 0; v < NV; ++v) b[v] = LOADN_AS(B_TYPE, VW, v, bp);

@@ -4,7 +4,7 @@
 // cl_khr_fp16 (neither NVIDIA's driver nor PoCL here report it), and a half
 // pointer may be declared without it. Arithmetic stays float32 either way;
 // netcl's own intermediates (packed weights, Winograd's U, V, M, columns)
-// stay float32.
+// stay float32, but F(2x2)'s U where a profile asks (winograd_gemm_half_u).
 //
 //   STORAGE            the element type of a tensor pointer
 //   LOAD(p, i)         p[i] as a float

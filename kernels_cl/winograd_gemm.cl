@@ -38,6 +38,14 @@
 #ifndef TILE_STEP
 #define TILE_STEP WINO_M
 #endif
+// U_TYPE: U's element type, float, or half for a float16 layer whose profile
+// keeps U in half (ops/winograd_gemm/WinogradGemmConfig.hpp, half_u): the
+// multiply streams U from memory once per pass, and half halves that stream.
+// Rounded once, at set_weights; the GEMM widens it (kernels_cl/gemm.cl's
+// A_TYPE or B_TYPE).
+#ifndef U_TYPE
+#define U_TYPE float
+#endif
 #define A2 (WINO_ALPHA * WINO_ALPHA)
 
 #ifdef DEPTH
@@ -60,7 +68,7 @@ void tile_position_3d(const int tile, const int tiles_per_image, const int tiles
 
 // U = g transformed by G along each axis, into [e][K][C], once per
 // set_weights. NDRange: dim0 = C, dim1 = K.
-__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict u,
+__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global U_TYPE* restrict u,
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
     if (c >= C || k >= K) return;
@@ -101,7 +109,7 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
 #undef OUT_Z
 #pragma unroll
     for (int e = 0; e < A3; ++e) {
-        u[((size_t)e * K + k) * C + c] = v[e / A2][e / WINO_ALPHA % WINO_ALPHA][e % WINO_ALPHA];
+        STORE_AS(U_TYPE, u, ((size_t)e * K + k) * C + c, v[e / A2][e / WINO_ALPHA % WINO_ALPHA][e % WINO_ALPHA]);
     }
 }
 
@@ -302,17 +310,17 @@ void tile_position(const int tile, const int tiles_per_image, const int tiles_w,
 // dim0 = C, dim1 = K (with U_PANEL: K padded to whole panels, the padding
 // written as zeros: the GEMM multiplies it into columns it never stores, and
 // zeros keep a fresh buffer's NaNs or denormals out of those FMAs).
-__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict u,
+__kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global U_TYPE* restrict u,
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
 #ifdef U_PANEL
     const int panels = (K + U_PANEL - 1) / U_PANEL;
     if (c >= C || k >= panels * U_PANEL) return;
-    __global float* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;
+    __global U_TYPE* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;
     const size_t e_stride = (size_t)panels * C * U_PANEL;
     if (k >= K) {
 #pragma unroll
-        for (int e = 0; e < A2; ++e) up[e * e_stride] = 0.0f;
+        for (int e = 0; e < A2; ++e) STORE_AS(U_TYPE, up, e * e_stride, 0.0f);
         return;
     }
 #else
@@ -341,9 +349,9 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
 #pragma unroll
     for (int e = 0; e < A2; ++e) {
 #ifdef U_PANEL
-        up[e * e_stride] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+        STORE_AS(U_TYPE, up, e * e_stride, v[e / WINO_ALPHA][e % WINO_ALPHA]);
 #else
-        u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];
+        STORE_AS(U_TYPE, u, ((size_t)e * K + k) * C + c, v[e / WINO_ALPHA][e % WINO_ALPHA]);
 #endif
     }
 }

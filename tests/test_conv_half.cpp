@@ -322,6 +322,65 @@ TEST(Half, TheChannelTransformReadsTheHalfInputItself) {
     EXPECT_NE(widened.str().find("the half input widened to float32"), std::string::npos) << widened.str();
 }
 
+// F(2x2)'s U kept in half where the profile asks (winograd_gemm_half_u), on
+// both multiplies that read it (transposed: U as the GEMM's B in panels, with
+// a K of 35 padding the last panel with zeros; plain: U as its A) and in 3-D
+// (F(2x2x2), the DEPTH store): the weight transform rounds U to half, the
+// GEMM widens it. U's rounding is an error of its own beyond fp32's, bounded
+// here from F(2x2)'s matrices: each output sums 3 x 3 of the alpha^2 = 16
+// products U_e V_e over C with coefficients of at most 1 (A^T's entries),
+// |V| <= 4 max|x| (B^T's rows sum to at most 2) and |U| <= 2.25 max|w| (G's
+// rows to 1.5), each U off by at most 2^-11 of itself: 0.04 C (in 3-D
+// 27 x 3.375 x 8 x 2^-11 = 0.36 C); against the 1e-6 a term that
+// conv_tolerance() allows (C R S terms), a factor of 4400 (3-D 13300). F(4x4)
+// never takes it (its error went to 0.08-0.22 on VGG's layers).
+TEST(Half, WinogradF2KeepsUInHalfWhereTheProfileAsks) {
+    ConvShapes s;
+    s.N = 2, s.C = 19, s.H = 9, s.W = 13, s.K = 35, s.R = 3, s.S = 3, s.set_padding(1, 2, 0, 1), s.bias = true;
+    s = in_half(s);
+    const ConvShapes s3 = in_half(make3d(2, 6, 11, {5, 3, 1, 1, 0}, {6, 3, 1, 0, 1}, {7, 3, 1, 1, 1}));
+    struct Case {
+        const char* name;
+        ConvShapes shapes;
+        Variant variant;
+        int transposed;
+        double factor;
+    };
+    const std::vector<Case> cases = {{"transposed", s, Variant("wino-f2-gemm"), 1, 4400},
+                                     {"plain", s, Variant("wino-f2-gemm"), 0, 4400},
+                                     {"3-D", s3, Variant("wino3d-f2-gemm"), 0, 13300}};
+    std::uint64_t seed = 9950;
+    for (const Case& c : cases) {
+        const auto context = context_with_profile([&c](DeviceProfile& p) {
+            p.tuned["winograd_gemm_half_u"] = 1, p.tuned["winograd_gemm_transposed"] = c.transposed;
+        });
+        const auto tile = winograd_gemm_tile(c.variant);
+        ASSERT_TRUE(tile);
+        const WinogradGemmConfig config = winograd_gemm_config(*tile, c.shapes, context->profile());
+        EXPECT_TRUE(config.half_u) << c.name << ": " << config.str();
+        EXPECT_EQ(config.transposed, c.transposed != 0) << config.str();
+        EXPECT_EQ(config.weight_bytes(c.shapes),
+                  static_cast<std::size_t>(config.elements() * config.u_columns(c.shapes) * c.shapes.C) * 2);
+        ConvCaseOptions o;
+        o.strategy = Kernel::CONV2D_WINOGRAD;
+        o.variant = c.variant;
+        o.tolerance_factor = tolerance_factor(c.variant) + c.factor;
+        o.seed = seed++;
+        o.context = context;
+        const auto result = run_conv_case(c.shapes, o);
+        EXPECT_TRUE(result.passed()) << c.name << ": " << describe(c.shapes, result);
+        EXPECT_NE(result.plan.config.find("U in half"), std::string::npos) << result.plan.config;
+    }
+    // Neither a float32 layer nor F(4x4) takes it, whatever the profile says.
+    DeviceProfile asks = shared_context()->profile();
+    asks.tuned["winograd_gemm_half_u"] = 1;
+    ConvShapes f32 = s;
+    f32.dtype = DataType::FLOAT32;
+    EXPECT_FALSE(winograd_gemm_config(WinogradTile{2, 3}, f32, asks).half_u);
+    EXPECT_FALSE(winograd_gemm_config(WinogradTile{4, 3}, s, asks).half_u);
+    EXPECT_FALSE(winograd_gemm_config(WinogradTile{2, 3}, s, shared_context()->profile()).half_u);
+}
+
 // The fused Winograd kernel in half on NVIDIA's configuration (nvidia-gpu.json's
 // block sizes, exact C tails, C split into slices for enough work-groups): with
 // C = 150 over F(4x4)'s 72-channel steps it splits C, and the slices' partial

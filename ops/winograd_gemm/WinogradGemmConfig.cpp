@@ -40,7 +40,8 @@ std::vector<std::string> winograd_gemm_profile_keys() {
     std::vector<std::string> keys = {"winograd_gemm_workspace_limit_bytes", "winograd_gemm_c_slice", "winograd_scaling",
                                      "winograd_transform_lanes", "winograd_gemm_transposed",
                                      "winograd_gemm_transposed_max_tiles", "winograd_gemm_transposed_min_channels",
-                                     "winograd_gemm_prefetch_min_row_tiles", "winograd_gemm_prefetch_max_row_tiles"};
+                                     "winograd_gemm_prefetch_min_row_tiles", "winograd_gemm_prefetch_max_row_tiles",
+                                     "winograd_gemm_half_u"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
@@ -191,6 +192,13 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     }
     const std::int64_t tiles_w = (s.Q() + m - 1) / m;
     c.row_lanes = c.rank == 2 && !c.transposed && lanes != 0 && c.alpha <= 9 && 2 * tiles_w >= lanes ? lanes : 0;
+    // U in half for a half layer's F(2x2) (2-D, or F(2x2x2) in 3-D) where the profile asks (key
+    // "winograd_gemm_half_u", default 0). U's own rounding passes through the output transform: on Lavin & Gray's
+    // VGG layers (netcl-bench --accuracy --dtype float16, Xeon, PoCL) the max error against fp64 went from the half
+    // output's floor (1.56e-2 / 3.12e-2) to 2.03e-2-5.30e-2 for F(2x2), 8.3e-2-0.22 for F(4x4), 0.36-0.98 for
+    // F(6x6), and F(5x5,5x5)'s scaled U overflowed half (inf). Only F(2x2), whose G has no entry above 1, may take
+    // it; no shipped profile does (slower on the CPUs: tools/netcl-bench/SPEED-FP16.md).
+    c.half_u = s.dtype == DataType::FLOAT16 && m == 2 && c.r == 3 && profile.tuned_or("winograd_gemm_half_u", 0) != 0;
     c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;
     c.edge_n = !c.transposed && fewest < c.tile.nr();  // transposed: U in whole panels (B_PANEL)
     return c;
@@ -209,7 +217,7 @@ std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
 }
 
 std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(elements() * u_columns(s) * s.C) * sizeof(float);
+    return static_cast<std::size_t>(elements() * u_columns(s) * s.C) * (half_u ? 2 : sizeof(float));
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
@@ -218,7 +226,7 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
                          internal::post_ops_options(post_ops) + internal::storage_options(dtype) +
-                         (widens_input ? " -DX_TYPE=float" : ""),
+                         (widens_input ? " -DX_TYPE=float" : "") + (half_u ? " -DU_TYPE=half" : ""),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", {8, 1, 1}}}};
@@ -240,7 +248,12 @@ ProgramSpec WinogradGemmConfig::transforms_program() const {
 }
 
 ProgramSpec WinogradGemmConfig::gemm_program() const {
-    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed, prefetch_panels);
+    // U is the multiply's B where it is transposed (M_e^T = V_e^T U_e^T), else its A.
+    const DataType u_type = half_u ? DataType::FLOAT16 : DataType::FLOAT32;
+    GemmOperandTypes types;
+    (transposed ? types.b : types.a) = u_type;
+    return netcl::gemm_program(tile, edge_m, edge_n, /*bias=*/false, c_slice, /*b_panels=*/transposed, prefetch_panels,
+                               PostOps{}, types);
 }
 
 std::string WinogradGemmConfig::tile_name() const {
@@ -265,7 +278,7 @@ std::string WinogradGemmConfig::str() const {
            (c_slice ? ", C summed in slices of " + std::to_string(c_slice) : std::string()) +
            (row_lanes ? ", transforms " + std::to_string(row_lanes) + " tiles a work-item" : std::string()) +
            (transposed ? ", transforms " + std::to_string(tile.vw) + " channels a work-item" : std::string()) +
-           (prefetch_panels ? ", U's next panel prefetched" : std::string());
+           (prefetch_panels ? ", U's next panel prefetched" : std::string()) + (half_u ? ", U in half" : std::string());
 }
 
 }  // namespace netcl

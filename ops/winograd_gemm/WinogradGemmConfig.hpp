@@ -33,7 +33,10 @@ std::optional<WinogradTile> winograd_gemm_tile(const Variant& variant);
 
 struct WinogradGemmConfig {
     int m = 4, r = 3, alpha = 6;
-    DataType dtype = DataType::FLOAT32;  // of x, w, bias and y; U, V and M are float32
+    DataType dtype = DataType::FLOAT32;  // of x, w, bias and y; V and M are float32, U too unless half_u
+    // A float16 layer's F(2x2) U kept in half (profile key "winograd_gemm_half_u"): the multiply streams U
+    // once a pass, so half halves its bytes, and widens each vector of it as it goes.
+    bool half_u = false;
     int rank = 2;  // 3: the DEPTH build of kernels_cl/winograd_gemm.cl (8 tiles a work-item in float8 lanes, plain layouts)
     // Transform elements, the GEMMs of the batch: alpha^2, or alpha^3 in 3-D.
     int elements() const { return rank == 3 ? alpha * alpha * alpha : alpha * alpha; }
@@ -78,7 +81,7 @@ struct WinogradGemmConfig {
     // The widened input's chunk, after V and M (kernels_cl/widen.cl); 0 where none is widened.
     std::size_t widened_input_bytes(const ConvShapes& shapes) const;
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
-    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats
+    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats (halves)
     // K, or transposed K padded to whole panels of the GEMM's NR columns (U
     // [e][K / NR][C][NR], streamed a panel at a time).
     std::int64_t u_columns(const ConvShapes& shapes) const;

@@ -31,7 +31,8 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
         widen_kernel_ = internal::make_kernel(build(*context_, internal::widen_program()), "widen_to_float");
     }
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
-    u_ = Tensor::empty(context_, {config_.elements(), config_.u_columns(shapes_), shapes_.C});
+    u_ = Tensor::empty(context_, {config_.elements(), config_.u_columns(shapes_), shapes_.C},
+                       config_.half_u ? DataType::FLOAT16 : DataType::FLOAT32);
 }
 
 void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {

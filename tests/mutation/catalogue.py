@@ -477,6 +477,23 @@ MUTATIONS = [
          find="const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);",
          replace="const bool writes_into_dw = config_.writes_dw;",
          bug="a one-chunk GEMM writes dw itself at any beta, which its output stage cannot scale (beta = 0.5)"),
+    # Expected: test_conv_half, WinogradF2KeepsUInHalfWhereTheProfileAsks (U stored as floats, its halves read
+    # back from their bits: the answer far outside the bound).
+    dict(id="wino-half-u-stored-float", area="float16", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
+         find='(half_u ? " -DU_TYPE=half" : "")',
+         replace='""',
+         bug="the weight transform stores U as float32 where the multiply reads it as half"),
+    # Expected: test_conv_half, WinogradF2KeepsUInHalfWhereTheProfileAsks (the plain multiply, U as its A).
+    dict(id="wino-half-u-plain-as-float", area="float16", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
+         find="(transposed ? types.b : types.a) = u_type;",
+         replace="types.b = transposed ? u_type : DataType::FLOAT32;",
+         bug="the plain multiply reads a half U as floats (only the transposed one widens it)"),
+    # Expected: test_conv_half, WinogradF2KeepsUInHalfWhereTheProfileAsks (transposed, K = 35: the last panel's
+    # padding is written as float32 zeros at half offsets, overwriting the next element's halves).
+    dict(id="wino-half-u-padding-as-float", area="float16", file="kernels_cl/winograd_gemm.cl",
+         find="for (int e = 0; e < A2; ++e) STORE_AS(U_TYPE, up, e * e_stride, 0.0f);",
+         replace="for (int e = 0; e < A2; ++e) ((__global float*)up)[e * e_stride] = 0.0f;",
+         bug="the padded columns of U's last panel are zeroed as floats in a half U"),
     # Expected: test_conv_half, FusedWinogradSplitsCIntoFloatPartialsAndStoresHalf (the split layer's options
     # and answer: half partials read back as float by winograd_reduce).
     dict(id="wino-fused-half-partials-as-half", area="float16", file="ops/winograd/WinogradConfig.cpp",

@@ -343,6 +343,19 @@ TEST(OclgrindNoUninitialized, HalfStorageGemmEngine) {
     const auto channels = test::run_conv_case(s, options);
     EXPECT_TRUE(channels.passed()) << test::describe(s, channels);
     EXPECT_NE(channels.plan.config.find("8 channels a work-item"), std::string::npos) << channels.plan.config;
+    // F(2x2)'s U kept in half (winograd_gemm_half_u): the weight transform's
+    // half stores and the zeros of the last panel's padding (K = 9 in panels
+    // of 8), and the multiply reading its B panels as half. The tolerance adds
+    // U's rounding (test_conv_half, WinogradF2KeepsUInHalfWhereTheProfileAsks).
+    options.variant = Variant("wino-f2-gemm");
+    options.tolerance_factor = tolerance_factor(Variant("wino-f2-gemm")) + 4400;
+    options.context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["winograd_gemm_transposed"] = 1, profile.tuned["winograd_gemm_half_u"] = 1;
+        set_gemm_tile(profile, "winograd_gemm_transposed", GemmTile{8, 1, 8, {1, 4}});
+    });
+    const auto half_u = test::run_conv_case(s, options);
+    EXPECT_TRUE(half_u.passed()) << test::describe(s, half_u);
+    EXPECT_NE(half_u.plan.config.find("U in half"), std::string::npos) << half_u.plan.config;
 }
 
 // Winograd's weight gradient (kernels_cl/winograd_wgrad.cl with the
