@@ -19,6 +19,7 @@
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "tests/selector/SelectorTestSupport.hpp"
 
@@ -174,6 +175,12 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(intel_wgrad.nr(), 64);
     EXPECT_EQ(intel_wgrad.work_group, (std::array<std::size_t, 2>{4, 4}));
     EXPECT_EQ(weight_gradient_gemm_config(res2_expand, amd).tile.nr(), 48);
+    // Separate-transform Winograd in passes of about 8 MiB on Intel (VGG's conv1.2: 1444 F(6x6) tiles of
+    // 32 KiB in 6 passes), one pass under the 64 MiB limit on AMD; a 512-channel layer stays whole on both.
+    const ConvShapes conv1_2 = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);
+    EXPECT_EQ(winograd_gemm_config(WinogradTile{6, 3}, conv1_2, intel).passes, 6);
+    EXPECT_EQ(winograd_gemm_config(WinogradTile{6, 3}, conv1_2, amd).passes, 1);
+    EXPECT_EQ(winograd_gemm_config(WinogradTile{4, 3}, shape(8, 512, 14, 14, 512, 3, 3, 1, 1), intel).passes, 1);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

@@ -332,6 +332,38 @@ TEST(WinogradConv, GemmTileNarrowsWithThePass) {
     EXPECT_EQ(winograd_gemm_config(f4, conv3x3(1, 8, 8, 8, 8, 1), profile).tile.nr(), 4);     // 4 tiles
 }
 
+// winograd_gemm_pass_target_bytes cuts the passes to the cache-sized target,
+// but never below the tiles whose V and M are 1 / winograd_gemm_pass_max_u_ratio
+// of U (read once a pass): C K / ((C + K) ratio) tiles. The passes then take
+// equal shares of the tiles, and the workspace shrinks with them.
+TEST(WinogradConv, PassesShrinkToTheCacheTargetButNotBelowUsStream) {
+    DeviceProfile profile = test::shared_context()->profile();
+    profile.tuned.erase("winograd_gemm_workspace_limit_bytes");
+    profile.tuned.erase("winograd_gemm_pass_target_bytes");
+    profile.tuned.erase("winograd_gemm_pass_max_u_ratio");
+    const WinogradTile f6{6, 3}, f4{4, 3};
+    const ConvShapes small_channels = conv3x3(1, 64, 224, 224, 64, 1);  // 38 x 38 = 1444 tiles of 32 KiB each
+    const ConvShapes wide = conv3x3(8, 512, 14, 14, 512, 1);            // 8 x 16 = 128 tiles of 144 KiB each
+    EXPECT_EQ(winograd_gemm_config(f6, small_channels, profile).passes, 1);  // 47 MB: within the 64 MiB limit
+    EXPECT_EQ(winograd_gemm_config(f4, wide, profile).passes, 1);
+    profile.tuned["winograd_gemm_pass_target_bytes"] = 8 << 20;
+    // 256 tiles fill 8 MiB (U's floor: 64 x 64 / (128 x 2) = 16 tiles): 6 passes of 241 or 240.
+    const WinogradGemmConfig cached = winograd_gemm_config(f6, small_channels, profile);
+    EXPECT_EQ(cached.passes, 6);
+    EXPECT_EQ(cached.tiles_per_pass, 241);
+    EXPECT_EQ(cached.workspace_bytes(small_channels), std::size_t{241} * 128 * 64 * sizeof(float));
+    // 56 tiles would fill 8 MiB, but U's floor is 512 x 512 / (1024 x 2) = 128 tiles: one pass.
+    EXPECT_EQ(winograd_gemm_config(f4, wide, profile).passes, 1);
+    // A ratio of 8 lowers the floor to 32 tiles: 56 a pass, so 3 passes of 43 or 42.
+    profile.tuned["winograd_gemm_pass_max_u_ratio"] = 8;
+    const WinogradGemmConfig lowered = winograd_gemm_config(f4, wide, profile);
+    EXPECT_EQ(lowered.passes, 3);
+    EXPECT_EQ(lowered.tiles_per_pass, 43);
+    // The workspace limit still caps a pass below the target.
+    profile.tuned["winograd_gemm_workspace_limit_bytes"] = 4 << 20;
+    EXPECT_EQ(winograd_gemm_config(f6, small_channels, profile).tiles_per_pass, 121);  // 128 fit: 12 passes of 121 or 120
+}
+
 // Passes of at most winograd_gemm_transposed_max_tiles tiles over at least
 // winograd_gemm_transposed_min_channels channels in and out multiply
 // transposed (K along the vectors, the tiles in rows of the MR in [mr / 2,

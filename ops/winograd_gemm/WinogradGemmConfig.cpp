@@ -1,6 +1,7 @@
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "netcl/Error.hpp"
 #include "ops/winograd/WinogradMatrices.hpp"
@@ -41,7 +42,8 @@ std::vector<std::string> winograd_gemm_profile_keys() {
                                      "winograd_transform_lanes", "winograd_gemm_transposed",
                                      "winograd_gemm_transposed_max_tiles", "winograd_gemm_transposed_min_channels",
                                      "winograd_gemm_prefetch_min_row_tiles", "winograd_gemm_prefetch_max_row_tiles",
-                                     "winograd_gemm_half_u"};
+                                     "winograd_gemm_half_u", "winograd_gemm_pass_target_bytes",
+                                     "winograd_gemm_pass_max_u_ratio"};
     for (const char* prefix : {"winograd_gemm", "winograd_gemm_medium", "winograd_gemm_narrow", "winograd_gemm_transposed"}) {
         for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
     }
@@ -109,7 +111,22 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
         const auto per_tile = static_cast<std::size_t>((s.C + s.K) * c.elements()) * sizeof(float);
         const std::size_t widened = c.widened_input_bytes(s);
         const std::size_t budget = limit > widened ? limit - widened : 0;
-        const std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
+        std::int64_t most = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_tile), 1, c.tiles);
+        // Passes sized to the cache (profile key "winograd_gemm_pass_target_bytes", default 0: as large as the
+        // limit allows), so that V and M stay there between the three kernels, but never so small that the
+        // multiply's stream of U, read once a pass, outweighs them: at least the tiles whose V and M are
+        // 1 / "winograd_gemm_pass_max_u_ratio" (default 2) of U's bytes, C K / ((C + K) ratio). Measured on an
+        // Intel Xeon with 4 MiB of L2 a core (pocl-cpu-avx512-intel.json has the figures): 8 MiB passes lifted
+        // VGG's conv1.2 from 0.88-0.90x to 1.38-1.39x of oneDNN at N = 1, but cost 512-channel layers whose
+        // passes then re-read a 38 MB U (res5.3x3 at N = 8 in 4 MiB passes: 1.53-1.66x -> 1.01-1.02x).
+        const double target = profile.tuned_or("winograd_gemm_pass_target_bytes", 0);
+        if (target > 0) {
+            const double ratio = profile.tuned_or("winograd_gemm_pass_max_u_ratio", 2);
+            const auto u_floor = static_cast<std::int64_t>(std::ceil(static_cast<double>(s.C * s.K) /
+                                                                     (static_cast<double>(s.C + s.K) * ratio)));
+            const auto cached = static_cast<std::int64_t>(target / static_cast<double>(per_tile));
+            most = std::min(most, std::max<std::int64_t>({cached, u_floor, 1}));
+        }
         // Passes of equal size (give or take one tile): no short last pass
         // narrower than the GEMM tile, which the kernel built for the others
         // would overrun (32 tiles at most 5 a pass: 5,5,5,5,4,4,4, not 5 x 6 + 2).

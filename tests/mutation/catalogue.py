@@ -477,6 +477,17 @@ MUTATIONS = [
          find="const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);",
          replace="const bool writes_into_dw = config_.writes_dw;",
          bug="a one-chunk GEMM writes dw itself at any beta, which its output stage cannot scale (beta = 0.5)"),
+    # Expected: test_winograd_conv, PassesShrinkToTheCacheTargetButNotBelowUsStream (the 512-channel layer
+    # cut into passes of 56 tiles), and test_selector_profiles' Intel case.
+    dict(id="wino-pass-target-no-u-floor", area="winograd", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
+         find="most = std::min(most, std::max<std::int64_t>({cached, u_floor, 1}));",
+         replace="most = std::min(most, std::max<std::int64_t>(cached, 1));",
+         bug="cache-sized Winograd passes cut a 512-channel layer too, each pass re-reading its 38 MB U"),
+    # Expected: test_winograd_conv, PassesShrinkToTheCacheTargetButNotBelowUsStream (conv1.2 in one pass).
+    dict(id="wino-pass-target-ignored", area="winograd", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
+         find="        if (target > 0) {\n            const double ratio",
+         replace="        if (target < 0) {\n            const double ratio",
+         bug="the profile's cache-sized Winograd pass is ignored: VGG's conv1.2 runs in one 47 MB pass"),
     # Expected: test_conv_half, WinogradF2KeepsUInHalfWhereTheProfileAsks (U stored as floats, its halves read
     # back from their bits: the answer far outside the bound).
     dict(id="wino-half-u-stored-float", area="float16", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
