@@ -175,6 +175,14 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(intel_wgrad.nr(), 64);
     EXPECT_EQ(intel_wgrad.work_group, (std::array<std::size_t, 2>{4, 4}));
     EXPECT_EQ(weight_gradient_gemm_config(res2_expand, amd).tile.nr(), 48);
+    // VGG's conv1.1: 27 taps under a 64- or 48-wide tile that K = 64 fills take x's columns (dy copied), though
+    // dy's rows are over twice the patches'; under a 16-wide tile the patches fill it and the ratio rules.
+    const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).columns);
+    EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, amd).columns);
+    DeviceProfile narrow = amd;
+    set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});
+    EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, narrow).columns);
     // Separate-transform Winograd in passes of about 8 MiB on Intel (VGG's conv1.2: 1444 F(6x6) tiles of
     // 32 KiB in 6 passes), one pass under the 64 MiB limit on AMD; a 512-channel layer stays whole on both.
     const ConvShapes conv1_2 = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);

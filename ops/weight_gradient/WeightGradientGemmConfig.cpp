@@ -49,9 +49,20 @@ bool columns_in_place(const ConvShapes& s) {
 // res5's 7x7 outputs at N = 1 (3x3 stride 2, 512 channels) the columns ran
 // at 0.39x oneDNN against the patches' 0.49x (ResNet-50 training runs, the
 // blend then still a work-item an element).
-bool takes_columns(const ConvShapes& s, const DeviceProfile& profile) {
+// Whatever the ratio, patches shorter than the tile's NR while K/groups fills
+// it take the columns too: the patches' GEMM would run on its edge path (each
+// of B's elements loaded a lane at a time) over a tile mostly past the
+// patch. VGG's conv1.1 (27 taps, K = 64) on 2 cores of an Intel Xeon
+// (AVX-512, netcl-bench --direction bwd_weights, ms, patches / columns):
+// 6 x 64 tiles 13.5 / 4.1 at N = 1 and 154 / 46 at N = 8; 8 x 48 tiles 10.3 /
+// 6.6 and 79 / 57. With AVX2's 16-wide tiles the 27 taps fill them, and the
+// measurement above (Zen 3) stands.
+bool takes_columns(const ConvShapes& s, const DeviceProfile& profile, const GemmTile& tile) {
+    const bool short_patches = patch_length(s) < tile.nr() && s.K / s.groups >= tile.nr();
     const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
-    if (static_cast<double>(s.K / s.groups) > ratio * static_cast<double>(patch_length(s))) return false;
+    if (!short_patches && static_cast<double>(s.K / s.groups) > ratio * static_cast<double>(patch_length(s))) {
+        return false;
+    }
     return columns_in_place(s) ||
            static_cast<double>(s.Q()) >= profile.tuned_or("wgrad_gemm_columns_min_width", 16.0);
 }
@@ -69,11 +80,11 @@ std::int64_t WeightGradientGemmConfig::gemm_columns(const ConvShapes& s) const {
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
     WeightGradientGemmConfig c;
     c.dtype = s.dtype;
-    c.columns = takes_columns(s, profile);
+    c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
+    c.columns = takes_columns(s, profile, c.tile);
     c.columns_in_place = c.columns && columns_in_place(s);
     c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
-    c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
     const std::int64_t PQ = s.P() * s.Q();

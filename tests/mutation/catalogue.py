@@ -477,6 +477,12 @@ MUTATIONS = [
          find="const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);",
          replace="const bool writes_into_dw = config_.writes_dw;",
          bug="a one-chunk GEMM writes dw itself at any beta, which its output stage cannot scale (beta = 0.5)"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (conv1.1's
+    # weight gradient on x's columns under the 64- and 48-wide tiles).
+    dict(id="wgrad-short-patches-ignored", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="const bool short_patches = patch_length(s) < tile.nr() && s.K / s.groups >= tile.nr();",
+         replace="const bool short_patches = false;",
+         bug="VGG's conv1.1 weight gradient runs on 27-tap patches under a 64-wide tile, a lane at a time (3x slower)"),
     # Expected: test_winograd_conv, PassesShrinkToTheCacheTargetButNotBelowUsStream (the 512-channel layer
     # cut into passes of 56 tiles), and test_selector_profiles' Intel case.
     dict(id="wino-pass-target-no-u-floor", area="winograd", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
