@@ -70,12 +70,13 @@ __kernel void pack_column_panels(__global const STORAGE* restrict in, const ulon
     }
     // The panel's columns in runs along output rows (a run ends where a row does; the last image ends a row, so
     // a run is all inside the images or all past them): a tap of a run reads one input row, as vectors where
-    // the run is whole eights inside it (stride 2 as 16-float loads, their even lanes). A column a lane, with
-    // two divisions each, the stem's pack took 1.75 ms an image on 2 Zen 3 cores (as long as its GEMM), the
-    // runs 0.4-1.0 (the host's load). A strided 1x1 layer's gather gained nothing: res3's projection (784
-    // output pixels an image, packed only where a profile raises gemm1x1_pack_strided_max_pixels that far)
-    // packed its x at N = 8 in 10.6 ms a column a lane and 10.7-12.8 in runs, at this host's 3-7 GB/s
-    // kernel copy rate.
+    // the run's whole eights lie inside it (stride 2 as 16-float loads, their even lanes), the rest a pixel
+    // at a time. A column a lane, with two divisions each, the stem's pack took 1.75 ms an image on 2 Zen 3
+    // cores (as long as its GEMM), the runs 0.4-1.0 (the host's load). While only runs of whole eights were
+    // vectors, a strided 1x1 layer's gather gained nothing: res3's projection (rows of 28 output pixels,
+    // every run scalar) packed its x at N = 8 in 10.6 ms a column a lane and 10.7-12.8 in runs on that Zen
+    // 3. With the eights as vectors, on 2 cores of an Intel Xeon the packed 1x1 GEMM took that layer from
+    // the implicit GEMM's 11.1 ms to 7.9 at N = 8 (pocl-cpu-avx512-intel.json).
     int image = image0, p = pixel0 / Q, q = pixel0 - p * Q;
     for (int l0 = 0; l0 < nr;) {
         const int run = min(nr - l0, Q - q);
@@ -87,15 +88,17 @@ __kernel void pack_column_panels(__global const STORAGE* restrict in, const ulon
             for (int s = 0; s < S; ++s) {
                 __global float* dst = out + (r * S + s) * nr + l0;
                 const int w0 = q * stride_w - pad_left + s * dil_w;
-                if (row_inside && run % 8 == 0 && stride_w <= 2 && w0 >= 0 && w0 + run * stride_w <= W) {
+                int l = 0;
+                const int eights = run / 8;
+                if (row_inside && eights > 0 && stride_w <= 2 && w0 >= 0 && w0 + eights * 8 * stride_w <= W) {
                     __global const STORAGE* from = plane + (size_t)h * W + w0;
-                    for (int v = 0; v < run / 8; ++v)
+                    for (int v = 0; v < eights; ++v)
                         vstore8(stride_w == 1 ? LOADN(8, v, from) : LOADN(16, v, from).even, v, dst);
-                } else {
-                    for (int l = 0; l < run; ++l) {
-                        const int w = w0 + l * stride_w;
-                        dst[l] = row_inside && w >= 0 && w < W ? LOAD(plane, (size_t)h * W + w) : 0.0f;
-                    }
+                    l = eights * 8;
+                }
+                for (; l < run; ++l) {
+                    const int w = w0 + l * stride_w;
+                    dst[l] = row_inside && w >= 0 && w < W ? LOAD(plane, (size_t)h * W + w) : 0.0f;
                 }
             }
         }

@@ -336,6 +336,22 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         });
     };
     const auto packed = packing(1, 49, 30), in_place = packing(0, 0, 0), weights_only = packing(1, 0, 0);
+    // Output rows of 12 and 11 pixels: each row's run in a 16-column panel is whole eights as vectors (stride 2:
+    // the even lanes of 16-float loads) and the rest a pixel at a time; panels one tile wide and up to 8 (here
+    // 4: K = 21, 4 row tiles) or 2 row tiles tall (gemm1x1_pack_x_work_group_rows).
+    const auto packed_tall = [&](double rows) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_weights"] = 0;
+            p.tuned["gemm1x1_pack_x_max_pixels"] = 64;
+            p.tuned["gemm1x1_pack_strided_max_pixels"] = 64;
+            p.tuned["gemm1x1_pack_x_work_group_rows"] = rows;
+        });
+    };
+    const auto tall = packed_tall(8), two_tall = packed_tall(3);
+    ConvShapes wide_strided = layer(2, 6, 5, 23, 21);  // 3x12 outputs
+    wide_strided.stride_h = wide_strided.stride_w = 2;
+    ConvShapes wide_half = layer(3, 6, 5, 11, 21);  // 5x11, stride 1
+    wide_half.dtype = DataType::FLOAT16;
     // 20 channels of 49 pixels, 4 panels an image (the pass target counts whole images so): passes of two
     // images (7 panels, crossing an image's end mid-panel), the last of one.
     const auto two_a_pass = packing(1, 49, 30, 2 * 20 * 4 * 16 * sizeof(float));
@@ -368,7 +384,12 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         {rows_strided, packed, {kWeights, kX}, {}},
         {strided.in_direction(ConvDirection::BACKWARD_DATA), packed, {kWeights, kX}, {}},
         {layer(3, 20, 7, 7, 37), in_place, {}, {kWeights, kX}},
-        {grouped, weights_only, {kWeights}, {kX}}};
+        {grouped, weights_only, {kWeights}, {kX}},
+        {wide_strided, tall, {kX, "work-group 1x4"}, {kWeights}},
+        {wide_strided, two_tall, {kX, "work-group 1x2"}, {kWeights}},
+        {layer(3, 6, 5, 11, 21), tall, {kX, "work-group 1x4"}, {kWeights}},
+        {wide_half, tall, {kX, "work-group 1x4"}, {kWeights}},
+        {layer(3, 20, 7, 7, 37), packed, {kX, "work-group 8x2"}, {}}};  // the profile's where the key is unset
     std::uint64_t seed = 880;
     for (const Case& c : cases) {
         ConvCaseOptions options;

@@ -189,6 +189,15 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(winograd_gemm_config(WinogradTile{6, 3}, conv1_2, intel).passes, 6);
     EXPECT_EQ(winograd_gemm_config(WinogradTile{6, 3}, conv1_2, amd).passes, 1);
     EXPECT_EQ(winograd_gemm_config(WinogradTile{4, 3}, shape(8, 512, 14, 14, 512, 3, 3, 1, 1), intel).passes, 1);
+    // The stride-2 projections up to 28x28 outputs: the 1x1 GEMM's on Intel, x packed, 1 x 16 work-groups (res3's
+    // 64 row tiles, res4's 128); the implicit GEMM's on AMD (gemm-1x1 declines them unpacked).
+    for (const ConvShapes& projection : {shape(8, 256, 56, 56, 512, 1, 1, 2, 0), shape(1, 512, 28, 28, 1024, 1, 1, 2, 0)}) {
+        const Gemm1x1Config packed = gemm1x1_config(projection, intel);
+        EXPECT_TRUE(packed.pack_x) << projection.str();
+        EXPECT_EQ(packed.tile.work_group, (std::array<std::size_t, 2>{1, 16})) << projection.str();
+        EXPECT_FALSE(gemm1x1_config(projection, amd).pack_x) << projection.str();
+    }
+    EXPECT_FALSE(gemm1x1_config(shape(8, 256, 28, 28, 512, 1, 1, 1, 0), intel).pack_x);  // stride 1 keeps x in place
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

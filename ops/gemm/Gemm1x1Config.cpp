@@ -63,11 +63,25 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
                            static_cast<double>(s.H * s.W) >= profile.tuned_or("gemm1x1_tall_reduction_min_pixels", 0.0);
     const double tallest = std::max(profile.tuned_or("gemm1x1_tall_max_row_tiles", 0.0),
                                     reduction ? profile.tuned_or("gemm1x1_tall_reduction_max_row_tiles", 0.0) : 0.0);
+    std::size_t height = 1;
+    while (height < static_cast<std::size_t>(row_tiles)) height *= 2;
+    const bool fits = profile.max_work_group_size == 0 || height <= profile.max_work_group_size;
     if (!c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
-        static_cast<double>(row_tiles) <= tallest) {
-        std::size_t height = 1;
-        while (height < static_cast<std::size_t>(row_tiles)) height *= 2;
-        if (profile.max_work_group_size == 0 || height <= profile.max_work_group_size) c.tile.work_group = {1, height};
+        static_cast<double>(row_tiles) <= tallest && fits) {
+        c.tile.work_group = {1, height};
+    }
+    // Packed x: work-groups one panel wide and up to gemm1x1_pack_x_work_group_rows row tiles tall, so that a
+    // panel of x (NR pixels by C, packed a moment before) serves that many row tiles from the core's caches
+    // where 8 x 2 work-groups read it again every 2 row tiles. On 2 cores of an Intel Xeon (family 6 model
+    // 207, 8 x 48 tiles), the stride-2 projections at N = 8, median of 3 alternating processes, ms, the
+    // implicit GEMM / packed 8 x 2 / packed 1 x 16 / packed 1 x 64: res3's (256 -> 512 from 56x56) 12.4 /
+    // 10.4 / 9.4 / 9.4, res4's (512 -> 1024 from 28x28) 8.1 / 8.3 / 7.2 / 6.9 (this host's load moves each
+    // figure 10-30% between processes; pocl-cpu-avx512-intel.json has 4 pairs at N = 1 and 8).
+    const double packed_rows = profile.tuned_or("gemm1x1_pack_x_work_group_rows", 0.0);
+    if (c.pack_x && packed_rows >= 1.0) {
+        std::size_t rows = 1;
+        while (rows * 2 <= static_cast<std::size_t>(packed_rows) && rows < height) rows *= 2;
+        if (profile.max_work_group_size == 0 || rows <= profile.max_work_group_size) c.tile.work_group = {1, rows};
     }
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = !c.pack_x && s.H * s.W < c.tile.nr();

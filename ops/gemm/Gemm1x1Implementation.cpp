@@ -66,6 +66,7 @@ public:
         keys.push_back("gemm1x1_pack_weights");
         keys.push_back("gemm1x1_pack_x_max_pixels");
         keys.push_back("gemm1x1_pack_strided_max_pixels");
+        keys.push_back("gemm1x1_pack_x_work_group_rows");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.

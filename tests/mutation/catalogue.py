@@ -1098,8 +1098,8 @@ MUTATIONS = [
     # Expected: oclgrind_kernels_races_bounds, PackedPanels (a stride-2 run whose last load ends at x's end):
     # the extra element lands in a discarded odd lane, so no comparison can see it.
     dict(id="panels-row-run-vector-past-row-end", area="im2col", file="kernels_cl/panels.cl",
-         find="w0 >= 0 && w0 + run * stride_w <= W)",
-         replace="w0 >= 0 && w0 + run * stride_w <= W + 1)",
+         find="w0 >= 0 && w0 + eights * 8 * stride_w <= W)",
+         replace="w0 >= 0 && w0 + eights * 8 * stride_w <= W + 1)",
          bug="a stride-2 run ending at an input row's last element is loaded as 16-float vectors one element past it"),
     # Expected: test_conv_backward, Col2imGemmBackwardDataMatchesReference (the edge table's groups).
     dict(id="col2im-panels-grouped", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
@@ -1118,9 +1118,26 @@ MUTATIONS = [
          bug="a panel that wraps an output row reads its next row's pixels along the first row's input row"),
     # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (the stem's 7x7 stride 2, 32 wide).
     dict(id="panels-row-run-vector-reads-the-pad", area="im2col", file="kernels_cl/panels.cl",
-         find="w0 >= 0 && w0 + run * stride_w <= W",
-         replace="w0 >= -1 && w0 + run * stride_w <= W",
+         find="w0 >= 0 && w0 + eights * 8 * stride_w <= W",
+         replace="w0 >= -1 && w0 + eights * 8 * stride_w <= W",
          bug="a run whose first tap falls in the left pad is read as a vector from the element before the input row"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (output rows of 12 and 11
+    # pixels), oclgrind_kernels_races_bounds' PackedPanels (runs of 12).
+    dict(id="panels-row-run-tail-skipped", area="im2col", file="kernels_cl/panels.cl",
+         find="l = eights * 8;",
+         replace="l = run;",
+         bug="the pixels of a run after its whole eights are never packed: the GEMM reads stale workspace there"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (work-group 1x4 and 1x2).
+    dict(id="gemm1x1-packed-work-group-rows-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="if (c.pack_x && packed_rows >= 1.0) {",
+         replace="if (false) {",
+         bug="packed x keeps 8 x 2 work-groups, reading each panel again every 2 row tiles (res3's projection "
+             "at N = 8 9.4 -> 10.4 ms on the Xeon)"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (work-group 1x2 under 3).
+    dict(id="gemm1x1-packed-work-group-rows-over", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="while (rows * 2 <= static_cast<std::size_t>(packed_rows) && rows < height) rows *= 2;",
+         replace="while (rows < static_cast<std::size_t>(packed_rows) && rows < height) rows *= 2;",
+         bug="the packed work-groups' height rounded up past the profile's limit instead of down"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays.
     dict(id="gemm-a-panel-step", area="im2col", file="kernels_cl/gemm.cl",
          find="#define A_STEP MR",

@@ -245,9 +245,12 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
     rows.stride_h = rows.stride_w = 2;
     auto rows_half = rows;
     rows_half.dtype = DataType::FLOAT16;
+    // 2x12 outputs: runs of 12, whole eights as vectors and the last 4 a pixel at a time.
+    auto tail = shape(1, 4, 5, 25, 4, 3, 0, false);
+    tail.stride_h = tail.stride_w = 2;
     const std::vector<std::pair<ConvShapes, const char*>> cases = {
         {pointwise, "gemm-1x1"},  {strided, "gemm-1x1"},      {three, "im2col-gemm"}, {three_half, "im2col-gemm"},
-        {rows, "im2col-gemm"},    {rows_half, "im2col-gemm"}};
+        {rows, "im2col-gemm"},    {rows_half, "im2col-gemm"},     {tail, "im2col-gemm"}};
     std::uint64_t seed = 40;
     for (const auto& [s, id] : cases) {
         test::ConvCaseOptions options;
