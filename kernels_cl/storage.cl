@@ -88,7 +88,20 @@ NETCL_DEFINE_HALF_BITS(16)
 #define NETCL_LOAD_half(p, i) vload_half((i), (p))
 #define NETCL_STORE_half(p, i, v) vstore_half((v), (i), (p))
 #endif
-#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(vload_half, n)((i), (p))
+#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(NETCL_LOADN_half_, n)((i), (p))
+#define NETCL_LOADN_half_2(i, p) vload_half2((i), (p))
+#define NETCL_LOADN_half_4(i, p) vload_half4((i), (p))
+#define NETCL_LOADN_half_8(i, p) vload_half8((i), (p))
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX512F__)
+// Sixteen halves as one 256-bit load widened into one zmm (vcvtph2ps zmm, m256): PoCL's vload_half16 is two
+// 8-lane conversions and a vinsertf64x4, three port-5 uops where the GEMM engine's inner loop wants that
+// port for its FMAs.
+typedef _Float16 netcl_half16_bits __attribute__((ext_vector_type(16)));
+#define NETCL_LOADN_half_16(i, p) \
+    __builtin_convertvector(__builtin_astype(vload16((i), (__global const ushort*)(p)), netcl_half16_bits), float16)
+#else
+#define NETCL_LOADN_half_16(i, p) vload_half16((i), (p))
+#endif
 #define NETCL_STOREN_half(n, v, i, p) NETCL_PASTE(vstore_half, n)((v), (i), (p))
 
 // The layer's own type, STORAGE_HALF or not; STORAGE_BITS, its element as
