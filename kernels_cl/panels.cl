@@ -73,9 +73,9 @@ __kernel void pack_column_panels(__global const STORAGE* restrict in, const ulon
     // the run's whole eights lie inside it (stride 2 as 16-float loads, their even lanes), the rest a pixel
     // at a time. A column a lane, with two divisions each, the stem's pack took 1.75 ms an image on 2 Zen 3
     // cores (as long as its GEMM), the runs 0.4-1.0 (the host's load). While only runs of whole eights were
-    // vectors, a strided 1x1 layer's gather gained nothing: res3's projection (rows of 28 output pixels,
-    // every run scalar) packed its x at N = 8 in 10.6 ms a column a lane and 10.7-12.8 in runs on that Zen
-    // 3. With the eights as vectors, on 2 cores of an Intel Xeon the packed 1x1 GEMM took that layer from
+    // vectors, a strided 1x1 layer's gather gained nothing: res3's projection (rows of 28 output pixels, cut
+    // by 16-wide panels into runs of 16, 12, 4 and 8, the 12s and 4s scalar) packed its x at N = 8 in 10.6 ms
+    // a column a lane and 10.7-12.8 in runs on that Zen 3. With the eights as vectors, on 2 cores of an Intel Xeon the packed 1x1 GEMM took that layer from
     // the implicit GEMM's 11.1 ms to 7.9 at N = 8 (pocl-cpu-avx512-intel.json).
     int image = image0, p = pixel0 / Q, q = pixel0 - p * Q;
     for (int l0 = 0; l0 < nr;) {

@@ -39,7 +39,7 @@
 // Winograd output transform in half ran at 0.67x of float32 on Zen 3; the
 // widening copy one element a work-item took 16.2 against 12.9 ms in
 // vectors). The vector forms stay vload_halfN/vstore_halfN (F16C on PoCL,
-// a cvt instruction on NVIDIA).
+// a cvt instruction on NVIDIA), but 16 loaded lanes on AVX-512 (below).
 inline float netcl_float_from_half_bits(const ushort bits) {
     const uint e = bits & 0x7fffu;
     const uint sign = (uint)(bits & 0x8000u) << 16;

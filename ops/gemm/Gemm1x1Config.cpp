@@ -45,7 +45,8 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // where the GEMM would read them in place. Strided, on the same cores, whole layers (netcl-bench, N = 8,
     // ms, the implicit GEMM / packed): 1024 -> 2048 from 14x14 to 7x7 25.5 / 13.4 (oneDNN 2.6.3 11.9), 512 ->
     // 1024 from 28x28 to 14x14 21.9 / 17.4 (12.1), but 256 -> 512 from 56x56 to 28x28 31.4 / 30.4 (and
-    // 0.57x / 0.50x of oneDNN in that run: the pack gathers a pixel at a time). Stride 1 at 14x14: 1024 ->
+    // 0.57x / 0.50x of oneDNN in that run: the pack then took vectors only for runs of whole eights; it now
+    // takes every run's eights, and the Intel profile packs that layer: below, and panels.cl). Stride 1 at 14x14: 1024 ->
     // 256 the GEMM 8.3 -> 6.1 plus the pack's 1.7, 256 -> 1024 6.4 -> 6.2 plus 0.9: x packed at 7x7 only.
     c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
@@ -70,7 +71,8 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
         static_cast<double>(row_tiles) <= tallest && fits) {
         c.tile.work_group = {1, height};
     }
-    // Packed x: work-groups one panel wide and up to gemm1x1_pack_x_work_group_rows row tiles tall, so that a
+    // Packed x: work-groups one panel wide and gemm1x1_pack_x_work_group_rows row tiles tall (rounded down to a
+    // power of two, and to the layer's row tiles rounded up to one; halved until the device takes it), so that a
     // panel of x (NR pixels by C, packed a moment before) serves that many row tiles from the core's caches
     // where 8 x 2 work-groups read it again every 2 row tiles. On 2 cores of an Intel Xeon (family 6 model
     // 207, 8 x 48 tiles), the stride-2 projections at N = 8, median of 3 alternating processes, ms, the
@@ -81,7 +83,8 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     if (c.pack_x && packed_rows >= 1.0) {
         std::size_t rows = 1;
         while (rows * 2 <= static_cast<std::size_t>(packed_rows) && rows < height) rows *= 2;
-        if (profile.max_work_group_size == 0 || rows <= profile.max_work_group_size) c.tile.work_group = {1, rows};
+        while (profile.max_work_group_size != 0 && rows > profile.max_work_group_size) rows /= 2;
+        c.tile.work_group = {1, rows};
     }
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = !c.pack_x && s.H * s.W < c.tile.nr();

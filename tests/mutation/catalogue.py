@@ -323,12 +323,12 @@ MUTATIONS = [
 
     # --- CONV2D_WINOGRAD separate transforms: kernels_cl/winograd_gemm.cl ---
     dict(id="wino-gemm-u-layout", area="winograd-gemm", file="kernels_cl/winograd_gemm.cl",
-         find="u[((size_t)e * K + k) * C + c] = v[e / WINO_ALPHA][e % WINO_ALPHA];",
-         replace="u[((size_t)e * C + c) * K + k] = v[e / WINO_ALPHA][e % WINO_ALPHA];",
+         find="STORE_AS(U_TYPE, u, ((size_t)e * K + k) * C + c, v[e / WINO_ALPHA][e % WINO_ALPHA]);",
+         replace="STORE_AS(U_TYPE, u, ((size_t)e * C + c) * K + k, v[e / WINO_ALPHA][e % WINO_ALPHA]);",
          bug="U written as [e][C][K] where the GEMM reads [e][K][C] (wrong whenever K != C)"),
     dict(id="wino-gemm-u-panel-layout", area="winograd-gemm", file="kernels_cl/winograd_gemm.cl",
-         find="__global float* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;",
-         replace="__global float* up = u + ((size_t)c * panels + k / U_PANEL) * U_PANEL + k % U_PANEL;",
+         find="__global U_TYPE* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;",
+         replace="__global U_TYPE* up = u + ((size_t)c * panels + k / U_PANEL) * U_PANEL + k % U_PANEL;",
          bug="the transposed multiply's U panels written channel-major where the GEMM reads them panel by panel (wrong whenever K spans two panels)"),
     dict(id="wino-gemm-transposed-edge-m", area="winograd-gemm", file="ops/winograd_gemm/WinogradGemmConfig.cpp",
          find="c.edge_m = c.transposed ? fewest < c.tile.mr : s.K < c.tile.mr;",
@@ -942,8 +942,8 @@ MUTATIONS = [
          bug="a scalar float16 load reads the other half of its 4-byte pair (element i ^ 1)"),
     # Expected: test_conv_half, gemm-1x1 on the edge tables' 1x1 layers wider than a tile (x through vload_halfN).
     dict(id="half-loadn-next-vector", area="float16", file="kernels_cl/storage.cl",
-         find="#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(vload_half, n)((i), (p))",
-         replace="#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(vload_half, n)((i) + 1, (p))",
+         find="#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(NETCL_LOADN_half_, n)((i), (p))",
+         replace="#define NETCL_LOADN_half(n, i, p) NETCL_PASTE(NETCL_LOADN_half_, n)((i) + 1, (p))",
          bug="a vector float16 load reads the vector after the one asked for (and past the tensor's end at the last)"),
     # Expected: test_conv_half, gemm-1x1 (1x1 layers wider than a tile) and direct-rows (y through vstore_halfN).
     dict(id="half-storen-next-vector", area="float16", file="kernels_cl/storage.cl",
