@@ -92,10 +92,11 @@ NETCL_DEFINE_HALF_BITS(16)
 #define NETCL_LOADN_half_2(i, p) vload_half2((i), (p))
 #define NETCL_LOADN_half_4(i, p) vload_half4((i), (p))
 #define NETCL_LOADN_half_8(i, p) vload_half8((i), (p))
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX512F__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX512F__) && defined(__FLT16_MAX__)
 // Sixteen halves as one 256-bit load widened into one zmm (vcvtph2ps zmm, m256): PoCL's vload_half16 is two
 // 8-lane conversions and a vinsertf64x4 (its cached kernel's disassembly), three uops on the ports the GEMM
-// engine's FMAs use where one does. The 1x1 GEMM's half layers on 2 cores of an Intel Xeon went from
+// engine's FMAs use where one does. __FLT16_MAX__: a clang that has _Float16 on this target (15 and later on
+// any x86 with SSE2; 14 only with AVX512-FP16); without it vload_half16 stays. The 1x1 GEMM's half layers on 2 cores of an Intel Xeon went from
 // 0.77-0.82x to 0.94-1.00x of float32 (tools/netcl-bench/SPEED-FP16.md).
 typedef _Float16 netcl_half16_bits __attribute__((ext_vector_type(16)));
 #define NETCL_LOADN_half_16(i, p) \
