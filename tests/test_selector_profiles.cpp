@@ -198,6 +198,23 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
         EXPECT_FALSE(gemm1x1_config(projection, amd).pack_x) << projection.str();
     }
     EXPECT_FALSE(gemm1x1_config(shape(8, 256, 28, 28, 512, 1, 1, 1, 0), intel).pack_x);  // stride 1 keeps x in place
+    // ... but not in half from 2 images at 14x14 on Intel (x widened once as it is packed): res4.reduce and
+    // res4.expand; one image, 28x28, float32 and AMD keep x in place.
+    for (const ConvShapes& layer : {shape(8, 1024, 14, 14, 256, 1, 1), shape(2, 256, 14, 14, 1024, 1, 1)}) {
+        ConvShapes half = layer;
+        half.dtype = DataType::FLOAT16;
+        const Gemm1x1Config packed = gemm1x1_config(half, intel);
+        EXPECT_TRUE(packed.pack_x) << half.str();
+        EXPECT_EQ(packed.tile.work_group, (std::array<std::size_t, 2>{1, 16})) << half.str();
+        EXPECT_FALSE(gemm1x1_config(half, amd).pack_x) << half.str();
+        EXPECT_FALSE(gemm1x1_config(layer, intel).pack_x) << layer.str();
+        ConvShapes one_image = half;
+        one_image.N = 1;
+        EXPECT_FALSE(gemm1x1_config(one_image, intel).pack_x) << one_image.str();
+    }
+    ConvShapes half_28 = shape(8, 128, 28, 28, 512, 1, 1);
+    half_28.dtype = DataType::FLOAT16;
+    EXPECT_FALSE(gemm1x1_config(half_28, intel).pack_x);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

@@ -48,11 +48,21 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // 0.57x / 0.50x of oneDNN in that run: the pack then took vectors only for runs of whole eights; it now
     // takes every run's eights, and the Intel profile packs that layer: below, and panels.cl). Stride 1 at 14x14: 1024 ->
     // 256 the GEMM 8.3 -> 6.1 plus the pack's 1.7, 256 -> 1024 6.4 -> 6.2 plus 0.9: x packed at 7x7 only.
+    // A float16 layer's x is widened to float32 as it is packed, once, where in place the GEMM converts each
+    // 16 pixels again for every row tile (three conversions beside a step's 24 FMAs, on the ports the FMAs use):
+    // a half layer packs x under its own limit where the profile has one (gemm1x1_pack_x_max_pixels_float16).
+    // Stride 1 packs only from gemm1x1_pack_x_min_images images: one image of 14x14 fills 5 panels of 48 for
+    // its 196 pixels packed or not, and pays for the copy. pocl-cpu-avx512-intel.json has the figures (ResNet-50's
+    // 14x14 layers in half at N = 8 0.86-0.90x -> 0.99-1.17x of float32 netcl; float32 no faster packed).
     c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
-    const double pack_x_pixels = profile.tuned_or(
-        strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels", 0.0);
-    c.pack_x = s.groups == 1 && static_cast<double>(s.P() * s.Q()) <= pack_x_pixels;
+    const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
+    const auto half_limit = profile.tuned.find(pack_x_key + "_float16");
+    const double pack_x_pixels = s.dtype == DataType::FLOAT16 && half_limit != profile.tuned.end()
+                                     ? half_limit->second
+                                     : profile.tuned_or(pack_x_key, 0.0);
+    const bool enough_images = strided || static_cast<double>(s.N) >= profile.tuned_or("gemm1x1_pack_x_min_images", 1.0);
+    c.pack_x = s.groups == 1 && enough_images && static_cast<double>(s.P() * s.Q()) <= pack_x_pixels;
     if (c.pack_x) {
         // In passes of images under im2col's pass target, as im2col-gemm's columns.
         c.images_per_pass = internal::panel_gemm_images_per_pass(

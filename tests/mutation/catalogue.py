@@ -1164,6 +1164,16 @@ MUTATIONS = [
          find='strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels"',
          replace='"gemm1x1_pack_x_max_pixels"',
          bug="a strided 1x1 layer is packed up to the stride-1 limit (res3's projection, 28x28, 1.14x slower packed)"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (res4.reduce at N = 1).
+    dict(id="gemm1x1-pack-x-min-images-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find='const bool enough_images = strided || static_cast<double>(s.N) >= profile.tuned_or("gemm1x1_pack_x_min_images", 1.0);',
+         replace="const bool enough_images = true;",
+         bug="one image of a half 14x14 layer is packed on Intel, where it fills its panels no better and pays the copy"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (half res4.reduce, N = 8).
+    dict(id="gemm1x1-pack-x-half-limit-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="s.dtype == DataType::FLOAT16 && half_limit != profile.tuned.end()",
+         replace="false",
+         bug="a half layer keeps x in place under float32's limit, converting each 16 pixels again for every row tile"),
     # Expected: test_selector, OneByOneLayersYieldToTheImplicitGemmWhereTheProfileSays (pocl-cpu-avx512's res5).
     dict(id="selector-1x1-few-pixels-keep", area="selector", file="selector/VariantChoice.cpp",
          find="    const bool few_pixels_yield = pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);",
