@@ -76,11 +76,22 @@
 // 143 GFLOPS; res5's 2048 -> 512 over 8 images of 7x7, 60 -> 157; A alone in
 // panels with res2's tall work-groups (256 -> 64 over 56x56) 64 -> 98.
 //
-// C_IMAGES (with B_PANEL, in place of C_GROUP): B's columns run over every
-// image's pixels in turn (x packed across images, kernels_cl/panels.cl), so
+// C_IMAGES (with B_PANEL or B_IMAGES, in place of C_GROUP): B's columns run
+// over every image's pixels in turn (x packed across images,
+// kernels_cl/panels.cl, or read in place: B_IMAGES below), so
 // few-pixel layers fill whole panels (8 images of 7x7 are 392 columns, where
 // a GEMM per image computes 64 of every 49); column j of C is image j / ldc's
 // pixel j % ldc, the images bsC apart (the batch dimension is then 1).
+//
+// B_IMAGES (with C_IMAGES, in place of B_PANEL): the columns run over
+// every image's pixels in turn as with C_IMAGES, but B is read where it
+// lies, each image's Kd x ldc rows bsB apart (a stride-1 1x1 layer's x, no
+// packed copy). A 14x14 image's 196 pixels took 5 tiles of 48 (240 columns
+// computed) a GEMM per image; 8 images' 1568 take 33. A vector that
+// crosses an image's end (ldc >= VW: at most one end) is two loads blended;
+// the tiles that hold one run a loop of their own, the others load as
+// before. The last tile is shifted back to end at N, and stores only the
+// columns its neighbour did not.
 //
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
@@ -100,8 +111,11 @@
 #if defined(B_PANEL) && !defined(C_GROUP) && !defined(C_IMAGES)
 #error "B_PANEL stores C in groups or across images: it needs C_GROUP or C_IMAGES"
 #endif
-#if defined(C_IMAGES) && (!defined(B_PANEL) || defined(C_GROUP))
-#error "C_IMAGES stores the columns of B's panels across images: it needs B_PANEL (not C_GROUP)"
+#if defined(C_IMAGES) && (!(defined(B_PANEL) || defined(B_IMAGES)) || defined(C_GROUP))
+#error "C_IMAGES stores the columns of B's panels or images across images: it needs B_PANEL or B_IMAGES (not C_GROUP)"
+#endif
+#if defined(B_IMAGES) && (!defined(C_IMAGES) || defined(B_PANEL) || EDGE_N)
+#error "B_IMAGES reads B's images in place, columns across them: it needs C_IMAGES (not B_PANEL or EDGE_N)"
 #endif
 #if defined(C_GROUP) && (!defined(B_PANEL) || defined(BIAS))
 #error "C_GROUP stores whole vectors of panel-aligned columns: it needs B_PANEL (and no BIAS)"
@@ -186,9 +200,40 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #define A_AT(i) LOAD_AS(A_TYPE, ap, arow[i] * lda)
 #define A_STEP 1
 #endif
+// One reduction step on b[]: every row's multiply-add, then both operands on a step.
+#define MULTIPLY_STEP()                                                                           \
+    _Pragma("unroll") for (int i = 0; i < MR; ++i) {                                              \
+        const vec_t a = (vec_t)(A_AT(i));                                                         \
+        _Pragma("unroll") for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);       \
+    }                                                                                             \
+    ap += A_STEP;                                                                                 \
+    bp += ldb
 #if EDGE_N
     // Columns clamped into the matrix; the duplicates are never stored.
     __global const B_TYPE* bp = B;
+#elif defined(B_IMAGES)
+    // Vector v's first column: image bi, pixel bx; the lanes from `split` on lie in the next image (split = VW: none).
+    // bp is vector 0's; vector v's is bp + b_at[v] and, across an image's end, bp + b_next[v].
+    __global const B_TYPE* bp = B;
+    long b_at[NV];
+    long b_next[NV];
+    ivec_t first_image[NV];  // lanes still in vector v's first image
+    bool crosses = false;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+        const int j = n0 + v * VW, bi = j / ldc, bx = j - bi * ldc, split = min(ldc - bx, VW);
+        crosses |= split < VW;
+        first_image[v] = LANE_INDEX < split;
+        b_at[v] = (long)bi * bsB + bx;
+        b_next[v] = split < VW ? (long)(bi + 1) * bsB + bx - ldc : b_at[v];
+    }
+    const long b_first = b_at[0];
+    bp += b_first;
+#pragma unroll
+    for (int v = 0; v < NV; ++v) {
+        b_at[v] -= b_first;
+        b_next[v] -= b_first;
+    }
 #elif defined(B_PANEL)
     __global const B_TYPE* bp = B + (size_t)tn * Kd * NR;
 #else
@@ -226,31 +271,34 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
                 for (int t = 0; t < VW; ++t) lanes[t] = LOAD_AS(B_TYPE, bp, min(n0 + v * VW + t, N - 1));
                 b[v] = VLOAD(0, lanes);
             }
-#pragma unroll
-            for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(A_AT(i));
-#pragma unroll
-                for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
-            }
-            ap += A_STEP;
-            bp += ldb;
+            MULTIPLY_STEP();
         }
 #else
+#ifdef B_IMAGES
+        if (crosses) {
+            for (; k < k_end; ++k) {
+#pragma unroll
+                for (int v = 0; v < NV; ++v)
+                    b[v] = select(LOADN_AS(B_TYPE, VW, 0, bp + b_next[v]), LOADN_AS(B_TYPE, VW, 0, bp + b_at[v]),
+                                  first_image[v]);
+                MULTIPLY_STEP();
+            }
+        }
+#endif
         for (; k < k_end; ++k) {
 #ifdef PREFETCH_PANEL
             for (int j = 0; j < lines_a_step && line < panel_lines; ++j, line += sharers)
                 __builtin_prefetch(next_panel + (size_t)line * PANEL_LINE, 0, 1);
 #endif
 #pragma unroll
-            for (int v = 0; v < NV; ++v) b[v] = LOADN_AS(B_TYPE, VW, v, bp);
-#pragma unroll
-            for (int i = 0; i < MR; ++i) {
-                const vec_t a = (vec_t)(A_AT(i));
-#pragma unroll
-                for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+            for (int v = 0; v < NV; ++v) {
+#ifdef B_IMAGES
+                b[v] = LOADN_AS(B_TYPE, VW, 0, bp + b_at[v]);
+#else
+                b[v] = LOADN_AS(B_TYPE, VW, v, bp);
+#endif
             }
-            ap += A_STEP;
-            bp += ldb;
+            MULTIPLY_STEP();
         }
 #endif
 #if K_SLICE
@@ -297,17 +345,19 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #ifdef BIAS
             o += bi;
 #endif
+            // Columns from tn * NR on: the shifted-back last tile (B_IMAGES) leaves its neighbour's alone.
             const int j0 = n0 + v * VW, image = j0 / ldc, pixel = j0 - image * ldc;
             __global C_TYPE* cp = Cm + (size_t)image * bsC + (size_t)m * ldc + pixel;
-            if (j0 + VW <= N && pixel + VW <= ldc) {
+            if (j0 + VW <= N && pixel + VW <= ldc && j0 >= tn * NR) {
                 STOREN_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, 0, cp)), 0, cp);
             } else {
-                // Across an image's end, or past the last column (the last panel's padding).
+                // Across an image's end, past the last column (the last panel's padding), or before tn * NR (the
+                // shifted-back last tile under B_IMAGES: its neighbour's columns).
 #pragma unroll
                 for (int t = 0; t < VW; ++t) {
                     const int j = j0 + t, image_t = j / ldc;
                     __global C_TYPE* ct = Cm + (size_t)image_t * bsC + (size_t)m * ldc + (j - image_t * ldc);
-                    if (j < N) STORE_AS(C_TYPE, ct, 0, POST_OPS(LANE(o, t), LOAD_AS(C_TYPE, ct, 0)));
+                    if (j < N && j >= tn * NR) STORE_AS(C_TYPE, ct, 0, POST_OPS(LANE(o, t), LOAD_AS(C_TYPE, ct, 0)));
                 }
             }
         }

@@ -32,14 +32,20 @@
 
 #if VW == 4
 typedef float4 vec_t;
+typedef int4 ivec_t;
+#define LANE_INDEX ((int4)(0, 1, 2, 3))
 #define VLOAD vload4
 #define VSTORE vstore4
 #elif VW == 8
 typedef float8 vec_t;
+typedef int8 ivec_t;
+#define LANE_INDEX ((int8)(0, 1, 2, 3, 4, 5, 6, 7))
 #define VLOAD vload8
 #define VSTORE vstore8
 #elif VW == 16
 typedef float16 vec_t;
+typedef int16 ivec_t;
+#define LANE_INDEX ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 #define VLOAD vload16
 #define VSTORE vstore16
 #else

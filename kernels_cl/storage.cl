@@ -39,7 +39,8 @@
 // Winograd output transform in half ran at 0.67x of float32 on Zen 3; the
 // widening copy one element a work-item took 16.2 against 12.9 ms in
 // vectors). The vector forms stay vload_halfN/vstore_halfN (F16C on PoCL,
-// a cvt instruction on NVIDIA), but 16 loaded lanes on AVX-512 (below).
+// a cvt instruction on NVIDIA), but 8 loaded lanes on x86 with F16C and 16 on
+// AVX-512 (below).
 inline float netcl_float_from_half_bits(const ushort bits) {
     const uint e = bits & 0x7fffu;
     const uint sign = (uint)(bits & 0x8000u) << 16;
@@ -91,7 +92,16 @@ NETCL_DEFINE_HALF_BITS(16)
 #define NETCL_LOADN_half(n, i, p) NETCL_PASTE(NETCL_LOADN_half_, n)((i), (p))
 #define NETCL_LOADN_half_2(i, p) vload_half2((i), (p))
 #define NETCL_LOADN_half_4(i, p) vload_half4((i), (p))
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__F16C__) && defined(__FLT16_MAX__)
+// Eight halves as one 128-bit load widened by one vcvtph2ps: PoCL 3.1's vload_half8 loads its 16 bytes as if
+// aligned to 16 (vmovdqa where the load is not folded into the conversion: the 1x1 GEMM's vectors blended across
+// an image's end, at any half's offset, faulted), where OpenCL asks only a half's alignment of it.
+typedef _Float16 netcl_half8_bits __attribute__((ext_vector_type(8)));
+#define NETCL_LOADN_half_8(i, p) \
+    __builtin_convertvector(__builtin_astype(vload8((i), (__global const ushort*)(p)), netcl_half8_bits), float8)
+#else
 #define NETCL_LOADN_half_8(i, p) vload_half8((i), (p))
+#endif
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__AVX512F__) && defined(__FLT16_MAX__)
 // Sixteen halves as one 256-bit load widened into one zmm (vcvtph2ps zmm, m256): PoCL's vload_half16 is two
 // 8-lane conversions and a vinsertf64x4 (its cached kernel's disassembly), three uops on the ports the GEMM

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ops/Implementations.hpp"
+#include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/gemm/GemmTile.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
@@ -413,6 +414,61 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
     ConvShapes wider = strided;
     wider.W = 13;
     EXPECT_TRUE(why_not(Variant("gemm-1x1"), wider, packed->profile()).has_value());
+}
+
+// The 1x1 GEMM with the images folded into its columns, x read where it lies
+// (Gemm1x1Config::fold_images, gemm.cl's B_IMAGES): 16-column tiles over
+// images of 25 and 9 pixels, so that 8-float vectors cross an image's end
+// (two loads blended) and the last tile is shifted back over its neighbour
+// (the output stage's sum must add once), K off the tile (and under it), a
+// bias, half, the weights in panels, tall work-groups; one image, fewer pixels than a vector and a
+// profile that asks for more saving keep the GEMM per image.
+TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
+    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
+        ConvShapes s;
+        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.bias = true;
+        return s;
+    };
+    const auto folding = [](double saving, double rows = 0, double packed_weights = 0) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_weights"] = packed_weights;
+            p.tuned["gemm1x1_pack_x_max_pixels"] = 0;
+            p.tuned["gemm1x1_fold_images_min_saving"] = saving;
+            p.tuned["gemm1x1_pack_x_work_group_rows"] = rows;
+        });
+    };
+    const auto folded = folding(0.1), folded_tall = folding(0.1, 4), stingy = folding(0.5);
+    const auto folded_packed_weights = folding(0.1, 0, 1);  // A in panels beside B's images in place
+    constexpr const char* kFolded = "columns across images";
+    ConvShapes summed = layer(3, 20, 5, 5, 37);  // 75 columns: 5 tiles, the last shifted back by 5
+    summed.post_ops = PostOps::relu().with_sum();
+    ConvShapes half = layer(4, 7, 3, 3, 5);  // 36 columns of 9-pixel images; 5 rows under the tile
+    half.dtype = DataType::FLOAT16;
+    struct Case {
+        ConvShapes s;
+        std::shared_ptr<Context> context;
+        bool folds;
+    };
+    const std::vector<Case> cases = {
+        {layer(3, 20, 5, 5, 37), folded, true},      {summed, folded, true},
+        {layer(3, 20, 5, 5, 37), folded_packed_weights, true},
+        {half, folded, true},                       {layer(4, 7, 3, 3, 21), folded_tall, true},
+        {layer(1, 20, 5, 5, 37), folded, false},     // one image
+        {layer(3, 20, 5, 5, 37), stingy, false}};   // 80 columns for 96 saves 17%, under 50%
+    std::uint64_t seed = 940;
+    for (const Case& c : cases) {
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("gemm-1x1");
+        options.seed = ++seed;
+        options.context = c.context;
+        const ConvCaseResult r = run_conv_case(c.s, options);
+        EXPECT_TRUE(r.passed()) << describe(c.s, r);
+        EXPECT_EQ(r.plan.config.find(kFolded) != std::string::npos, c.folds) << c.s.str() << ": " << r.plan.config;
+    }
+    EXPECT_NE(gemm1x1_config(layer(4, 7, 3, 3, 21), folded_tall->profile()).str().find("work-group 1x4"),
+              std::string::npos);
+    EXPECT_FALSE(gemm1x1_config(layer(4, 7, 2, 3, 5), folded->profile()).fold_images);  // 6 pixels < a vector
 }
 
 // im2col-gemm with its columns in panels across the images and its weights

@@ -212,6 +212,19 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
         one_image.N = 1;
         EXPECT_FALSE(gemm1x1_config(one_image, intel).pack_x) << one_image.str();
     }
+    // Float32 at 14x14 from 2 images (9 tiles of 48 for 2 x 5: a tenth saved) folds the images into the GEMM's
+    // columns on Intel, x in place, 1 x 16 work-groups (res4.reduce and res4.expand); one image, 28x28 (4% saved)
+    // and AMD keep a GEMM per image.
+    for (const ConvShapes& layer : {shape(8, 1024, 14, 14, 256, 1, 1), shape(2, 256, 14, 14, 1024, 1, 1)}) {
+        const Gemm1x1Config folded = gemm1x1_config(layer, intel);
+        EXPECT_TRUE(folded.fold_images) << layer.str();
+        EXPECT_EQ(folded.tile.work_group, (std::array<std::size_t, 2>{1, 16})) << layer.str();
+        EXPECT_FALSE(gemm1x1_config(layer, amd).fold_images) << layer.str();
+        ConvShapes one_image = layer;
+        one_image.N = 1;
+        EXPECT_FALSE(gemm1x1_config(one_image, intel).fold_images) << one_image.str();
+    }
+    EXPECT_FALSE(gemm1x1_config(shape(8, 128, 28, 28, 512, 1, 1), intel).fold_images);
     ConvShapes half_28 = shape(8, 128, 28, 28, 512, 1, 1);
     half_28.dtype = DataType::FLOAT16;
     EXPECT_FALSE(gemm1x1_config(half_28, intel).pack_x);

@@ -53,7 +53,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // a half layer packs x under its own limit where the profile has one (gemm1x1_pack_x_max_pixels_float16).
     // Stride 1 packs only from gemm1x1_pack_x_min_images images: one image of 14x14 fills 5 panels of 48 for
     // its 196 pixels packed or not, and pays for the copy. pocl-cpu-avx512-intel.json has the figures (ResNet-50's
-    // 14x14 layers in half at N = 8 0.86-0.90x -> 0.99-1.17x of float32 netcl; float32 no faster packed).
+    // 14x14 layers in half at N = 8 0.86-0.89x -> 0.99-1.17x of float32 netcl; float32 no faster packed).
     c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
     const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
@@ -68,6 +68,22 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
         c.images_per_pass = internal::panel_gemm_images_per_pass(
             s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
     }
+    // In place, an image's pixels fill whole tiles only where they are a multiple of the tile's width: 196
+    // (14x14) take 5 tiles of 48, computing 240 columns. With the images folded into the columns (B_IMAGES in
+    // kernels_cl/gemm.cl) 8 images' 1568 pixels take 33 tiles, x still read where it lies. Taken where it saves
+    // at least gemm1x1_fold_images_min_saving of the columns computed image by image (0: never), for a single
+    // group of at least a vector's pixels an image, on the packed path's tall work-groups where the profile gives
+    // them (gemm1x1_pack_x_work_group_rows: a profile that folds should; on 8 x 2, each pair of row tiles streams
+    // every image's x). On 2 cores of an Intel Xeon, ResNet-50 at N = 8: res4.reduce 0.58-0.61x
+    // -> 0.76-0.82x of oneDNN, res4.expand 0.72-0.78x -> 0.82-0.91x (pocl-cpu-avx512-intel.json, item 7).
+    const double fold_saving = profile.tuned_or("gemm1x1_fold_images_min_saving", 0.0);
+    if (!c.pack_x && !strided && s.groups == 1 && s.N > 1 && fold_saving > 0.0 && s.H * s.W >= c.tile.vw &&
+        s.N * s.H * s.W >= c.tile.nr()) {
+        const std::int64_t pixels = s.H * s.W, nr = c.tile.nr();
+        const double per_image = static_cast<double>(s.N * ((pixels + nr - 1) / nr) * nr);
+        const double folded = static_cast<double>((s.N * pixels + nr - 1) / nr * nr);
+        c.fold_images = per_image - folded >= fold_saving * per_image * (1.0 - 1e-9);  // a tenth of 480 is 48
+    }
     const std::int64_t row_tiles = (s.K / s.groups + c.tile.mr - 1) / c.tile.mr;
     const double min_ratio = profile.tuned_or("gemm1x1_tall_reduction_min_ratio", 1.0);
     const bool reduction = static_cast<double>(s.C) >= min_ratio * static_cast<double>(s.K) &&
@@ -77,7 +93,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     std::size_t height = 1;
     while (height < static_cast<std::size_t>(row_tiles)) height *= 2;
     const bool fits = profile.max_work_group_size == 0 || height <= profile.max_work_group_size;
-    if (!c.pack_x && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
+    if (!c.pack_x && !c.fold_images && row_tiles > static_cast<std::int64_t>(c.tile.work_group[1]) &&
         static_cast<double>(row_tiles) <= tallest && fits) {
         c.tile.work_group = {1, height};
     }
@@ -90,14 +106,14 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // 10.4 / 9.4 / 9.4, res4's (512 -> 1024 from 28x28) 8.1 / 8.3 / 7.2 / 6.9 (this host's load moves each
     // figure 10-30% between processes; pocl-cpu-avx512-intel.json has 4 pairs at N = 1 and 8).
     const double packed_rows = profile.tuned_or("gemm1x1_pack_x_work_group_rows", 0.0);
-    if (c.pack_x && packed_rows >= 1.0) {
+    if ((c.pack_x || c.fold_images) && packed_rows >= 1.0) {
         std::size_t rows = 1;
         while (rows * 2 <= static_cast<std::size_t>(packed_rows) && rows < height) rows *= 2;
         while (profile.max_work_group_size != 0 && rows > profile.max_work_group_size) rows /= 2;
         c.tile.work_group = {1, rows};
     }
     c.edge_m = s.K / s.groups < c.tile.mr;
-    c.edge_n = !c.pack_x && s.H * s.W < c.tile.nr();
+    c.edge_n = !c.pack_x && !c.fold_images && s.H * s.W < c.tile.nr();
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
@@ -114,9 +130,10 @@ std::size_t Gemm1x1Config::workspace_bytes(const ConvShapes& s) const {
 }
 
 cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
-    const std::int64_t n = s.H * s.W, m = s.K / s.groups;
+    const std::int64_t n = s.H * s.W * (fold_images ? s.N : 1), m = s.K / s.groups;
     return cl::NDRange(static_cast<std::size_t>((n + tile.nr() - 1) / tile.nr()),
-                       static_cast<std::size_t>((m + tile.mr - 1) / tile.mr), static_cast<std::size_t>(s.N));
+                       static_cast<std::size_t>((m + tile.mr - 1) / tile.mr),
+                       static_cast<std::size_t>(fold_images ? 1 : s.N));
 }
 
 cl::NDRange Gemm1x1Config::local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
@@ -125,12 +142,13 @@ ProgramSpec Gemm1x1Config::program() const {
     // A: the weights, float32 (a float16 layer's widened once at set_weights, or packed); B x (float32 where
     // packed), C y and bias in the layer's type.
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
-                        {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype}, {pack_weights, pack_x});
+                        {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype}, {pack_weights, pack_x, fold_images});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
-           (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "");
+           (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
+           (fold_images ? ", columns across images" : "");
 }
 
 }  // namespace netcl

@@ -62,8 +62,8 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
         internal::set_args(kernel_, "gemm", weights_.buffer(), internal::offset_of(weights_) + u(weights_at), 0,
                            x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
                            internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
-                           internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg), i(hw), i(cg), i(cg), i(hw),
-                           i(hw));
+                           internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg),
+                           i(config_.fold_images ? s.N * hw : hw), i(cg), i(cg), i(hw), i(hw));
         internal::launch(context_->queue(), kernel_, "gemm", config_.global(s), config_.local(), chain);
     }
 }

@@ -70,6 +70,7 @@ public:
         keys.push_back("gemm1x1_pack_strided_max_pixels");
         keys.push_back("gemm1x1_pack_strided_max_pixels_float16");
         keys.push_back("gemm1x1_pack_x_work_group_rows");
+        keys.push_back("gemm1x1_fold_images_min_saving");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.

@@ -18,6 +18,9 @@ std::string GemmTile::str() const {
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice,
                          bool b_panels, bool prefetch_panels, const PostOps& post_ops, GemmOperandTypes types,
                          GemmPacking packing) {
+    NETCL_REQUIRE(!packing.b_images_in_place || (!packing.b_across_images && !b_panels && !edge_n),
+                  "GEMM engine: B's images read in place are not packed, and fill whole tiles; expected no panels or "
+                  "edge_n with them");
     NETCL_REQUIRE(!packing.b_across_images || (!b_panels && !edge_n),
                   "GEMM engine: B packed across images is whole panels stored by image; expected no edge_n or "
                   "Winograd panels with it");
@@ -29,6 +32,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (b_panels && prefetch_panels) options += " -DPREFETCH_PANEL";
     if (packing.a_panels) options += " -DA_PANEL";
     if (packing.b_across_images) options += " -DB_PANEL -DC_IMAGES";
+    if (packing.b_images_in_place) options += " -DB_IMAGES -DC_IMAGES";
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";

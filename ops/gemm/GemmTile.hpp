@@ -49,10 +49,13 @@ struct GemmOperandTypes {
 };
 // Operands packed by kernels_cl/panels.cl: A in panels of MR rows (A_PANEL),
 // B in panels of NR columns running across images, C stored back into them
-// (B_PANEL with C_IMAGES; not with b_panels, edge_n or a batch).
+// (B_PANEL with C_IMAGES; not with b_panels, edge_n or a batch); or B's
+// columns across the images unpacked, each image read where it lies
+// (B_IMAGES with C_IMAGES; not with the panels either).
 struct GemmPacking {
     bool a_panels = false;
-    bool b_across_images = false;
+    bool b_across_images = false;  // B packed in panels whose columns run across the images (B_PANEL, C_IMAGES)
+    bool b_images_in_place = false;  // B's columns across the images, read where each image lies (B_IMAGES, C_IMAGES)
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

@@ -987,8 +987,8 @@ MUTATIONS = [
     # Expected: test_conv_half, gemm-1x1 on the edge tables' 1x1 layers wider than a tile. Float32 builds are
     # unchanged (the cast is a no-op there).
     dict(id="gemm-half-b-as-float", area="float16", file="kernels_cl/gemm.cl",
-         find="for (int v = 0; v < NV; ++v) b[v] = LOADN_AS(B_TYPE, VW, v, bp);",
-         replace="for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, (__global const float*)bp);",
+         find="                b[v] = LOADN_AS(B_TYPE, VW, v, bp);",
+         replace="                b[v] = VLOAD(v, (__global const float*)bp);",
          bug="the GEMM's whole column tiles read B as float32 whatever its type: the 1x1 GEMM reads a float16 "
              "layer's x as pairs of halves"),
     # Expected: test_conv_half, implicit-gemm on every edge layer, forward and backward data.
@@ -1056,8 +1056,8 @@ MUTATIONS = [
     # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (a profile's work-group),
     # test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
     dict(id="gemm1x1-tall-blocked-by-set-work-group", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
-         find="    if (!c.pack_x && row_tiles",
-         replace="    if (profile.tuned.count(\"gemm_wg0\") == 0 && !c.pack_x && row_tiles",
+         find="    if (!c.pack_x && !c.fold_images && row_tiles",
+         replace="    if (profile.tuned.count(\"gemm_wg0\") == 0 && !c.pack_x && !c.fold_images && row_tiles",
          bug="a profile that sets the GEMM's work-group loses the tall work-groups its tall keys ask for "
              "(pocl-cpu-avx512-intel's reductions: res2.reduce at N = 8 0.68x -> 0.49x of oneDNN)"),
     # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
@@ -1127,6 +1127,30 @@ MUTATIONS = [
          find="vload16((i), (__global const ushort*)(p))",
          replace="vload16(0, (__global const ushort*)(p))",
          bug="every 16-lane half load on AVX-512 reads the first 16 halves of its row, whatever the index"),
+    # Expected: test_conv_half and test_conv_im2col (float16 layers whose kernels load 8 halves at once: the
+    # GEMMs' x under 8-lane tiles, on a CPU whose PoCL defines __F16C__).
+    dict(id="storage-half8-first-vector", area="float16", file="kernels_cl/storage.cl",
+         find="vload8((i), (__global const ushort*)(p))",
+         replace="vload8(0, (__global const ushort*)(p))",
+         bug="every 8-lane half load on x86 with F16C reads the first 8 halves of its row, whatever the index"),
+    # Expected: test_conv_im2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays; oclgrind_kernels'
+    # GemmOneByOneFoldedImages.
+    dict(id="gemm-images-crossing-not-blended", area="im2col", file="kernels_cl/gemm.cl",
+         find="select(LOADN_AS(B_TYPE, VW, 0, bp + b_next[v]), LOADN_AS(B_TYPE, VW, 0, bp + b_at[v]),",
+         replace="select(LOADN_AS(B_TYPE, VW, 0, bp + b_at[v]), LOADN_AS(B_TYPE, VW, 0, bp + b_at[v]),",
+         bug="a vector crossing an image's end reads its last lanes from the first image's next channel"),
+    # Expected: test_conv_im2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays (the summed layer).
+    dict(id="gemm-images-shifted-tile-stores-twice", area="im2col", file="kernels_cl/gemm.cl",
+         find="if (j0 + VW <= N && pixel + VW <= ldc && j0 >= tn * NR) {",
+         replace="if (j0 + VW <= N && pixel + VW <= ldc) {",
+         bug="the folded GEMM's shifted-back last tile stores its neighbour's columns again: the residual sum "
+             "added twice there"),
+    # Expected: test_conv_im2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays (the stingy
+    # profile); test_selector_profiles (28x28 on Intel).
+    dict(id="gemm1x1-fold-images-saving-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="c.fold_images = per_image - folded >= fold_saving * per_image * (1.0 - 1e-9);",
+         replace="c.fold_images = true;",
+         bug="every batch of images of a vector's pixels is folded, where the profile asked for a saving first"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (output rows of 12 and 11
     # pixels), oclgrind_kernels_races_bounds' PackedPanels (runs of 12).
     dict(id="panels-row-run-tail-skipped", area="im2col", file="kernels_cl/panels.cl",
@@ -1135,7 +1159,7 @@ MUTATIONS = [
          bug="the pixels of a run after its whole eights are never packed: the GEMM reads stale workspace there"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (work-group 1x4 and 1x2).
     dict(id="gemm1x1-packed-work-group-rows-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
-         find="if (c.pack_x && packed_rows >= 1.0) {",
+         find="if ((c.pack_x || c.fold_images) && packed_rows >= 1.0) {",
          replace="if (false) {",
          bug="packed x keeps 8 x 2 work-groups, reading each panel again every 2 row tiles (res3's projection "
              "at N = 8 9.4 -> 10.4 ms on the Xeon)"),

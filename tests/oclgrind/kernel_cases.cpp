@@ -213,6 +213,32 @@ TEST(Oclgrind, GemmOneByOne) {
     expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
 }
 
+// The 1x1 GEMM with the images folded into its columns (gemm.cl's
+// B_IMAGES): 3 images of 3x3 and of 5x5 under 16-column tiles, vectors
+// blended across an image's end, the last tile shifted back; half too.
+TEST(Oclgrind, GemmOneByOneFoldedImages) {
+    const auto context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["gemm1x1_pack_weights"] = 0;
+        profile.tuned["gemm1x1_pack_x_max_pixels"] = 0;
+        profile.tuned["gemm1x1_fold_images_min_saving"] = 0.1;
+    });
+    auto nine = shape(3, 4, 3, 3, 5, 1, 0, true);
+    auto nine_half = nine;
+    nine_half.dtype = DataType::FLOAT16;
+    auto twenty_five = shape(3, 3, 5, 5, 7, 1, 0, false);
+    std::uint64_t seed = 70;
+    for (const ConvShapes& s : {nine, nine_half, twenty_five}) {
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("gemm-1x1");
+        options.seed = ++seed;
+        options.context = context;
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("columns across images"), std::string::npos) << result.plan.config;
+    }
+}
+
 // The GEMM engine on packed operands (kernels_cl/panels.cl; gemm.cl's
 // A_PANEL, B_PANEL with C_IMAGES), which pocl-cpu.json turns on: the 1x1
 // GEMM's weights in panels (5 rows under MR) and x across 3 images of 3x3
