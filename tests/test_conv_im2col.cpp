@@ -421,7 +421,8 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
 // images of 25 and 9 pixels, so that 8-float vectors cross an image's end
 // (two loads blended) and the last tile is shifted back over its neighbour
 // (the output stage's sum must add once), K off the tile (and under it), a
-// bias, half, the weights in panels, tall work-groups; one image, fewer pixels than a vector and a
+// bias, half, the weights in panels, tall work-groups, backward data (the
+// same GEMM on dy); one image, fewer pixels than a vector and a
 // profile that asks for more saving keep the GEMM per image.
 TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
     const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
@@ -452,6 +453,7 @@ TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
     const std::vector<Case> cases = {
         {layer(3, 20, 5, 5, 37), folded, true},      {summed, folded, true},
         {layer(3, 20, 5, 5, 37), folded_packed_weights, true},
+        {layer(3, 20, 5, 5, 37).in_direction(ConvDirection::BACKWARD_DATA), folded, true},  // dy as x
         {half, folded, true},                       {layer(4, 7, 3, 3, 21), folded_tall, true},
         {layer(1, 20, 5, 5, 37), folded, false},     // one image
         {layer(3, 20, 5, 5, 37), stingy, false}};   // 80 columns for 96 saves 17%, under 50%
