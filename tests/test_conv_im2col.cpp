@@ -259,6 +259,23 @@ TEST(ConvIm2col, GemmEngineAtEveryVectorWidth) {
     }
 }
 
+// A 1x1 layer with a bias; one run of a layer on the 1x1 GEMM under a context's profile, against the fp64
+// reference (the plan's config says which of the GEMM's paths it took).
+ConvShapes one_by_one(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
+    ConvShapes s;
+    s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.bias = true;
+    return s;
+}
+
+ConvCaseResult run_on_gemm1x1(const ConvShapes& s, std::shared_ptr<Context> context, std::uint64_t seed) {
+    ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant("gemm-1x1");
+    options.seed = seed;
+    options.context = std::move(context);
+    return run_conv_case(s, options);
+}
+
 // The 1x1 GEMM's work-groups one tile wide and as tall as the layer's rows
 // (Gemm1x1Config.cpp), rounded up to a power of two: 7 row tiles (K = 40)
 // in 1 x 8, the eighth tile past the rows; a group's 4 in 1 x 4. Every layer
@@ -304,12 +321,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
         {layer(48, 5, 7, 40, 1).in_direction(ConvDirection::BACKWARD_DATA), every_layer, "work-group 1x8"}};
     std::uint64_t seed = 860;
     for (const auto& [s, context, expected] : cases) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("gemm-1x1");
-        options.seed = ++seed;
-        options.context = context;
-        const ConvCaseResult r = run_conv_case(s, options);
+        const ConvCaseResult r = run_on_gemm1x1(s, context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
     }
@@ -323,11 +335,7 @@ TEST(ConvIm2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays) {
 // odd sizes) only packed, and its backward data through the same kernel; a
 // group, or more pixels than the profile allows, keeps x in place.
 TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
-    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
-        ConvShapes s;
-        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.bias = true;
-        return s;
-    };
+    const auto layer = one_by_one;
     const auto packing = [](double weights, double pixels, double strided_pixels, double pass_bytes = 64 << 20) {
         return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_weights"] = weights;
@@ -393,12 +401,7 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         {layer(3, 20, 7, 7, 37), packed, {kX, "work-group 8x2"}, {}}};  // the profile's where the key is unset
     std::uint64_t seed = 880;
     for (const Case& c : cases) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("gemm-1x1");
-        options.seed = ++seed;
-        options.context = c.context;
-        const ConvCaseResult r = run_conv_case(c.s, options);
+        const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(c.s, r);
         for (const std::string& part : c.config_has)
             EXPECT_NE(r.plan.config.find(part), std::string::npos) << c.s.str() << ": " << r.plan.config;
@@ -425,11 +428,7 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
 // same GEMM on dy); one image, fewer pixels than a vector and a
 // profile that asks for more saving keep the GEMM per image.
 TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
-    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t k) {
-        ConvShapes s;
-        s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.bias = true;
-        return s;
-    };
+    const auto layer = one_by_one;
     const auto folding = [](double saving, double rows = 0, double packed_weights = 0) {
         return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_weights"] = packed_weights;
@@ -459,12 +458,7 @@ TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
         {layer(3, 20, 5, 5, 37), stingy, false}};   // 80 columns for 96 saves 17%, under 50%
     std::uint64_t seed = 940;
     for (const Case& c : cases) {
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("gemm-1x1");
-        options.seed = ++seed;
-        options.context = c.context;
-        const ConvCaseResult r = run_conv_case(c.s, options);
+        const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(c.s, r);
         EXPECT_EQ(r.plan.config.find(kFolded) != std::string::npos, c.folds) << c.s.str() << ": " << r.plan.config;
     }

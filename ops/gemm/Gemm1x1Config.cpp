@@ -129,8 +129,10 @@ std::size_t Gemm1x1Config::workspace_bytes(const ConvShapes& s) const {
     return pack_x ? internal::panel_gemm_workspace_bytes(s, tile, images_per_pass) : 0;
 }
 
+std::int64_t Gemm1x1Config::columns(const ConvShapes& s) const { return s.H * s.W * (fold_images ? s.N : 1); }
+
 cl::NDRange Gemm1x1Config::global(const ConvShapes& s) const {
-    const std::int64_t n = s.H * s.W * (fold_images ? s.N : 1), m = s.K / s.groups;
+    const std::int64_t n = columns(s), m = s.K / s.groups;
     return cl::NDRange(static_cast<std::size_t>((n + tile.nr() - 1) / tile.nr()),
                        static_cast<std::size_t>((m + tile.mr - 1) / tile.mr),
                        static_cast<std::size_t>(fold_images ? 1 : s.N));

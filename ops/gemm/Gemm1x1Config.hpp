@@ -31,6 +31,7 @@ struct Gemm1x1Config {
     std::size_t weight_floats(const ConvShapes& shapes) const;     // netcl's copy of the weights (0: the caller's)
     std::size_t workspace_bytes(const ConvShapes& shapes) const;   // x's panels
 
+    std::int64_t columns(const ConvShapes& shapes) const;  // the GEMM's N: an image's pixels, or the batch's folded
     cl::NDRange global(const ConvShapes& shapes) const;
     cl::NDRange local() const;
     ProgramSpec program() const;

@@ -63,7 +63,7 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
                            x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
                            internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
                            internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg),
-                           i(config_.fold_images ? s.N * hw : hw), i(cg), i(cg), i(hw), i(hw));
+                           i(config_.columns(s)), i(cg), i(cg), i(hw), i(hw));
         internal::launch(context_->queue(), kernel_, "gemm", config_.global(s), config_.local(), chain);
     }
 }
