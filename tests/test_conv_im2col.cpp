@@ -419,6 +419,48 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
     EXPECT_TRUE(why_not(Variant("gemm-1x1"), wider, packed->profile()).has_value());
 }
 
+// x prefetched channels ahead (gemm1x1_prefetch_x_rows; kernels_cl/gemm.cl's PREFETCH_B) wherever the 1x1
+// GEMM reads it in place image by image: forward with a bias, the output stage (sum and ReLU), in half, and
+// backward data (dy as x); the last channels' prefetches run past x's end, which must change nothing. Folded
+// images, packed x, an image narrower than the tile (columns clamped) and a profile without the key do not.
+TEST(ConvIm2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays) {
+    const auto layer = one_by_one;
+    const auto prefetching = [](double rows, double fold = 0, double pack_pixels = 0) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_weights"] = 0;
+            p.tuned["gemm1x1_pack_x_max_pixels"] = pack_pixels;
+            p.tuned["gemm1x1_fold_images_min_saving"] = fold;
+            p.tuned["gemm1x1_prefetch_x_rows"] = rows;
+        });
+    };
+    const auto ahead = prefetching(8), none = prefetching(0), folded = prefetching(8, 0.1), packed = prefetching(8, 0, 64);
+    constexpr const char* kPrefetched = "x prefetched 8 channels ahead";
+    ConvShapes summed = layer(2, 20, 5, 11, 37);
+    summed.post_ops = PostOps::relu().with_sum();
+    ConvShapes half = layer(3, 13, 4, 9, 21);
+    half.dtype = DataType::FLOAT16;
+    struct Case {
+        ConvShapes s;
+        std::shared_ptr<Context> context;
+        bool prefetches;
+    };
+    const std::vector<Case> cases = {
+        {layer(2, 20, 5, 11, 37), ahead, true},  {summed, ahead, true}, {half, ahead, true},
+        {layer(2, 20, 5, 11, 37).in_direction(ConvDirection::BACKWARD_DATA), ahead, true},
+        {layer(1, 5, 3, 3, 7), ahead, false},     // 9 pixels under the tile's width: columns clamped
+        {layer(3, 20, 5, 5, 37), folded, false},  // 75 columns across the images
+        {layer(3, 20, 5, 5, 37), packed, false},  // x packed across the images
+        {layer(2, 20, 5, 11, 37), none, false}};
+    std::uint64_t seed = 980;
+    for (const Case& c : cases) {
+        const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
+        EXPECT_TRUE(r.passed()) << describe(c.s, r);
+        EXPECT_EQ(r.plan.config.find(kPrefetched) != std::string::npos, c.prefetches) << c.s.str() << ": " << r.plan.config;
+        const std::string options = gemm1x1_config(c.s, c.context->profile()).program().options;
+        EXPECT_EQ(options.find("-DPREFETCH_B=8") != std::string::npos, c.prefetches) << c.s.str() << ": " << options;
+    }
+}
+
 // The 1x1 GEMM with the images folded into its columns, x read where it lies
 // (Gemm1x1Config::fold_images, gemm.cl's B_IMAGES): 16-column tiles over
 // images of 25 and 9 pixels, so that 8-float vectors cross an image's end

@@ -228,6 +228,14 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     ConvShapes half_28 = shape(8, 128, 28, 28, 512, 1, 1);
     half_28.dtype = DataType::FLOAT16;
     EXPECT_FALSE(gemm1x1_config(half_28, intel).pack_x);
+    // x read in place image by image is prefetched 8 channels ahead on Intel (res2.reduce and res3.expand at
+    // N = 8, res4.reduce at N = 1), not where the images are folded, nor on AMD.
+    for (const ConvShapes& layer : {shape(8, 256, 56, 56, 64, 1, 1), shape(8, 128, 28, 28, 512, 1, 1),
+                                    shape(1, 1024, 14, 14, 256, 1, 1)}) {
+        EXPECT_EQ(gemm1x1_config(layer, intel).prefetch_x_rows, 8) << layer.str();
+        EXPECT_EQ(gemm1x1_config(layer, amd).prefetch_x_rows, 0) << layer.str();
+    }
+    EXPECT_EQ(gemm1x1_config(shape(8, 1024, 14, 14, 256, 1, 1), intel).prefetch_x_rows, 0);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

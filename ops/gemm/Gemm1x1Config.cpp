@@ -114,6 +114,12 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     }
     c.edge_m = s.K / s.groups < c.tile.mr;
     c.edge_n = !c.pack_x && !c.fold_images && s.H * s.W < c.tile.nr();
+    // x read in place image by image: a tile's columns are a short run in each of C planes, each its own
+    // page, more streams than the hardware prefetchers follow; gemm1x1_prefetch_x_rows (0: none) channels
+    // ahead, each step prefetches them (kernels_cl/gemm.cl, PREFETCH_B, has the measurement).
+    if (!c.pack_x && !c.fold_images && !c.edge_n) {
+        c.prefetch_x_rows = static_cast<int>(std::clamp(profile.tuned_or("gemm1x1_prefetch_x_rows", 0.0), 0.0, 64.0));
+    }
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
@@ -144,13 +150,15 @@ ProgramSpec Gemm1x1Config::program() const {
     // A: the weights, float32 (a float16 layer's widened once at set_weights, or packed); B x (float32 where
     // packed), C y and bias in the layer's type.
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
-                        {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype}, {pack_weights, pack_x, fold_images});
+                        {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype},
+                        {pack_weights, pack_x, fold_images, prefetch_x_rows});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
            (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
-           (fold_images ? ", columns across images" : "");
+           (fold_images ? ", columns across images" : "") +
+           (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "");
 }
 
 }  // namespace netcl

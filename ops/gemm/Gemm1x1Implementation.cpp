@@ -71,6 +71,7 @@ public:
         keys.push_back("gemm1x1_pack_strided_max_pixels_float16");
         keys.push_back("gemm1x1_pack_x_work_group_rows");
         keys.push_back("gemm1x1_fold_images_min_saving");
+        keys.push_back("gemm1x1_prefetch_x_rows");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.

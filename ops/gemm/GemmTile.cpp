@@ -33,6 +33,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (packing.a_panels) options += " -DA_PANEL";
     if (packing.b_across_images) options += " -DB_PANEL -DC_IMAGES";
     if (packing.b_images_in_place) options += " -DB_IMAGES -DC_IMAGES";
+    if (packing.prefetch_b_rows > 0) options += " -DPREFETCH_B=" + std::to_string(packing.prefetch_b_rows);
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";

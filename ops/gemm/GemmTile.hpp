@@ -56,6 +56,7 @@ struct GemmPacking {
     bool a_panels = false;
     bool b_across_images = false;  // B packed in panels whose columns run across the images (B_PANEL, C_IMAGES)
     bool b_images_in_place = false;  // B's columns across the images, read where each image lies (B_IMAGES, C_IMAGES)
+    int prefetch_b_rows = 0;  // > 0: row-major B in place, each step prefetching the tile's columns that many rows ahead
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

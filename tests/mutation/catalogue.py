@@ -1151,6 +1151,17 @@ MUTATIONS = [
          find="c.fold_images = per_image - folded >= fold_saving * per_image * (1.0 - 1e-9);",
          replace="c.fold_images = true;",
          bug="every batch of images of a vector's pixels is folded, where the profile asked for a saving first"),
+    # Expected: test_conv_im2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays (plan and options);
+    # test_selector_profiles (res2.reduce on Intel).
+    dict(id="gemm1x1-prefetch-x-rows-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find='c.prefetch_x_rows = static_cast<int>(std::clamp(profile.tuned_or("gemm1x1_prefetch_x_rows", 0.0), 0.0, 64.0));',
+         replace="c.prefetch_x_rows = 0;",
+         bug="the 1x1 GEMM never prefetches x, whatever the profile says"),
+    # Expected: test_conv_im2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays (the program's options).
+    dict(id="gemm-prefetch-b-option-dropped", area="im2col", file="ops/gemm/GemmTile.cpp",
+         find="if (packing.prefetch_b_rows > 0) options +=",
+         replace="if (packing.prefetch_b_rows < 0) options +=",
+         bug="the plan says x is prefetched but the GEMM's program is built without PREFETCH_B"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (output rows of 12 and 11
     # pixels), oclgrind_kernels_races_bounds' PackedPanels (runs of 12).
     dict(id="panels-row-run-tail-skipped", area="im2col", file="kernels_cl/panels.cl",
