@@ -486,8 +486,16 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     ConvShapes grouped = edge_case_shapes()[13].in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14) << strided.str();
     ASSERT_TRUE(grouped.groups == 2 && in_place(grouped)) << grouped.str();
+    // And output rows of 38 under stride 2 (the row copy's 16-column vectors), dy's 16 planes transposed, in 3
+    // chunks of 2 rows.
+    ConvShapes wide;
+    wide.N = 2, wide.C = 3, wide.H = 12, wide.W = 75, wide.K = 16, wide.R = 3, wide.S = 5;
+    wide.stride_h = wide.stride_w = 2, wide.set_padding(1, 2, 0, 3);
+    wide = wide.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(wide.P() == 6 && wide.Q() == 38) << wide.str();
     const std::vector<std::tuple<ConvShapes, double, std::string>> chunked = {
         {strided, 3 * 14 * (11 + 36) * sizeof(float), "3 chunk(s) of 42 pixels an image"},
+        {wide, 2 * 38 * (16 + 45) * sizeof(float), "dy's planes in 8 x 8 blocks, 3 chunk(s) of 76 pixels an image"},
         {grouped, 23 * 12 * sizeof(float), "4 chunk(s) of 23 pixels an image"}};
     for (const auto& [s, chunk_bytes, expected] : chunked) {
         const auto context = forced(1.0, chunk_bytes);

@@ -172,7 +172,8 @@ TEST(ConvIm2col, ProfilePassTargetSetsImagesPerPass) {
 // Both column copies (im2col a row of columns a work-item, profile key
 // im2col_rows, and an element a work-item) under both GEMMs, whatever this
 // device's profile says: strides, dilation, asymmetric pads wider than the
-// filter reach, groups, N = 3 in one pass and in passes of one image.
+// filter reach, groups, N = 3 in one pass and in passes of one image, rows
+// wide enough for the row copy's stride-2 vectors.
 TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
     std::vector<ConvShapes> shapes;
     ConvShapes a;
@@ -186,6 +187,14 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
     c.N = 1, c.C = 5, c.H = 11, c.W = 9, c.K = 7, c.R = 3, c.S = 3, c.dilation_h = 2, c.dilation_w = 3, c.set_padding(2);
     c.bias = true;
     shapes.push_back(c);
+    // Stride 2 along output rows of 38: the row copy's 16-column vectors of every other float (two from each
+    // row under the left padding, the rest a column at a time), in float32 and half.
+    ConvShapes d;
+    d.N = 2, d.C = 3, d.H = 9, d.W = 75, d.K = 5, d.R = 3, d.S = 5, d.stride_h = d.stride_w = 2;
+    d.set_padding(1, 2, 0, 3);
+    shapes.push_back(d);
+    d.dtype = DataType::FLOAT16;
+    shapes.push_back(d);
     std::uint64_t seed = 700;
     // One context, re-profiled: every context is a PoCL context of its own, and fewer keep the
     // sanitizer runs' process exit simple.
@@ -206,13 +215,19 @@ TEST(ConvIm2col, RowAndElementColumnCopiesMatchReference) {
                     options.variant = Variant(id);
                     options.seed = ++seed;
                     options.context = context;
-                    if (passes) options.workspace_limit_bytes = im2col_layout(s).columns_per_image_bytes;
+                    // A pass of one image: its columns (and, where CLBlast's GEMM runs on a half layer, its
+                    // output staged in float32).
+                    std::size_t per_image = im2col_layout(s).columns_per_image_bytes;
+                    if (std::string(id) == "im2col-clblast" && s.dtype == DataType::FLOAT16) {
+                        per_image += static_cast<std::size_t>(s.K * s.P() * s.Q()) * sizeof(float);
+                    }
+                    if (passes) options.workspace_limit_bytes = per_image;
                     const ConvCaseResult r = run_conv_case(s, options);
                     EXPECT_TRUE(r.passed()) << describe(s, r);
                     EXPECT_EQ(r.plan.config.find("columns a row a work-item") != std::string::npos, rows == 1)
                         << r.plan.config;
                     if (passes) {
-                        EXPECT_EQ(r.workspace_bytes, im2col_layout(s).columns_per_image_bytes);
+                        EXPECT_EQ(r.workspace_bytes, per_image);
                     }
                 }
             }

@@ -138,6 +138,12 @@ MUTATIONS = [
          find="if (h >= 0 && h < H && w >= 0 && w < W) value = LOAD(xc, h * W + w);",
          replace="if (h >= 0 && h < H && w >= 0) value = LOAD(xc, h * W + w);",
          bug="wgrad's patches read the next row for taps right of the image: dw wrong at every padded layer"),
+    # Expected: test_conv_im2col, RowAndElementColumnCopiesMatchReference (rows of 38 under stride 2);
+    # test_conv_backward, GemmWeightGradientFromColumnsMatchesReference (the wide chunked case).
+    dict(id="im2col-rows-stride2-odd-lanes", area="im2col", file="kernels_cl/im2col.cl",
+         find="(uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)",
+         replace="(uint16)(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)",
+         bug="the row copy's stride-2 vectors take the odd floats: every 16-column run a tap to the right"),
     dict(id="im2col-pass-image", area="workspace", file="kernels_cl/im2col.cl",
          find="LOAD(x, ((size_t)(image0 + b) * C + c)",
          replace="LOAD(x, ((size_t)(b) * C + c)",

@@ -149,7 +149,8 @@ TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
 
 // im2col + netcl's GEMM engine with both column copies (a row a work-item,
 // im2col_rows, and an element a work-item): stride 2 with asymmetric pads
-// (the row copy's zeroed ends), groups, bias, two images in one pass.
+// (the row copy's zeroed ends), groups, bias, two images in one pass, and
+// rows wide enough for the row copy's stride-2 vectors.
 // Races, bounds and API only: with --uninitialized, oclgrind 21.10 reports
 // the GEMM's FMAs as reading uninitialised columns whenever a second
 // im2col-gemm layer runs on the same context (either shape alone is clean,
@@ -165,7 +166,10 @@ TEST(OclgrindNoUninitialized, Im2colGemmBothColumnCopies) {
         strided.stride_h = 2, strided.stride_w = 2;
         strided.set_padding(2, 1, 0, 3);
         strided.groups = 2;
-        for (const auto& s : {strided, shape(1, 3, 6, 7, 5, 3, 1, false)}) {
+        auto wide = shape(1, 2, 5, 41, 3, 3, 0, false);  // 21 output columns: one 16-column stride-2 vector a row
+        wide.stride_w = 2;
+        wide.set_padding(1, 1, 1, 2);
+        for (const auto& s : {strided, shape(1, 3, 6, 7, 5, 3, 1, false), wide}) {
             test::ConvCaseOptions options;
             options.strategy = Kernel::IM2COL;
             options.variant = Variant("im2col-gemm");
