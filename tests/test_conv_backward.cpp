@@ -261,7 +261,8 @@ TEST(ConvBackward, SelectorRunsWinogradBackwardDataOnAVggLayer) {
 // into the first's sum.
 TEST(ConvBackward, GemmWeightGradientMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const DeviceProfile& profile = shared_context()->profile();
+    // What the plans see: the shipped profiles under the context's own values.
+    const DeviceProfile profile = KernelSelector::resolve_profile(shared_context()->profile());
     const auto patches = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 0; });
     std::uint64_t seed = 6000;
     for (const ConvShapes& edge : edge_case_shapes()) {
@@ -269,7 +270,8 @@ TEST(ConvBackward, GemmWeightGradientMatchesReference) {
         ASSERT_FALSE(why_not(variant, s, profile)) << s.str();
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, variant, seed++);
         EXPECT_TRUE(r.passed()) << describe(s, r);
-        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile));
+        EXPECT_EQ(r.workspace_bytes, implementation_of(variant).workspace_bytes(variant, s, profile))
+            << s.str() << ": " << r.plan.config;
         ConvCaseOptions options;
         options.strategy = Kernel::IM2COL;
         options.variant = variant;

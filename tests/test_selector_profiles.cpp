@@ -183,6 +183,12 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     DeviceProfile narrow = amd;
     set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, narrow).columns);
+    // Res4's 3x3 stride 2 (output rows of 14) copies x's columns on Intel, its patches on AMD; res5's (7) on both.
+    const ConvShapes res4_strided = shape(8, 256, 28, 28, 256, 3, 3, 2, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const ConvShapes res5_strided = shape(8, 512, 14, 14, 512, 3, 3, 2, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    EXPECT_TRUE(weight_gradient_gemm_config(res4_strided, intel).columns);
+    EXPECT_FALSE(weight_gradient_gemm_config(res4_strided, amd).columns);
+    EXPECT_FALSE(weight_gradient_gemm_config(res5_strided, intel).columns);
     // Separate-transform Winograd in passes of about 8 MiB on Intel (VGG's conv1.2: 1444 F(6x6) tiles of
     // 32 KiB in 6 passes), one pass under the 64 MiB limit on AMD; a 512-channel layer stays whole on both.
     const ConvShapes conv1_2 = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);

@@ -48,7 +48,8 @@ bool columns_in_place(const ConvShapes& s) {
 // (default 16) pixels: the copy's advantage is its runs along them, and on
 // res5's 7x7 outputs at N = 1 (3x3 stride 2, 512 channels) the columns ran
 // at 0.39x oneDNN against the patches' 0.49x (ResNet-50 training runs, the
-// blend then still a work-item an element).
+// blend then still a work-item an element). On an Intel Xeon rows of 14
+// (res4's 3x3 stride 2) ran faster copied: pocl-cpu-avx512-intel.json's 14.
 // Whatever the ratio, patches shorter than the tile's NR while K/groups fills
 // it take the columns too: the patches' GEMM would run on its edge path (each
 // of B's elements loaded a lane at a time) over a tile mostly past the
