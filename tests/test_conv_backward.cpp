@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "netcl/Conv2d.hpp"
 #include "netcl/Error.hpp"
@@ -18,6 +19,7 @@
 #include "ops/Implementations.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/weight_gradient/ClblastWeightGradientConfig.hpp"
+#include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "selector/ProfileStore.hpp"
 #include "tests/support/ClInterposer.hpp"
@@ -574,6 +576,27 @@ TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
     EXPECT_TRUE(r.passed()) << describe(off, r);
     EXPECT_NE(r.plan.config.find("dy copied transposed"), std::string::npos) << r.plan.config;
     EXPECT_EQ(r.plan.config.find("8 x 8 blocks"), std::string::npos) << r.plan.config;
+    // The planes prefetched ahead where the profile says (wgrad_gemm_transpose_prefetch_floats), past the planes'
+    // end in the last blocks, dy's and x's, in float32 and half; not without the key, nor where nothing is
+    // transposed.
+    const auto prefetching = [](double floats) {
+        return context_with_profile([=](DeviceProfile& p) { p.tuned["wgrad_gemm_transpose_prefetch_floats"] = floats; });
+    };
+    const auto ahead = prefetching(64), none = prefetching(0);
+    constexpr const char* kPrefetched = "planes prefetched 64 pixels ahead";
+    const std::vector<std::tuple<ConvShapes, std::shared_ptr<Context>, bool>> prefetched = {
+        {layer(2, 48, 9, 11, 24, 1, DataType::FLOAT32), ahead, true},   // dy's planes
+        {layer(2, 16, 9, 11, 40, 1, DataType::FLOAT16), ahead, true},   // x's planes, half
+        {layer(2, 48, 9, 11, 24, 1, DataType::FLOAT32), none, false},
+        {off, ahead, false}};
+    for (const auto& [s, context, prefetches] : prefetched) {
+        const ConvCaseResult p = run_im2col_variant(variant, s, context, seed++);
+        EXPECT_TRUE(p.passed()) << describe(s, p);
+        EXPECT_EQ(p.plan.config.find(kPrefetched) != std::string::npos, prefetches) << p.plan.config;
+        const auto config = weight_gradient_gemm_config(s, KernelSelector::resolve_profile(context->profile()));
+        EXPECT_EQ(config.programs().front().options.find("-DPREFETCH_PLANES=64") != std::string::npos, prefetches)
+            << config.programs().front().options;
+    }
 }
 
 // Winograd's weight gradient (ops/winograd_wgrad/, Lavin & Gray section 4.2)

@@ -189,6 +189,10 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(res4_strided, intel).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(res4_strided, amd).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(res5_strided, intel).columns);
+    // The stem's dy planes transposed with a prefetch 64 floats ahead on Intel, none on AMD.
+    const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    EXPECT_EQ(weight_gradient_gemm_config(stem, intel).transpose_prefetch_floats, 64);
+    EXPECT_EQ(weight_gradient_gemm_config(stem, amd).transpose_prefetch_floats, 0);
     // Separate-transform Winograd in passes of about 8 MiB on Intel (VGG's conv1.2: 1444 F(6x6) tiles of
     // 32 KiB in 6 passes), one pass under the 64 MiB limit on AMD; a 512-channel layer stays whole on both.
     const ConvShapes conv1_2 = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);

@@ -86,6 +86,10 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.columns_in_place = c.columns && columns_in_place(s);
     c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
+    if (c.transposes_planes) {
+        c.transpose_prefetch_floats = static_cast<int>(
+            std::clamp(profile.tuned_or("wgrad_gemm_transpose_prefetch_floats", 0.0), 0.0, 4096.0));
+    }
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
     const std::int64_t PQ = s.P() * s.Q();
@@ -142,7 +146,9 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
     std::vector<KernelSpec> copies = {{patches_kernel(), {patches_local()[0], patches_local()[1], 1}}};
     if (columns && !columns_in_place) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
     std::vector<ProgramSpec> list = {
-        {"im2col", internal::storage_source() + embedded_source("im2col"), storage, copies},
+        {"im2col", internal::storage_source() + embedded_source("im2col"),
+         storage + (transpose_prefetch_floats > 0 ? " -DPREFETCH_PLANES=" + std::to_string(transpose_prefetch_floats) : ""),
+         copies},
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
         {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
@@ -164,7 +170,9 @@ std::string WeightGradientGemmConfig::str() const {
            " chunk(s) of " + std::to_string(chunk_pixels) +
            " pixels an image" + (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
            std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
-           (edge_n ? ", columns clamped" : "");
+           (edge_n ? ", columns clamped" : "") +
+           (transpose_prefetch_floats > 0 ? ", planes prefetched " + std::to_string(transpose_prefetch_floats) + " pixels ahead"
+                                          : "");
 }
 
 }  // namespace netcl

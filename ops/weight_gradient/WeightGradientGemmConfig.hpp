@@ -67,6 +67,11 @@ struct WeightGradientGemmConfig {
     // (dy's planes) 8.28, 8.39 / 7.80, 7.50; 64 -> 256 (x's planes) 8.80, 8.81 / 7.81, 7.97; 64 -> 64
     // 4.32, 4.22 / 3.87, 4.20.
     bool transposes_planes = false;
+    // transpose_planes prefetching each plane this many floats (pixels) ahead (0: none; profile key
+    // wgrad_gemm_transpose_prefetch_floats): its work-groups read 8 channels' planes, a run of 8 pixels in each,
+    // and a pass over a pixel block reads every channel's plane, more streams than the hardware prefetchers
+    // follow (kernels_cl/im2col.cl has the measurement).
+    int transpose_prefetch_floats = 0;
     // A float16 A read from a tensor (dy, or x in place) is widened a chunk at a time into the workspace,
     // after the columns: the GEMM broadcasts each A element to NR lanes at every step, and PoCL converts a
     // lone half in ~10 integer operations (kernels_cl/widen.cl). Read in place, ResNet-50's 1x1 weight

@@ -24,6 +24,7 @@ public:
         keys.push_back("wgrad_gemm_dy_copy_max_ratio");
         keys.push_back("wgrad_gemm_columns_min_width");
         keys.push_back("wgrad_gemm_chunk_bytes");
+        keys.push_back("wgrad_gemm_transpose_prefetch_floats");
         keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes
         return keys;
     }

@@ -599,6 +599,11 @@ MUTATIONS = [
          find="vstore8((float8)(v[0][t], v[1][t], v[2][t]",
          replace="vstore8((float8)(v[1][t], v[0][t], v[2][t]",
          bug="transpose_planes swaps a whole block's first two channels in every pixel's patch row"),
+    # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (plans and options); test_selector_profiles.
+    dict(id="wgrad-transpose-prefetch-ignored", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find='std::clamp(profile.tuned_or("wgrad_gemm_transpose_prefetch_floats", 0.0), 0.0, 4096.0)',
+         replace="0.0",
+         bug="the weight gradient's transpose never prefetches its planes, whatever the profile says"),
     # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (91, 25 and 81 pixels: short blocks).
     dict(id="wgrad-planes-short-block-pixel", area="gradients", file="kernels_cl/im2col.cl",
          find="    for (int t = 0; t < n; ++t) {\n        for (int c = 0; c < channels; ++c) out[",
