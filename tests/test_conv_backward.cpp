@@ -141,15 +141,19 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
 // column matrix (ops/col2im/): every edge shape (strides 2 and 3, dilation,
 // groups, depthwise, asymmetric pads, images smaller than the stride, N > 1)
 // and random ones, W^T and dy in panels (one group, where the profile's
-// col2im_gemm_panels says) and read in place, a set_weights that changes the
+// col2im_gemm_panels says) and read in place (prefetched ahead where
+// col2im_gemm_prefetch_dy_rows says), a set_weights that changes the
 // filters (transposed again), and a workspace limit below one image's
 // columns as a reason.
 TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
     const Variant variant("col2im-gemm");
     const DeviceProfile& profile = shared_context()->profile();
     std::uint64_t seed = 8000;
-    for (const double panels : {0.0, 1.0}) {
-        const auto context = context_with_profile([=](DeviceProfile& p) { p.tuned["col2im_gemm_panels"] = panels; });
+    for (const auto& [panels, prefetch] : std::vector<std::pair<double, double>>{{0, 0}, {1, 0}, {0, 8}}) {
+        const auto context = context_with_profile([=](DeviceProfile& p) {
+            p.tuned["col2im_gemm_panels"] = panels;
+            p.tuned["col2im_gemm_prefetch_dy_rows"] = prefetch;
+        });
         for (const ConvShapes& edge : edge_case_shapes()) {
             const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
             ASSERT_FALSE(why_not(variant, s, context->profile())) << s.str();
@@ -162,6 +166,12 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             EXPECT_TRUE(r.passed()) << describe(s, r);
             const bool packed = panels != 0.0 && s.groups == 1;
             EXPECT_EQ(r.plan.config.find("W^T and dy in panels") != std::string::npos, packed) << r.plan.config;
+            const Col2imGemmConfig config = col2im_gemm_config(s, KernelSelector::resolve_profile(context->profile()));
+            const bool prefetched = prefetch != 0.0 && !packed && !config.edge_n;
+            EXPECT_EQ(r.plan.config.find("dy prefetched 8 channels ahead") != std::string::npos, prefetched)
+                << r.plan.config;
+            EXPECT_EQ(config.programs()[1].options.find("-DPREFETCH_B=8") != std::string::npos, prefetched)
+                << config.programs()[1].options;
             const auto columns = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
             if (packed) {
                 // dy's K planes in panels of the GEMM tile's NR columns after the columns, the last panel padded.

@@ -16,6 +16,7 @@
 #include "selector/ProfileStore.hpp"
 #include "selector/Thresholds.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
+#include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
@@ -193,6 +194,10 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_EQ(weight_gradient_gemm_config(stem, intel).transpose_prefetch_floats, 64);
     EXPECT_EQ(weight_gradient_gemm_config(stem, amd).transpose_prefetch_floats, 0);
+    // Its backward data on col2im-gemm: dy prefetched 8 channels ahead on Intel, none on AMD.
+    const ConvShapes stem_dx = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_DATA);
+    EXPECT_EQ(col2im_gemm_config(stem_dx, intel).prefetch_dy_rows, 8);
+    EXPECT_EQ(col2im_gemm_config(stem_dx, amd).prefetch_dy_rows, 0);
     // Separate-transform Winograd in passes of about 8 MiB on Intel (VGG's conv1.2: 1444 F(6x6) tiles of
     // 32 KiB in 6 passes), one pass under the 64 MiB limit on AMD; a 512-channel layer stays whole on both.
     const ConvShapes conv1_2 = shape(1, 64, 224, 224, 64, 3, 3, 1, 1);

@@ -1,5 +1,7 @@
 #include "ops/col2im/Col2imGemmConfig.hpp"
 
+#include <algorithm>
+
 #include "ops/internal/Panels.hpp"
 #include "ops/internal/WorkspaceLimit.hpp"
 #include "ops/internal/Storage.hpp"
@@ -38,6 +40,14 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
         c.edge_n = false;
         c.panel_bytes = internal::column_panel_floats(col2im_dy_source(s), c.tile.nr()) * sizeof(float);
     }
+    // dy read in place: a tile's columns are a short run in each of K planes (the 1x1 GEMM's x likewise:
+    // kernels_cl/gemm.cl, PREFETCH_B). On 2 cores of an Intel Xeon, ResNet's stem at N = 8 (netcl-bench
+    // --shape --direction bwd_data, netcl / the best oneDNN 3.2, 2 pairs of alternating processes, kernel
+    // sources swapped): 0.58, 0.59 -> 0.67, 0.74x; with dy in panels (col2im_gemm_panels) 0.59, 0.70x.
+    if (!c.panels && !c.edge_n) {
+        c.prefetch_dy_rows =
+            static_cast<int>(std::clamp(profile.tuned_or("col2im_gemm_prefetch_dy_rows", 0.0), 0.0, 64.0));
+    }
     c.weights_bytes = (c.panels ? internal::row_panel_floats(1, taps(s), s.K, c.tile.mr) : size(s.weight_numel())) *
                       sizeof(float);
     return c;
@@ -63,7 +73,8 @@ std::vector<ProgramSpec> Col2imGemmConfig::programs() const {
         {"im2col", internal::storage_source() + embedded_source("im2col"), storage,
          {{"im2col_patches", {4, 16, 1}}, {"col2im", {64, 1, 1}}}},
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {},
-                     {DataType::FLOAT32, panels ? DataType::FLOAT32 : dtype, DataType::FLOAT32}, {panels, panels})};
+                     {DataType::FLOAT32, panels ? DataType::FLOAT32 : dtype, DataType::FLOAT32},
+                     {panels, panels, false, prefetch_dy_rows})};
     if (panels) {
         specs.push_back(internal::panels_program(DataType::FLOAT32));
         if (dtype != DataType::FLOAT32) specs.push_back(internal::panels_program(dtype));
@@ -74,7 +85,8 @@ std::vector<ProgramSpec> Col2imGemmConfig::programs() const {
 std::string Col2imGemmConfig::str() const {
     return std::string("an image's columns a pass") + (panels ? ", W^T and dy in panels" : "") + ", workspace " +
            std::to_string(workspace_bytes()) + " bytes, GEMM " + tile.str() +
-           (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "");
+           (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
+           (prefetch_dy_rows > 0 ? ", dy prefetched " + std::to_string(prefetch_dy_rows) + " channels ahead" : "");
 }
 
 }  // namespace netcl

@@ -36,6 +36,7 @@ struct Col2imGemmConfig {
     bool edge_m = false;                 // C/groups·R·S < MR
     bool edge_n = false;                 // P·Q < NR
     bool panels = false;
+    int prefetch_dy_rows = 0;            // dy read in place: each GEMM step prefetches its columns that many channels ahead
     std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
     std::size_t panel_bytes = 0;         // one image's dy in panels, after the columns (panels only)
     std::size_t weights_bytes = 0;       // W^T in float32 (or in panels), kept from set_weights

@@ -1162,6 +1162,11 @@ MUTATIONS = [
          find="c.fold_images = per_image - folded >= fold_saving * per_image * (1.0 - 1e-9);",
          replace="c.fold_images = true;",
          bug="every batch of images of a vector's pixels is folded, where the profile asked for a saving first"),
+    # Expected: test_conv_backward, Col2imGemmBackwardDataMatchesReference (plans and options).
+    dict(id="col2im-prefetch-dy-ignored", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
+         find='std::clamp(profile.tuned_or("col2im_gemm_prefetch_dy_rows", 0.0), 0.0, 64.0)',
+         replace="0.0",
+         bug="col2im-gemm never prefetches dy, whatever the profile says"),
     # Expected: test_conv_im2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays (plan and options);
     # test_selector_profiles (res2.reduce on Intel).
     dict(id="gemm1x1-prefetch-x-rows-ignored", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
