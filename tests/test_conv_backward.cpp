@@ -448,6 +448,20 @@ TEST(ConvBackward, ClblastWeightGradientMatchesReference) {
     EXPECT_NE(reason->find("im2col_workspace_limit_bytes"), std::string::npos) << *reason;
 }
 
+// A weight gradient GEMM of few tiles on smaller work-groups (wgrad_gemm_min_work_groups_per_unit): every edge
+// shape with its work-groups halved down to 1 x 1, against the reference.
+TEST(ConvBackward, GemmWeightGradientOnSmallerWorkGroupsMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const auto small = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_min_work_groups_per_unit"] = 1e6; });
+    std::uint64_t seed = 7950;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const ConvCaseResult r = run_im2col_variant(variant, s, small, seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find("work-group 1x1"), std::string::npos) << s.str() << ": " << r.plan.config;
+    }
+}
+
 // The weight gradient the other way round (WeightGradientGemmConfig.hpp):
 // x's columns (read in place for 1x1 stride-1 unpadded layers, else copied
 // by either im2col kernel, a chunk of output rows at a time) x dy copied

@@ -25,6 +25,7 @@ public:
         keys.push_back("wgrad_gemm_columns_min_width");
         keys.push_back("wgrad_gemm_chunk_bytes");
         keys.push_back("wgrad_gemm_transpose_prefetch_floats");
+        keys.push_back("wgrad_gemm_min_work_groups_per_unit");
         keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes
         return keys;
     }

@@ -599,6 +599,11 @@ MUTATIONS = [
          find="vstore8((float8)(v[0][t], v[1][t], v[2][t]",
          replace="vstore8((float8)(v[1][t], v[0][t], v[2][t]",
          bug="transpose_planes swaps a whole block's first two channels in every pixel's patch row"),
+    # Expected: test_conv_backward, GemmWeightGradientOnSmallerWorkGroupsMatchesReference; test_selector_profiles.
+    dict(id="wgrad-min-work-groups-ignored", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="while (launched() < target && (wg[0] > 1 || wg[1] > 1)) {",
+         replace="while (false && launched() < target) {",
+         bug="the weight gradient's GEMM keeps the profile's work-groups however few tiles a launch has"),
     # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (plans and options); test_selector_profiles.
     dict(id="wgrad-transpose-prefetch-ignored", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
          find='std::clamp(profile.tuned_or("wgrad_gemm_transpose_prefetch_floats", 0.0), 0.0, 4096.0)',
