@@ -101,8 +101,9 @@
 // so the first row tile of a panel waited on memory at every step. The last
 // steps' prefetches point past B, which a prefetch may (it never faults). On 2
 // cores of an Intel Xeon (family 6 model 207, 8 x 48 tiles, netcl-bench,
-// ratios to oneDNN 3.2 in the same processes) 256 -> 64 at 56x56, N = 8
-// 0.66-0.75x -> 0.87-0.95x; pocl-cpu-avx512-intel.json has the pairs.
+// ratios to oneDNN 3.2 in the same processes, 2 pairs of alternating
+// processes) ResNet-50's res2.reduce (256 -> 64 at 56x56) at N = 8 0.74, 0.72x
+// -> 0.99, 0.95x; pocl-cpu-avx512-intel.json (item 8) has the other layers.
 //
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.

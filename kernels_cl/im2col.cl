@@ -69,9 +69,12 @@ __kernel void im2col_rows(__global const STORAGE* restrict x, const ulong x_offs
         int q = q_lo;
         for (; q + 16 < q_hi; q += 16) {
             __global const STORAGE* from = in + 2 * q + w0;
-            vstore16(shuffle2(LOADN(16, 0, from), LOADN(16, 0, from + 16),
-                              (uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)),
-                     0, out + q);
+            // 8-lane loads: a half's (kernels_cl/storage.cl) is one F16C conversion on x86 at any
+            // half's offset, where PoCL's vload_half16 without AVX-512 is unproven at unaligned ones.
+            const float16 lo = (float16)(LOADN(8, 0, from), LOADN(8, 0, from + 8));
+            const float16 hi = (float16)(LOADN(8, 0, from + 16), LOADN(8, 0, from + 24));
+            vstore16(shuffle2(lo, hi, (uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)), 0,
+                     out + q);
         }
         for (; q < q_hi; ++q) out[q] = LOAD(in, 2 * q + w0);
     } else {

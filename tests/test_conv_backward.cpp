@@ -167,7 +167,8 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             const bool packed = panels != 0.0 && s.groups == 1;
             EXPECT_EQ(r.plan.config.find("W^T and dy in panels") != std::string::npos, packed) << r.plan.config;
             const Col2imGemmConfig config = col2im_gemm_config(s, KernelSelector::resolve_profile(context->profile()));
-            const bool prefetched = prefetch != 0.0 && !packed && !config.edge_n;
+            const bool prefetched = prefetch != 0.0 && !packed && !config.edge_n &&
+                                    context->profile().type == DeviceType::CPU;  // a CPU's build option
             EXPECT_EQ(r.plan.config.find("dy prefetched 8 channels ahead") != std::string::npos, prefetched)
                 << r.plan.config;
             EXPECT_EQ(config.programs()[1].options.find("-DPREFETCH_B=8") != std::string::npos, prefetched)
@@ -602,7 +603,7 @@ TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
     EXPECT_EQ(r.plan.config.find("8 x 8 blocks"), std::string::npos) << r.plan.config;
     // The planes prefetched ahead where the profile says (wgrad_gemm_transpose_prefetch_floats), past the planes'
     // end in the last blocks, dy's and x's, in float32 and half; not without the key, nor where nothing is
-    // transposed.
+    // transposed, nor on a device other than a CPU (a CPU's build option).
     const auto prefetching = [](double floats) {
         return context_with_profile([=](DeviceProfile& p) { p.tuned["wgrad_gemm_transpose_prefetch_floats"] = floats; });
     };
@@ -613,7 +614,8 @@ TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
         {layer(2, 16, 9, 11, 40, 1, DataType::FLOAT16), ahead, true},   // x's planes, half
         {layer(2, 48, 9, 11, 24, 1, DataType::FLOAT32), none, false},
         {off, ahead, false}};
-    for (const auto& [s, context, prefetches] : prefetched) {
+    for (const auto& [s, context, listed] : prefetched) {
+        const bool prefetches = listed && context->profile().type == DeviceType::CPU;
         const ConvCaseResult p = run_im2col_variant(variant, s, context, seed++);
         EXPECT_TRUE(p.passed()) << describe(s, p);
         EXPECT_EQ(p.plan.config.find(kPrefetched) != std::string::npos, prefetches) << p.plan.config;

@@ -198,9 +198,9 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     const ConvShapes stem_dx = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_DATA);
     EXPECT_EQ(col2im_gemm_config(stem_dx, intel).prefetch_dy_rows, 8);
     EXPECT_EQ(col2im_gemm_config(stem_dx, amd).prefetch_dy_rows, 0);
-    // A weight gradient GEMM of few tiles on smaller work-groups on Intel, 4 for each compute unit (the profile
-    // here has none: 1, so 4): res2.reduce.first's 11 x 1 tiles 1 x 1, the stem's 25 x 1 2 x 2; one of many
-    // tiles keeps 4 x 4 (res4.expand), as AMD every one.
+    // A weight gradient GEMM of few tiles on smaller work-groups on Intel, 4 for each compute unit (the device
+    // here has pocl-cpu.json's 2, so 8): res2.reduce.first's 11 x 1 tiles 1 x 1, the stem's 25 x 1 2 x 2; one
+    // of many tiles keeps 4 x 4 (res4.expand), as AMD every one.
     const ConvShapes res2_first = shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_EQ(weight_gradient_gemm_config(res2_first, intel).tile.work_group, (std::array<std::size_t, 2>{1, 1}));
     EXPECT_EQ(weight_gradient_gemm_config(stem, intel).tile.work_group, (std::array<std::size_t, 2>{2, 2}));

@@ -44,7 +44,8 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     // kernels_cl/gemm.cl, PREFETCH_B). On 2 cores of an Intel Xeon, ResNet's stem at N = 8 (netcl-bench
     // --shape --direction bwd_data, netcl / the best oneDNN 3.2, 2 pairs of alternating processes, kernel
     // sources swapped): 0.58, 0.59 -> 0.67, 0.74x; with dy in panels (col2im_gemm_panels) 0.59, 0.70x.
-    if (!c.panels && !c.edge_n) {
+    // A CPU's build option, as the 1x1 GEMM's (ops/gemm/Gemm1x1Config.cpp).
+    if (profile.type == DeviceType::CPU && !c.panels && !c.edge_n) {
         c.prefetch_dy_rows =
             static_cast<int>(std::clamp(profile.tuned_or("col2im_gemm_prefetch_dy_rows", 0.0), 0.0, 64.0));
     }

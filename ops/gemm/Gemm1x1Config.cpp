@@ -116,8 +116,9 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     c.edge_n = !c.pack_x && !c.fold_images && s.H * s.W < c.tile.nr();
     // x read in place image by image: a tile's columns are a short run in each of C planes, each its own
     // page, more streams than the hardware prefetchers follow; gemm1x1_prefetch_x_rows (0: none) channels
-    // ahead, each step prefetches them (kernels_cl/gemm.cl, PREFETCH_B, has the measurement).
-    if (!c.pack_x && !c.fold_images && !c.edge_n) {
+    // ahead, each step prefetches them (kernels_cl/gemm.cl, PREFETCH_B, has the measurement). A CPU's build
+    // option: NVIDIA's OpenCL compiler rejects __builtin_prefetch (tools/gpu/README.md), oclgrind cannot run it.
+    if (profile.type == DeviceType::CPU && !c.pack_x && !c.fold_images && !c.edge_n) {
         c.prefetch_x_rows = static_cast<int>(std::clamp(profile.tuned_or("gemm1x1_prefetch_x_rows", 0.0), 0.0, 64.0));
     }
     c.bias = s.bias;

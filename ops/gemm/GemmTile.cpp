@@ -24,6 +24,10 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     NETCL_REQUIRE(!packing.b_across_images || (!b_panels && !edge_n),
                   "GEMM engine: B packed across images is whole panels stored by image; expected no edge_n or "
                   "Winograd panels with it");
+    NETCL_REQUIRE(packing.prefetch_b_rows <= 0 || (!b_panels && !packing.b_across_images &&
+                                                   !packing.b_images_in_place && !edge_n),
+                  "GEMM engine: B prefetched rows ahead is row-major B where it lies; expected no panels, no "
+                  "images in place and no edge_n with it");
     std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
                           " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
     if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);

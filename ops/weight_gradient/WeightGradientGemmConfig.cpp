@@ -86,7 +86,7 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.columns_in_place = c.columns && columns_in_place(s);
     c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
-    if (c.transposes_planes) {
+    if (c.transposes_planes && profile.type == DeviceType::CPU) {  // a CPU's build option (ops/gemm/Gemm1x1Config.cpp)
         c.transpose_prefetch_floats = static_cast<int>(
             std::clamp(profile.tuned_or("wgrad_gemm_transpose_prefetch_floats", 0.0), 0.0, 4096.0));
     }
@@ -97,8 +97,8 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     // the wider side first, until a launch has wgrad_gemm_min_work_groups_per_unit (0: off) work-groups for
     // each compute unit. On 2 cores of an Intel Xeon, res2.reduce.first's weight gradient at N = 8
     // (netcl-bench --shape --direction bwd_weights, netcl / the best oneDNN 3.2, 2 pairs of alternating
-    // processes): 4 x 4 0.46, 0.40x; 1 x 2 0.56, 0.45x; 1 x 1 0.64, 0.49x.
-    const double per_unit = profile.tuned_or("wgrad_gemm_min_work_groups_per_unit", 0.0);
+    // processes, pocl-cpu-avx512-intel.json's item 12): 4 x 4 0.38, 0.42x; 1 x 1 (4 a unit) 0.52, 0.50x.
+    const double per_unit = std::clamp(profile.tuned_or("wgrad_gemm_min_work_groups_per_unit", 0.0), 0.0, 1e6);
     if (per_unit > 0.0) {
         const auto target = static_cast<std::int64_t>(per_unit * std::max<std::uint32_t>(profile.compute_units, 1));
         const std::int64_t column_tiles = blocks(c.gemm_columns(s), c.tile.nr());

@@ -144,6 +144,11 @@ MUTATIONS = [
          find="(uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)",
          replace="(uint16)(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)",
          bug="the row copy's stride-2 vectors take the odd floats: every 16-column run a tap to the right"),
+    # Expected: oclgrind_kernels_races_bounds, Im2colGemmBothColumnCopies (rows of 31 to 16 columns: a read past x's end).
+    dict(id="im2col-rows-stride2-vector-bound", area="im2col", file="kernels_cl/im2col.cl",
+         find="for (; q + 16 < q_hi; q += 16) {",
+         replace="for (; q + 16 <= q_hi; q += 16) {",
+         bug="the row copy's stride-2 vectors run to the row's last column, reading a float past the row"),
     dict(id="im2col-pass-image", area="workspace", file="kernels_cl/im2col.cl",
          find="LOAD(x, ((size_t)(image0 + b) * C + c)",
          replace="LOAD(x, ((size_t)(b) * C + c)",

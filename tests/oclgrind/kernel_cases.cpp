@@ -169,7 +169,11 @@ TEST(OclgrindNoUninitialized, Im2colGemmBothColumnCopies) {
         auto wide = shape(1, 2, 5, 41, 3, 3, 0, false);  // 21 output columns: one 16-column stride-2 vector a row
         wide.stride_w = 2;
         wide.set_padding(1, 1, 1, 2);
-        for (const auto& s : {strided, shape(1, 3, 6, 7, 5, 3, 1, false), wide}) {
+        // 16 columns over rows of 31 (1x1, stride 2, no padding): a vector would read one float past its row,
+        // past x's end in its last row; the copy takes them a column at a time.
+        auto exact = shape(1, 2, 3, 31, 3, 1, 0, false);
+        exact.stride_h = exact.stride_w = 2;
+        for (const auto& s : {strided, shape(1, 3, 6, 7, 5, 3, 1, false), wide, exact}) {
             test::ConvCaseOptions options;
             options.strategy = Kernel::IM2COL;
             options.variant = Variant("im2col-gemm");
