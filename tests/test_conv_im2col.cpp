@@ -282,6 +282,13 @@ ConvShapes one_by_one(std::int64_t n, std::int64_t c, std::int64_t h, std::int64
     return s;
 }
 
+// A layer, the context it is planned on, and whether the plan should take the path a test is about.
+struct PlannedCase {
+    ConvShapes s;
+    std::shared_ptr<Context> context;
+    bool takes;
+};
+
 ConvCaseResult run_on_gemm1x1(const ConvShapes& s, std::shared_ptr<Context> context, std::uint64_t seed) {
     ConvCaseOptions options;
     options.strategy = Kernel::IM2COL;
@@ -455,12 +462,7 @@ TEST(ConvIm2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays) {
     summed.post_ops = PostOps::relu().with_sum();
     ConvShapes half = layer(3, 13, 4, 9, 21);
     half.dtype = DataType::FLOAT16;
-    struct Case {
-        ConvShapes s;
-        std::shared_ptr<Context> context;
-        bool prefetches;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<PlannedCase> cases = {
         {layer(2, 20, 5, 11, 37), ahead, true},  {summed, ahead, true}, {half, ahead, true},
         {layer(2, 20, 5, 11, 37).in_direction(ConvDirection::BACKWARD_DATA), ahead, true},
         {layer(1, 5, 3, 3, 7), ahead, false},     // 9 pixels under the tile's width: columns clamped
@@ -468,10 +470,10 @@ TEST(ConvIm2col, OneByOneGemmPrefetchesXAheadWhereTheProfileSays) {
         {layer(3, 20, 5, 5, 37), packed, false},  // x packed across the images
         {layer(2, 20, 5, 11, 37), none, false}};
     std::uint64_t seed = 980;
-    for (const Case& c : cases) {
+    for (const PlannedCase& c : cases) {
         const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(c.s, r);
-        const bool prefetches = c.prefetches && c.context->profile().type == DeviceType::CPU;
+        const bool prefetches = c.takes && c.context->profile().type == DeviceType::CPU;
         EXPECT_EQ(r.plan.config.find(kPrefetched) != std::string::npos, prefetches) << c.s.str() << ": " << r.plan.config;
         const std::string options =
             gemm1x1_config(c.s, KernelSelector::resolve_profile(c.context->profile())).program().options;
@@ -504,12 +506,7 @@ TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
     summed.post_ops = PostOps::relu().with_sum();
     ConvShapes half = layer(4, 7, 3, 3, 5);  // 36 columns of 9-pixel images; 5 rows under the tile
     half.dtype = DataType::FLOAT16;
-    struct Case {
-        ConvShapes s;
-        std::shared_ptr<Context> context;
-        bool folds;
-    };
-    const std::vector<Case> cases = {
+    const std::vector<PlannedCase> cases = {
         {layer(3, 20, 5, 5, 37), folded, true},      {summed, folded, true},
         {layer(3, 20, 5, 5, 37), folded_packed_weights, true},
         {layer(3, 20, 5, 5, 37).in_direction(ConvDirection::BACKWARD_DATA), folded, true},  // dy as x
@@ -517,10 +514,10 @@ TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
         {layer(1, 20, 5, 5, 37), folded, false},     // one image
         {layer(3, 20, 5, 5, 37), stingy, false}};   // 80 columns for 96 saves 17%, under 50%
     std::uint64_t seed = 940;
-    for (const Case& c : cases) {
+    for (const PlannedCase& c : cases) {
         const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(c.s, r);
-        EXPECT_EQ(r.plan.config.find(kFolded) != std::string::npos, c.folds) << c.s.str() << ": " << r.plan.config;
+        EXPECT_EQ(r.plan.config.find(kFolded) != std::string::npos, c.takes) << c.s.str() << ": " << r.plan.config;
     }
     EXPECT_NE(gemm1x1_config(layer(4, 7, 3, 3, 21), folded_tall->profile()).str().find("work-group 1x4"),
               std::string::npos);
