@@ -557,6 +557,84 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     EXPECT_EQ(config(narrow).find("dy copied"), std::string::npos) << config(narrow);
 }
 
+// The weight gradient in dot-product form (kernels_cl/gemm_dot.cl): dy's
+// planes and x's columns both read along the pixels, neither transposed.
+// Forced on every edge shape and random ones, with either column copy; in
+// chunks of rows (copied columns under stride 2 and padding, the last chunk
+// short) and of whole images a launch (x in place, groups 2: 3 images as 2
+// launches of 2 and 1), float32 and half, beta 0 and 1; one launch in all
+// writing dw itself; and the profile's rule (an image's pixels and dW's size).
+TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const auto forced = [](double by_rows, double chunk_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_dot_min_pixels"] = 1;
+            p.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+            p.tuned["im2col_rows"] = by_rows;
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_dot_chunk_bytes"] = chunk_bytes;
+        });
+    };
+    std::vector<ConvShapes> shapes;
+    for (const ConvShapes& edge : edge_case_shapes()) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    std::mt19937_64 rng(20261129);
+    for (int i = 0; i < 12; ++i) shapes.push_back(random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    std::uint64_t seed = 8100;
+    for (const double by_rows : {1.0, 0.0}) {
+        const auto context = forced(by_rows, 0);
+        for (const ConvShapes& s : shapes) {
+            const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++);
+            EXPECT_TRUE(r.passed()) << "im2col_rows " << by_rows << ": " << describe(s, r);
+            EXPECT_NE(r.plan.config.find("dot-product form, dy in place"), std::string::npos) << s.str() << ": " << r.plan.config;
+        }
+    }
+    // Stride 2 and padding 1 (7 x 14 outputs, K 11 and 36 taps): chunks of 3, 3 and 1 output rows. Groups 2,
+    // 1x1 stride 1 (7 x 13 outputs, C 8, K 12): whole images, 2 a launch.
+    ConvShapes strided = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ConvShapes grouped = edge_case_shapes()[13].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14 &&
+                strided.K == 11 && strided.C * strided.R * strided.S == 36)
+        << strided.str();
+    ASSERT_TRUE(grouped.groups == 2 && grouped.R == 1 && grouped.stride_h == 1 && grouped.pad_top == 0 &&
+                grouped.N == 3 && grouped.P() * grouped.Q() == 91 && grouped.C + grouped.K == 20)
+        << grouped.str();
+    for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
+        strided.dtype = grouped.dtype = dtype;
+        const std::vector<std::tuple<ConvShapes, double, std::string>> chunked = {
+            {strided, 3 * 14 * (11 + 36) * sizeof(float), "x's columns (im2col_rows), 3 chunk(s) of 42 pixels an image"},
+            {grouped, 2 * 91 * 20 * sizeof(float), "x in place, 2 images a launch"}};
+        for (const auto& [s, chunk_bytes, expected] : chunked) {
+            const auto context = forced(1.0, chunk_bytes);
+            for (const float beta : {0.0f, 1.0f}) {
+                const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++, beta);
+                EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+                EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+            }
+        }
+    }
+    ConvShapes single = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    single.N = 1;
+    for (const float beta : {0.0f, 1.0f}) {
+        const ConvCaseResult r = run_im2col_variant(variant, single, forced(1.0, 0), seed++, beta);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(single, r);
+        EXPECT_NE(r.plan.config.find("1 chunk(s) of 98 pixels an image (the GEMM writes dw"), std::string::npos)
+            << r.plan.config;
+    }
+    DeviceProfile profile = shared_context()->profile();
+    profile.tuned["wgrad_gemm_dot_min_pixels"] = 784;
+    profile.tuned["wgrad_gemm_dot_max_weights"] = 4096;
+    const auto dot = [&](std::int64_t c, std::int64_t k, std::int64_t r, std::int64_t hw) {
+        ConvShapes s;
+        s.N = 8, s.C = c, s.H = s.W = hw, s.K = k, s.R = s.S = r;
+        s.set_padding(r / 2);
+        return implementation_of(variant).config(variant, s.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile)
+                   .find("dot-product form") != std::string::npos;
+    };
+    EXPECT_TRUE(dot(3, 64, 3, 224));   // VGG's conv1.1: 27 taps x 64
+    EXPECT_TRUE(dot(64, 64, 1, 28));   // 784 pixels
+    EXPECT_FALSE(dot(64, 64, 1, 27));  // 729
+    EXPECT_FALSE(dot(256, 64, 1, 56)); // dW of 16384
+}
+
 // Where the patches are a 1x1 stride-1 unpadded view's planes transposed
 // and their length is a multiple of 8, transpose_planes copies them in 8 x 8
 // blocks: dy's (x in place: K/groups 8 and 24) and x's (an expansion, C 16),

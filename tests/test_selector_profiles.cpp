@@ -177,10 +177,15 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(intel_wgrad.work_group, (std::array<std::size_t, 2>{4, 4}));
     EXPECT_EQ(weight_gradient_gemm_config(res2_expand, amd).tile.nr(), 48);
     // VGG's conv1.1: 27 taps under a 64- or 48-wide tile that K = 64 fills take x's columns (dy copied), though
-    // dy's rows are over twice the patches'; under a 16-wide tile the patches fill it and the ratio rules.
+    // dy's rows are over twice the patches'; under a 16-wide tile the patches fill it and the ratio rules. On
+    // Intel it runs in dot-product form (dW of 1728 over 50176 pixels), as res2.reduce.first (4096 over 3136).
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
-    EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).columns);
+    EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).dot);
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, amd).columns);
+    EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, amd).dot);
+    EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),
+                                            intel).dot);
+    EXPECT_FALSE(weight_gradient_gemm_config(res2_expand, intel).dot);  // dW of 16384
     DeviceProfile narrow = amd;
     set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, narrow).columns);
@@ -199,9 +204,10 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(col2im_gemm_config(stem_dx, intel).prefetch_dy_rows, 8);
     EXPECT_EQ(col2im_gemm_config(stem_dx, amd).prefetch_dy_rows, 0);
     // A weight gradient GEMM of few tiles on smaller work-groups on Intel, 4 for each compute unit (the device
-    // here has pocl-cpu.json's 2, so 8): res2.reduce.first's 11 x 1 tiles 1 x 1, the stem's 25 x 1 2 x 2; one
-    // of many tiles keeps 4 x 4 (res4.expand), as AMD every one.
-    const ConvShapes res2_first = shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    // here has pocl-cpu.json's 2, so 8): 64 -> 64 (res2.reduce.first's GEMM, at 14x14 where it keeps the
+    // broadcast form) 11 x 1 tiles 1 x 1, the stem's 25 x 1 2 x 2; one of many tiles keeps 4 x 4
+    // (res4.expand), as AMD every one.
+    const ConvShapes res2_first = shape(8, 64, 14, 14, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_EQ(weight_gradient_gemm_config(res2_first, intel).tile.work_group, (std::array<std::size_t, 2>{1, 1}));
     EXPECT_EQ(weight_gradient_gemm_config(stem, intel).tile.work_group, (std::array<std::size_t, 2>{2, 2}));
     const ConvShapes res4_expand = shape(8, 256, 14, 14, 1024, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);

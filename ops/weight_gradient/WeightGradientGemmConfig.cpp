@@ -78,13 +78,59 @@ std::int64_t WeightGradientGemmConfig::gemm_columns(const ConvShapes& s) const {
     return columns ? s.K / s.groups : patch_length(s);
 }
 
+namespace {
+
+bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
+    const double min_pixels = profile.tuned_or("wgrad_gemm_dot_min_pixels", 0.0);
+    const double max_weights = profile.tuned_or("wgrad_gemm_dot_max_weights", 0.0);
+    return min_pixels > 0.0 && static_cast<double>(s.P() * s.Q()) >= min_pixels &&
+           static_cast<double>(s.K / s.groups * patch_length(s)) <= max_weights;
+}
+
+// The dot-product form's chunks: both operands' runs of a chunk's pixels (dy's K and the columns' C·R·S
+// floats a pixel) sized to stay in a core's cache while every work-item reads its rows of them; x's
+// columns copied a chunk at a time, or where x is read in place whole images a launch while they fit.
+void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProfile& profile) {
+    c.dot = true;
+    c.columns_in_place = columns_in_place(s);
+    const int vw = static_cast<int>(profile.tuned_or("wgrad_gemm_dot_vw", static_cast<double>(c.tile.vw)));
+    c.dot_vw = vw == 4 || vw == 8 || vw == 16 ? vw : 8;
+    // 4 x 6 accumulators where vectors of 16 lanes mean 32 registers (AVX-512), 4 x 3 in 16 (AVX2).
+    c.dot_mr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_mr", 4.0), 1.0, 8.0));
+    c.dot_nr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_nr", c.dot_vw == 16 ? 6.0 : 3.0), 1.0, 8.0));
+    const std::int64_t PQ = s.P() * s.Q();
+    const auto column_bytes = c.copies_columns() ? size(s.C * s.R * s.S) * sizeof(float) : 0;
+    const auto pixel_bytes = size(s.K + s.C * s.R * s.S) * sizeof(float);
+    const auto target = static_cast<std::size_t>(
+        profile.tuned_or("wgrad_gemm_dot_chunk_bytes", static_cast<double>(kWeightGradientDotChunkBytes)));
+    const std::int64_t unit = c.copies_columns() ? s.Q() : 1, units = PQ / unit;
+    const std::int64_t most =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(unit))), 1, units);
+    c.chunks_per_image = blocks(units, most);
+    c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
+    if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
+    if (!c.copies_columns() && c.chunks_per_image == 1) {
+        c.images_per_launch =
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(PQ))), 1, s.N);
+    }
+    c.columns_bytes = size(c.chunk_pixels) * column_bytes;
+    c.workspace_bytes = c.columns_bytes + size(s.weight_numel()) * sizeof(float);
+    c.writes_dw = c.chunks(s) == 1 && s.dtype == DataType::FLOAT32;
+}
+
+}  // namespace
+
 WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const DeviceProfile& profile) {
     WeightGradientGemmConfig c;
     c.dtype = s.dtype;
     c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
+    c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
+    if (takes_dot(s, profile)) {
+        plan_dot(c, s, profile);
+        return c;
+    }
     c.columns = takes_columns(s, profile, c.tile);
     c.columns_in_place = c.columns && columns_in_place(s);
-    c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
     if (c.transposes_planes && profile.type == DeviceType::CPU) {  // a CPU's build option (ops/gemm/Gemm1x1Config.cpp)
         c.transpose_prefetch_floats = static_cast<int>(
@@ -159,6 +205,10 @@ cl::NDRange WeightGradientGemmConfig::columns_local() const {
 }
 
 cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
+    if (dot) {
+        return cl::NDRange(size(blocks(gemm_columns(s), dot_nr)), size(blocks(gemm_rows(s), dot_mr)),
+                           size(s.groups));
+    }
     return cl::NDRange(size(blocks(gemm_columns(s), tile.nr())), size(blocks(gemm_rows(s), tile.mr)),
                        size(s.groups));
 }
@@ -167,22 +217,48 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
     // Every operand float32: A copied (the columns) or widened (half), or a float32 tensor read in place.
     const std::string storage = internal::storage_options(dtype);
     const GemmOperandTypes types{DataType::FLOAT32, DataType::FLOAT32, DataType::FLOAT32};
+    const ProgramSpec sums = {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
+                              {internal::blend_weight_gradient_kernel(), internal::blend_transposed_kernel(),
+                               internal::bias_gradient_kernel()}};
+    if (dot) {
+        // dy in the layer's type, read in place; the columns copied in float32, or x in place.
+        const std::string half = dtype == DataType::FLOAT16 ? "half" : "float";
+        const std::string options = storage + " -DDOT_MR=" + std::to_string(dot_mr) + " -DDOT_NR=" +
+                                    std::to_string(dot_nr) + " -DDOT_VW=" + std::to_string(dot_vw) +
+                                    " -DA_TYPE=" + half + " -DD_TYPE=" + (copies_columns() ? "float" : half);
+        std::vector<ProgramSpec> list = {
+            {"gemm_dot", internal::storage_source() + embedded_source("gemm_dot"), options, {{"gemm_dot", {1, 1, 1}}}},
+            sums};
+        if (copies_columns()) {
+            list.push_back({"im2col", internal::storage_source() + embedded_source("im2col"), storage,
+                            {{columns_kernel(), {columns_local()[0], 1, 1}}}});
+        }
+        return list;
+    }
     std::vector<KernelSpec> copies = {{patches_kernel(), {patches_local()[0], patches_local()[1], 1}}};
-    if (columns && !columns_in_place) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
+    if (copies_columns()) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
     std::vector<ProgramSpec> list = {
         {"im2col", internal::storage_source() + embedded_source("im2col"),
          storage + (transpose_prefetch_floats > 0 ? " -DPREFETCH_PLANES=" + std::to_string(transpose_prefetch_floats) : ""),
          copies},
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
-        {"gradient_sums", internal::storage_source() + embedded_source("gradient_sums"), storage,
-         {internal::blend_weight_gradient_kernel(), internal::blend_transposed_kernel(),
-          internal::bias_gradient_kernel()}}};
+        sums};
     if (widens_a) list.push_back(internal::widen_program());
     return list;
 }
 
 std::string WeightGradientGemmConfig::str() const {
+    if (dot) {
+        return std::string("dot-product form, dy in place, ") +
+               (columns_in_place ? "x in place" : std::string("x's columns (") + columns_kernel() + ")") + ", " +
+               (images_per_launch > 1 ? std::to_string(images_per_launch) + " images a launch"
+                                      : std::to_string(chunks_per_image) + " chunk(s) of " +
+                                            std::to_string(chunk_pixels) + " pixels an image") +
+               (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
+               std::to_string(workspace_bytes) + " bytes, tile " + std::to_string(dot_mr) + " x " +
+               std::to_string(dot_nr) + " rows of " + std::to_string(dot_vw) + " lanes";
+    }
     const std::string layout = !columns          ? ""
                                : columns_in_place ? "x in place, dy copied transposed, "
                                                   : std::string("x's columns (") + columns_kernel() +

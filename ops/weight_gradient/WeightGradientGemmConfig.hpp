@@ -94,8 +94,19 @@ struct WeightGradientGemmConfig {
     // the 32 MiB L3 between the chunks, and the copy of A was the larger cost.
     bool writes_dw = false;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
+    // Or in dot-product form (kernels_cl/gemm_dot.cl): dW = dY · colsᵀ with dy's planes read where they lie
+    // and x's columns copied as forward's im2col lays them (x itself for a 1x1 stride-1 unpadded layer), so
+    // that neither is transposed; the sum is dW's own layout. Where an image's P·Q is at least the profile's
+    // wgrad_gemm_dot_min_pixels (0: never); the measurements are in WeightGradientGemmConfig.cpp.
+    bool dot = false;
+    int dot_mr = 4, dot_nr = 6, dot_vw = 16;  // a work-item's rows of dy x rows of the columns, their lanes
+    std::int64_t images_per_launch = 1;       // dot with x in place and whole images a chunk: images a launch
 
-    std::int64_t chunks(const ConvShapes& shapes) const { return shapes.N * chunks_per_image; }
+    // The GEMM launches in all: each a chunk of an image's pixels, or images_per_launch whole images.
+    std::int64_t chunks(const ConvShapes& shapes) const {
+        return (shapes.N + images_per_launch - 1) / images_per_launch * chunks_per_image;
+    }
+    bool copies_columns() const { return (columns || dot) && !columns_in_place; }
     // The GEMM's rows (M) and columns (N) a group, and the copied patch length (= N).
     std::int64_t gemm_rows(const ConvShapes& shapes) const;
     std::int64_t gemm_columns(const ConvShapes& shapes) const;
@@ -107,12 +118,16 @@ struct WeightGradientGemmConfig {
     cl::NDRange columns_local() const;
     const char* columns_kernel() const { return columns_by_rows ? "im2col_rows" : "im2col"; }
     cl::NDRange gemm_global(const ConvShapes& shapes) const;  // batched over groups
-    cl::NDRange gemm_local() const { return cl::NDRange(tile.work_group[0], tile.work_group[1], 1); }
+    cl::NDRange gemm_local() const {
+        return dot ? cl::NDRange(1, 1, 1) : cl::NDRange(tile.work_group[0], tile.work_group[1], 1);
+    }
     // The patch expansion, the GEMM (writing; adding), the sums (dW's and the bias gradient).
     std::vector<ProgramSpec> programs() const;
     std::string str() const;
 };
 
+// The dot form's chunk (both operands' runs) where the profile sets no wgrad_gemm_dot_chunk_bytes.
+inline constexpr std::size_t kWeightGradientDotChunkBytes = std::size_t{1} << 20;
 // A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.
 inline constexpr std::size_t kWeightGradientChunkBytes = std::size_t{2} << 20;
 // Pixels a work-item of the patch copy takes in turn (kernels_cl/im2col.cl,

@@ -20,9 +20,17 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
     const auto program = [&](const ProgramSpec& spec) {
         return context_->programs().get_source(spec.label, spec.source, spec.options);
     };
+    if (config_.dot) {  // gemm_dot, the sums, then the columns' copy (WeightGradientGemmConfig::programs)
+        gemm_dot_ = internal::make_kernel(program(specs[0]), "gemm_dot");
+        const cl::Program sums = program(specs[1]);
+        blend_ = internal::make_kernel(sums, internal::kBlendWeightGradientKernel);
+        bias_gradient_ = internal::make_kernel(sums, internal::kBiasGradientKernel);
+        if (config_.copies_columns()) columns_ = internal::make_kernel(program(specs[2]), config_.columns_kernel());
+        return;
+    }
     const cl::Program copies = program(specs[0]);
     patches_ = internal::make_kernel(copies, config_.patches_kernel());
-    if (config_.columns && !config_.columns_in_place) columns_ = internal::make_kernel(copies, config_.columns_kernel());
+    if (config_.copies_columns()) columns_ = internal::make_kernel(copies, config_.columns_kernel());
     gemm_ = internal::make_kernel(program(specs[1]), "gemm");
     gemm_sum_ = internal::make_kernel(program(specs[2]), "gemm");
     const cl::Program sums = program(specs[3]);
@@ -34,6 +42,56 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
 
 void WeightGradientGemmConv::enqueue(const Tensor&, const Tensor&, const Workspace&, internal::EventChain&) {
     throw Error("internal: wgrad-gemm computes weight gradients only; it was asked to run forward");
+}
+
+void WeightGradientGemmConv::enqueue_columns(const Tensor& x, const Workspace& workspace, std::size_t at,
+                                             std::int64_t n, std::int64_t pq0, std::int64_t pixels,
+                                             internal::EventChain& chain) {
+    // The chunk's output rows p0.. as an image of `rows` output rows whose top padding is p0 rows less:
+    // forward's column matrix of them, P·Q = this chunk's pixels.
+    const ConvShapes& s = shapes_;
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    const std::int64_t p0 = pq0 / s.Q(), rows = pixels / s.Q();
+    internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x), workspace.buffer,
+                       static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(rows), i(s.Q()), i(s.R), i(s.S),
+                       i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h), i(s.pad_left), i(s.dilation_h),
+                       i(s.dilation_w));
+    internal::launch(context_->queue(), columns_, config_.columns_kernel(), config_.columns_global(s, rows),
+                     config_.columns_local(), chain);
+}
+
+void WeightGradientGemmConv::enqueue_dot(const Tensor& x, const Tensor& dy, const Tensor& dw, float beta,
+                                         const Workspace& workspace, internal::EventChain& chain) {
+    const ConvShapes& s = shapes_;
+    const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups, taps = s.C / s.groups * s.R * s.S;
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    auto l = [](std::int64_t v) { return static_cast<cl_long>(v); };
+    auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
+    const std::size_t columns = workspace.offset_bytes / sizeof(float);
+    const std::size_t sum = columns + config_.columns_bytes / sizeof(float);
+    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
+    for (std::int64_t launch = 0; launch < config_.chunks(s); ++launch) {
+        const std::int64_t n = launch / config_.chunks_per_image * config_.images_per_launch;
+        const std::int64_t pq0 = launch % config_.chunks_per_image * config_.chunk_pixels;
+        const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
+        const std::int64_t images = std::min(config_.images_per_launch, s.N - n);
+        if (config_.copies_columns()) enqueue_columns(x, workspace, columns, n, pq0, pixels, chain);
+        // Entry g: A = dy's group-g planes, D = the chunk's group-g columns (x's planes in place), C = group
+        // g's block of the sum (or of dw).
+        const cl::Buffer& d_buffer = config_.copies_columns() ? workspace.buffer : x.buffer();
+        const std::size_t d = config_.copies_columns() ? columns : internal::offset_of(x) + u(n * s.C * PQ + pq0);
+        const std::int64_t ldd = config_.copies_columns() ? pixels : PQ;
+        const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
+        const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
+        const int accumulate = launch > 0 || (writes_into_dw && beta == 1.0f) ? 1 : 0;
+        internal::set_args(gemm_dot_, "gemm_dot", dy.buffer(), internal::offset_of(dy) + u(n * s.K * PQ + pq0),
+                           i(PQ), l(kg * PQ), l(s.K * PQ), d_buffer, u(d), i(ldd), l(taps * ldd), l(s.C * PQ),
+                           c_buffer, u(c), i(taps), l(kg * taps), i(kg), i(taps), i(pixels), i(images), accumulate);
+        internal::launch(context_->queue(), gemm_dot_, "gemm_dot", config_.gemm_global(s), config_.gemm_local(),
+                         chain);
+    }
+    if (!writes_into_dw) internal::enqueue_blend_weight_gradient(context_->queue(), blend_, workspace.buffer, sum, dw,
+                                                                 beta, chain);
 }
 
 void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Tensor& dy, const Tensor& dw,
@@ -54,8 +112,13 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     const std::size_t columns_at = patches + config_.patches_bytes / sizeof(float);
     const std::size_t widened_at = columns_at + config_.columns_bytes / sizeof(float);
     const std::size_t sum = widened_at + config_.widened_a_bytes / sizeof(float);
-    const bool copies_columns = config_.columns && !config_.columns_in_place;
+    const bool copies_columns = config_.copies_columns();
     const cl::CommandQueue& queue = context_->queue();
+    if (config_.dot) {
+        enqueue_dot(x, dy, dw, beta, workspace, chain);
+        if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
+        return;
+    }
     const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
         const std::int64_t n = chunk / config_.chunks_per_image;
@@ -81,17 +144,7 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         }
         internal::launch(queue, patches_, config_.patches_kernel(), config_.patches_global(s, pixels),
                          config_.patches_local(), chain);
-        if (copies_columns) {
-            // The chunk's output rows p0.. as an image of `rows` output rows whose top padding is p0 rows
-            // less: forward's column matrix of them, P·Q = this chunk's pixels.
-            const std::int64_t p0 = pq0 / s.Q(), rows = pixels / s.Q();
-            internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x),
-                               workspace.buffer, u(columns_at), i(n), i(s.C), i(s.H), i(s.W), i(rows), i(s.Q()),
-                               i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h),
-                               i(s.pad_left), i(s.dilation_h), i(s.dilation_w));
-            internal::launch(queue, columns_, config_.columns_kernel(), config_.columns_global(s, rows),
-                             config_.columns_local(), chain);
-        }
+        if (copies_columns) enqueue_columns(x, workspace, columns_at, n, pq0, pixels, chain);
         // Entry g: A = dy's group-g rows (x's columns with columns: in place, or the copy), the chunk's
         // pixels; B = the chunk's group-g patches; C = group g's block of the sum.
         const Tensor& a_tensor = config_.columns ? x : dy;

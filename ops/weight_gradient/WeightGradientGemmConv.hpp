@@ -21,10 +21,15 @@ public:
                                   const Workspace& workspace, internal::EventChain& chain) override;
 
 private:
+    void enqueue_dot(const Tensor& x, const Tensor& dy, const Tensor& dw, float beta, const Workspace& workspace,
+                     internal::EventChain& chain);
+    void enqueue_columns(const Tensor& x, const Workspace& workspace, std::size_t at, std::int64_t n,
+                         std::int64_t pq0, std::int64_t pixels, internal::EventChain& chain);
+
     std::shared_ptr<Context> context_;
     ConvShapes shapes_;
     WeightGradientGemmConfig config_;
-    cl::Kernel patches_, columns_, gemm_, gemm_sum_, blend_, blend_transposed_, bias_gradient_, widen_;
+    cl::Kernel patches_, columns_, gemm_, gemm_sum_, blend_, blend_transposed_, bias_gradient_, widen_, gemm_dot_;
 };
 
 }  // namespace netcl

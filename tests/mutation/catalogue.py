@@ -624,6 +624,36 @@ MUTATIONS = [
          find="workspace.buffer, u(patches), i(n), i(pq0), i(pixels), i(config_.columns ? s.K : s.C),",
          replace="workspace.buffer, u(patches), i(n), 0, i(pixels), i(config_.columns ? s.K : s.C),",
          bug="transpose_planes copies every chunk of an image from its first pixel, not the chunk's"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (every case: pixels off 16).
+    dict(id="wgrad-dot-tail-dropped", area="gradients", file="kernels_cl/gemm_dot.cl",
+         find="for (int k = whole; k < K; ++k) {",
+         replace="for (int k = whole; k < whole; ++k) {",
+         bug="the dot-product GEMM drops a reduction's last K % VW elements"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (chunks; beta 1 writing dw).
+    dict(id="wgrad-dot-accumulate-ignored", area="gradients", file="kernels_cl/gemm_dot.cl",
+         find="c0[at] += sum;",
+         replace="c0[at] = sum;",
+         bug="every dot-product launch overwrites the sum: only the last chunk's gradient survives"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (2 images a launch).
+    dict(id="wgrad-dot-image-stride", area="gradients", file="kernels_cl/gemm_dot.cl",
+         find="__global const A_TYPE* ai = a0 + image * a_image;",
+         replace="__global const A_TYPE* ai = a0;",
+         bug="a launch over several images reads the first image's dy for every one"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (chunks of 42 pixels).
+    dict(id="wgrad-dot-chunk-start", area="gradients", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
+         find="internal::offset_of(dy) + u(n * s.K * PQ + pq0),",
+         replace="internal::offset_of(dy) + u(n * s.K * PQ),",
+         bug="the dot-product GEMM reads every chunk's dy from the image's first pixel"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (grouped edge shapes).
+    dict(id="wgrad-dot-group-stride", area="gradients", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
+         find="i(ldd), l(taps * ldd), l(s.C * PQ),",
+         replace="i(ldd), l(taps), l(s.C * PQ),",
+         bug="group g's columns start g rows' length in, not g groups of rows"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (the rule).
+    dict(id="wgrad-dot-weights-bound-ignored", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="static_cast<double>(s.K / s.groups * patch_length(s)) <= max_weights;",
+         replace="max_weights > 0.0;",
+         bug="the dot-product form is taken whatever dW's size, where the broadcast GEMM was measured faster"),
     dict(id="col2im-gather-tap-row", area="gradients", file="kernels_cl/im2col.cl",
          find="__global const float* row = cc + ((size_t)(ht - p * stride_h) * S * P + p) * Q;",
          replace="__global const float* row = cc + ((size_t)(ht - p) * S * P + p) * Q;",

@@ -298,6 +298,43 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
     }
 }
 
+// The weight gradient in dot-product form (kernels_cl/gemm_dot.cl) on
+// 16-lane vectors: x's columns copied in chunks of 2 output rows under stride
+// 2 and uneven pads (rows clamped: K = 5 and 27 taps off the 4 x 6 tile, 14
+// pixels a chunk, a tail of 14 lone elements), and x read in place in half,
+// groups 2, 2 images a launch then 1 (35 pixels: two vectors and a tail).
+TEST(Oclgrind, WeightGradientDotForm) {
+    const auto context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["wgrad_gemm_dot_min_pixels"] = 1;
+        profile.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+        profile.tuned["wgrad_gemm_dot_vw"] = 16;
+        profile.tuned["wgrad_gemm_dot_chunk_bytes"] = 2 * 7 * (5 + 27) * sizeof(float);
+    });
+    auto strided = shape(2, 3, 7, 13, 5, 3, 0, true);
+    strided.stride_h = strided.stride_w = 2;
+    strided.set_padding(1, 0, 1, 2);
+    auto in_place = shape(3, 6, 5, 7, 4, 1, 0, false);
+    in_place.groups = 2;
+    in_place.dtype = DataType::FLOAT16;
+    const auto images = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["wgrad_gemm_dot_min_pixels"] = 1;
+        profile.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+        profile.tuned["wgrad_gemm_dot_vw"] = 16;
+        profile.tuned["wgrad_gemm_dot_chunk_bytes"] = 2 * 35 * (6 + 4) * sizeof(float);
+    });
+    for (const auto& [s, ctx] : {std::pair{strided, context}, std::pair{in_place, images}}) {
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("wgrad-gemm");
+        options.seed = 17;
+        options.context = ctx;
+        const ConvShapes layer = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+        const auto result = test::run_conv_case(layer, options);
+        EXPECT_TRUE(result.passed()) << test::describe(layer, result);
+        EXPECT_NE(result.plan.config.find("dot-product form"), std::string::npos) << result.plan.config;
+    }
+}
+
 // float16 storage (kernels_cl/storage.cl, -DSTORAGE_HALF): the builds that
 // read and write half with float arithmetic, on shapes with ragged edges.
 ConvShapes in_half(ConvShapes s) {

@@ -1,0 +1,131 @@
+// C (+)= A · Dᵀ where A and D both run along the reduction: row m of A and
+// row n of D are each K contiguous elements, C[m][n] their dot product. The
+// weight gradient's two operands lie so in NCHW: dy's channel planes (K/groups
+// x pixels) and x's columns (C/groups·R·S x pixels, forward's im2col layout,
+// or x's own planes for a 1x1 stride-1 layer), so dW = dY · colsᵀ needs
+// neither transposed. gemm.cl's broadcast form needs one operand across its
+// columns: the weight gradient copied dy transposed a chunk at a time, and on
+// VGG's conv1.1 (27 taps, K = 64, N = 8) that copy took as long as the GEMM
+// (perf: 8.7% against 8.4% of the run's samples, 2 cores of an Intel Xeon,
+// AVX-512).
+//
+// A work-item owns MR rows of A x NR rows of D: MR * NR vector accumulators
+// of VW lanes, each lane a partial sum over every VW-th element; a step loads
+// MR + NR vectors for MR * NR FMAs (the broadcast form's ratio at the same
+// accumulator count), and the lanes are summed once at the end. The rows are
+// clamped to the matrix's last (their sums discarded), a reduction's last
+// K % VW elements go one at a time into lane 0.
+//
+// Work-items run along D's row tiles first (dimension 0): the next one
+// re-reads the same MR rows of A (dy), now in cache, where along A's tiles it
+// would fetch new dy rows from memory every time: VGG's conv1.1 at N = 8,
+// 25.7 -> 19.1-20.7 ms (best of 5; 2 cores of an Intel Xeon, AVX-512).
+// Tried and level: prefetching A's (and D's) rows 64-256 floats ahead; tiles
+// 6 x 4, 5 x 5, 3 x 8, 8 x 3; chunks of 4-16 MiB (64 MiB slower).
+//
+// IMAGES: the reduction runs over `images` stretches of K, each operand's
+// next stretch image_stride elements on (one launch over every image of a
+// layer whose operands lie in place). Batched over groups (dimension 2).
+//
+// Build options: DOT_MR, DOT_NR, DOT_VW (4, 8 or 16); A_TYPE, D_TYPE (float or
+// half: storage.cl's LOADN_AS; the accumulation is float32 either way).
+
+#if !defined(DOT_MR) || !defined(DOT_NR) || !defined(DOT_VW)
+#error "gemm_dot needs DOT_MR, DOT_NR and DOT_VW from its configuration"
+#endif
+#ifndef A_TYPE
+#define A_TYPE float
+#endif
+#ifndef D_TYPE
+#define D_TYPE float
+#endif
+
+#if DOT_VW == 4
+typedef float4 dot_vec;
+#define DOT_VSTORE vstore4
+#elif DOT_VW == 8
+typedef float8 dot_vec;
+#define DOT_VSTORE vstore8
+#elif DOT_VW == 16
+typedef float16 dot_vec;
+#define DOT_VSTORE vstore16
+#else
+#error "DOT_VW must be 4, 8 or 16"
+#endif
+
+// The lanes summed pairwise (once a tile, after the reduction), through a
+// private array: oclgrind 21.10 took the same sums written as .lo + .hi
+// halvings for uninitialised values (every tile's store reported).
+inline float dot_lanes_sum(const dot_vec v) {
+    float lanes[DOT_VW];
+    DOT_VSTORE(v, 0, lanes);
+#pragma unroll
+    for (int width = DOT_VW / 2; width > 0; width /= 2)
+#pragma unroll
+        for (int i = 0; i < width; ++i) lanes[i] += lanes[i + width];
+    return lanes[0];
+}
+
+// C's rows m0.. and columns n0.. of entry g. accumulate: add to C's contents
+// (a later stretch of the reduction), else overwrite.
+__kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int lda, const long a_batch,
+                       const long a_image, __global const D_TYPE* d, const ulong d_offset, const int ldd,
+                       const long d_batch, const long d_image, __global float* c, const ulong c_offset,
+                       const int ldc, const long c_batch, const int M, const int N, const int K, const int images,
+                       const int accumulate) {
+    const int m0 = (int)get_global_id(1) * DOT_MR, n0 = (int)get_global_id(0) * DOT_NR;
+    const long g = (long)get_global_id(2);
+    if (m0 >= M || n0 >= N) return;
+    __global const A_TYPE* a0 = a + a_offset + g * a_batch;
+    __global const D_TYPE* d0 = d + d_offset + g * d_batch;
+    long a_row[DOT_MR], d_row[DOT_NR];
+#pragma unroll
+    for (int i = 0; i < DOT_MR; ++i) a_row[i] = (long)min(m0 + i, M - 1) * lda;
+#pragma unroll
+    for (int j = 0; j < DOT_NR; ++j) d_row[j] = (long)min(n0 + j, N - 1) * ldd;
+    dot_vec acc[DOT_MR][DOT_NR];
+#pragma unroll
+    for (int i = 0; i < DOT_MR; ++i)
+#pragma unroll
+        for (int j = 0; j < DOT_NR; ++j) acc[i][j] = (dot_vec)(0.0f);
+    const int whole = K - K % DOT_VW;
+    for (int image = 0; image < images; ++image) {
+        __global const A_TYPE* ai = a0 + image * a_image;
+        __global const D_TYPE* di = d0 + image * d_image;
+        for (int k = 0; k < whole; k += DOT_VW) {
+            dot_vec av[DOT_MR];
+#pragma unroll
+            for (int i = 0; i < DOT_MR; ++i) av[i] = LOADN_AS(A_TYPE, DOT_VW, 0, ai + a_row[i] + k);
+#pragma unroll
+            for (int j = 0; j < DOT_NR; ++j) {
+                const dot_vec dv = LOADN_AS(D_TYPE, DOT_VW, 0, di + d_row[j] + k);
+#pragma unroll
+                for (int i = 0; i < DOT_MR; ++i) acc[i][j] = fma(av[i], dv, acc[i][j]);
+            }
+        }
+        for (int k = whole; k < K; ++k) {
+#pragma unroll
+            for (int j = 0; j < DOT_NR; ++j) {
+                const float dk = LOAD_AS(D_TYPE, di, d_row[j] + k);
+#pragma unroll
+                for (int i = 0; i < DOT_MR; ++i) acc[i][j].s0 = fma(LOAD_AS(A_TYPE, ai, a_row[i] + k), dk, acc[i][j].s0);
+            }
+        }
+    }
+    __global float* c0 = c + c_offset + g * c_batch;
+#pragma unroll
+    for (int i = 0; i < DOT_MR; ++i) {
+#pragma unroll
+        for (int j = 0; j < DOT_NR; ++j) {
+            if (m0 + i < M && n0 + j < N) {
+                const long at = (long)(m0 + i) * ldc + n0 + j;
+                const float sum = dot_lanes_sum(acc[i][j]);
+                if (accumulate) {
+                    c0[at] += sum;
+                } else {
+                    c0[at] = sum;
+                }
+            }
+        }
+    }
+}
