@@ -559,19 +559,26 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
 
 // The weight gradient in dot-product form (kernels_cl/gemm_dot.cl): dy's
 // planes and x's columns both read along the pixels, neither transposed.
-// Forced on every edge shape and random ones, with either column copy; in
-// chunks of rows (copied columns under stride 2 and padding, the last chunk
-// short) and of whole images a launch (x in place, groups 2: 3 images as 2
-// launches of 2 and 1), float32 and half, beta 0 and 1; one launch in all
-// writing dw itself; and the profile's rule (an image's pixels and dW's size).
+// Forced on every edge shape and random ones, with either column copy, a
+// tile a work-item and 2 x 3 tiles a work-item over blocks of 32 pixels
+// (tiles past M and N skipped); in chunks of rows (copied columns under
+// stride 2 and padding, the last chunk short) and of whole images a launch
+// (x in place, groups 2: 3 images as 2 launches of 2 and 1), float32 and
+// half, beta 0 and 1; one launch in all writing dw itself; and the profile's
+// rule (an image's pixels and dW's size).
 TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const auto forced = [](double by_rows, double chunk_bytes) {
+    const auto forced = [](double by_rows, double chunk_bytes, bool blocked = false) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["wgrad_gemm_dot_min_pixels"] = 1;
             p.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
             p.tuned["im2col_rows"] = by_rows;
             if (chunk_bytes > 0) p.tuned["wgrad_gemm_dot_chunk_bytes"] = chunk_bytes;
+            if (blocked) {
+                p.tuned["wgrad_gemm_dot_tiles_m"] = 2;
+                p.tuned["wgrad_gemm_dot_tiles_n"] = 3;
+                p.tuned["wgrad_gemm_dot_kb"] = 32;
+            }
         });
     };
     std::vector<ConvShapes> shapes;
@@ -580,11 +587,14 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
     for (int i = 0; i < 12; ++i) shapes.push_back(random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS));
     std::uint64_t seed = 8100;
     for (const double by_rows : {1.0, 0.0}) {
-        const auto context = forced(by_rows, 0);
+        const bool blocked = by_rows == 0.0;
+        const auto context = forced(by_rows, 0, blocked);
         for (const ConvShapes& s : shapes) {
             const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++);
             EXPECT_TRUE(r.passed()) << "im2col_rows " << by_rows << ": " << describe(s, r);
             EXPECT_NE(r.plan.config.find("dot-product form, dy in place"), std::string::npos) << s.str() << ": " << r.plan.config;
+            EXPECT_EQ(r.plan.config.find("2 x 3 tiles a work-item over blocks of 32 pixels") != std::string::npos, blocked)
+                << r.plan.config;
         }
     }
     // Stride 2 and padding 1 (7 x 14 outputs, K 11 and 36 taps): chunks of 3, 3 and 1 output rows. Groups 2,
@@ -603,10 +613,10 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
             {strided, 3 * 14 * (11 + 36) * sizeof(float), "x's columns (im2col_rows), 3 chunk(s) of 42 pixels an image"},
             {grouped, 2 * 91 * 20 * sizeof(float), "x in place, 2 images a launch"}};
         for (const auto& [s, chunk_bytes, expected] : chunked) {
-            const auto context = forced(1.0, chunk_bytes);
+            const auto context = forced(1.0, chunk_bytes, dtype == DataType::FLOAT16);
             for (const float beta : {0.0f, 1.0f}) {
                 const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++, beta);
-                EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+                EXPECT_TRUE(r.passed()) << "beta " << beta << " " << to_string(dtype) << ": " << describe(s, r);
                 EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
             }
         }

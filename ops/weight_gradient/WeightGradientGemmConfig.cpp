@@ -98,6 +98,9 @@ void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProf
     // 4 x 6 accumulators where vectors of 16 lanes mean 32 registers (AVX-512), 4 x 3 in 16 (AVX2).
     c.dot_mr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_mr", 4.0), 1.0, 8.0));
     c.dot_nr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_nr", c.dot_vw == 16 ? 6.0 : 3.0), 1.0, 8.0));
+    c.dot_tiles_m = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_tiles_m", 1.0), 1.0, 16.0));
+    c.dot_tiles_n = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_tiles_n", 1.0), 1.0, 16.0));
+    c.dot_kb = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_kb", 256.0), 16.0, 65536.0)) / 16 * 16;
     const std::int64_t PQ = s.P() * s.Q();
     const auto column_bytes = c.copies_columns() ? size(s.C * s.R * s.S) * sizeof(float) : 0;
     const auto pixel_bytes = size(s.K + s.C * s.R * s.S) * sizeof(float);
@@ -206,7 +209,8 @@ cl::NDRange WeightGradientGemmConfig::columns_local() const {
 
 cl::NDRange WeightGradientGemmConfig::gemm_global(const ConvShapes& s) const {
     if (dot) {
-        return cl::NDRange(size(blocks(gemm_columns(s), dot_nr)), size(blocks(gemm_rows(s), dot_mr)),
+        return cl::NDRange(size(blocks(gemm_columns(s), dot_nr * dot_tiles_n)),
+                           size(blocks(gemm_rows(s), dot_mr * dot_tiles_m)),
                            size(s.groups));
     }
     return cl::NDRange(size(blocks(gemm_columns(s), tile.nr())), size(blocks(gemm_rows(s), tile.mr)),
@@ -225,6 +229,8 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
         const std::string half = dtype == DataType::FLOAT16 ? "half" : "float";
         const std::string options = storage + " -DDOT_MR=" + std::to_string(dot_mr) + " -DDOT_NR=" +
                                     std::to_string(dot_nr) + " -DDOT_VW=" + std::to_string(dot_vw) +
+                                    " -DDOT_TILES_M=" + std::to_string(dot_tiles_m) + " -DDOT_TILES_N=" +
+                                    std::to_string(dot_tiles_n) + " -DDOT_KB=" + std::to_string(dot_kb) +
                                     " -DA_TYPE=" + half + " -DD_TYPE=" + (copies_columns() ? "float" : half);
         std::vector<ProgramSpec> list = {
             {"gemm_dot", internal::storage_source() + embedded_source("gemm_dot"), options, {{"gemm_dot", {1, 1, 1}}}},
@@ -257,7 +263,11 @@ std::string WeightGradientGemmConfig::str() const {
                                             std::to_string(chunk_pixels) + " pixels an image") +
                (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
                std::to_string(workspace_bytes) + " bytes, tile " + std::to_string(dot_mr) + " x " +
-               std::to_string(dot_nr) + " rows of " + std::to_string(dot_vw) + " lanes";
+               std::to_string(dot_nr) + " rows of " + std::to_string(dot_vw) + " lanes" +
+               (dot_tiles_m * dot_tiles_n > 1 ? ", " + std::to_string(dot_tiles_m) + " x " +
+                                                    std::to_string(dot_tiles_n) + " tiles a work-item over blocks of " +
+                                                    std::to_string(dot_kb) + " pixels"
+                                              : "");
     }
     const std::string layout = !columns          ? ""
                                : columns_in_place ? "x in place, dy copied transposed, "

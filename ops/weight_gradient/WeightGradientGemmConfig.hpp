@@ -100,6 +100,8 @@ struct WeightGradientGemmConfig {
     // wgrad_gemm_dot_min_pixels (0: never); the measurements are in WeightGradientGemmConfig.cpp.
     bool dot = false;
     int dot_mr = 4, dot_nr = 6, dot_vw = 16;  // a work-item's rows of dy x rows of the columns, their lanes
+    int dot_tiles_m = 1, dot_tiles_n = 1;    // a work-item's tiles, in turn over each block of dot_kb pixels
+    int dot_kb = 256;
     std::int64_t images_per_launch = 1;       // dot with x in place and whole images a chunk: images a launch
 
     // The GEMM launches in all: each a chunk of an image's pixels, or images_per_launch whole images.

@@ -629,6 +629,16 @@ MUTATIONS = [
          find="for (int k = whole; k < K; ++k) {",
          replace="for (int k = whole; k < whole; ++k) {",
          bug="the dot-product GEMM drops a reduction's last K % VW elements"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (blocks of 32 pixels).
+    dict(id="wgrad-dot-block-end", area="gradients", file="kernels_cl/gemm_dot.cl",
+         find="const int k_end = min(kb + DOT_KB, whole);",
+         replace="const int k_end = min(kb + DOT_KB - DOT_VW, whole);",
+         bug="each block of a work-item's tiles stops a vector short: those pixels never reach dW"),
+    # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (2 x 3 tiles; M and N off them).
+    dict(id="wgrad-dot-tile-index", area="gradients", file="kernels_cl/gemm_dot.cl",
+         find="for (int j = 0; j < DOT_NR; ++j) tile[i][j] = acc[tm * DOT_TILES_N + tn][i][j];",
+         replace="for (int j = 0; j < DOT_NR; ++j) tile[i][j] = acc[tn * DOT_TILES_M + tm][i][j];",
+         bug="a work-item's tiles resume one another's sums from block to block"),
     # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (chunks; beta 1 writing dw).
     dict(id="wgrad-dot-accumulate-ignored", area="gradients", file="kernels_cl/gemm_dot.cl",
          find="c0[at] += sum;",

@@ -302,7 +302,8 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
 // 16-lane vectors: x's columns copied in chunks of 2 output rows under stride
 // 2 and uneven pads (rows clamped: K = 5 and 27 taps off the 4 x 6 tile, 14
 // pixels a chunk, a tail of 14 lone elements), and x read in place in half,
-// groups 2, 2 images a launch then 1 (35 pixels: two vectors and a tail).
+// groups 2, 2 images a launch then 1 (35 pixels: two vectors and a tail),
+// 2 x 2 tiles a work-item over blocks of 16 pixels.
 TEST(Oclgrind, WeightGradientDotForm) {
     const auto context = test::context_with_profile([](DeviceProfile& profile) {
         profile.tuned["wgrad_gemm_dot_min_pixels"] = 1;
@@ -321,6 +322,9 @@ TEST(Oclgrind, WeightGradientDotForm) {
         profile.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
         profile.tuned["wgrad_gemm_dot_vw"] = 16;
         profile.tuned["wgrad_gemm_dot_chunk_bytes"] = 2 * 35 * (6 + 4) * sizeof(float);
+        profile.tuned["wgrad_gemm_dot_tiles_m"] = 2;
+        profile.tuned["wgrad_gemm_dot_tiles_n"] = 2;
+        profile.tuned["wgrad_gemm_dot_kb"] = 16;
     });
     for (const auto& [s, ctx] : {std::pair{strided, context}, std::pair{in_place, images}}) {
         test::ConvCaseOptions options;
