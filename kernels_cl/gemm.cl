@@ -138,6 +138,9 @@
 #if defined(PREFETCH_B) && (defined(B_PANEL) || defined(B_IMAGES) || EDGE_N)
 #error "PREFETCH_B prefetches row-major B where it lies: not with B_PANEL, B_IMAGES or EDGE_N"
 #endif
+#if defined(A_IMAGES) && (defined(A_PANEL) || K_SLICE || defined(B_PANEL) || defined(B_IMAGES))
+#error "A_IMAGES reads A's images where they lie, B's rows running on across them: no panels, slices or B_IMAGES"
+#endif
 #if defined(PREFETCH_PANEL) && !defined(B_PANEL)
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
 #endif
@@ -163,7 +166,11 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
                    __global const B_TYPE* restrict B, const ulong b_offset, const int bsB,
                    __global C_TYPE* restrict Cm, const ulong c_offset, const int bsC,
                    __global const C_TYPE* restrict bias, const ulong bias_offset,
-                   const int M, const int N, const int Kd, const int lda, const int ldb, const int ldc) {
+                   const int M, const int N, const int Kd, const int lda, const int ldb, const int ldc
+#ifdef A_IMAGES
+                   , const int a_images, const long a_image_stride
+#endif
+                   ) {
     const int ntn = (N + NR - 1) / NR, ntm = (M + MR - 1) / MR;
     const int tn = (int)get_global_id(0), tm = (int)get_global_id(1);
     if (tn >= ntn || tm >= ntm) return;
@@ -269,7 +276,15 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
     const int lines_a_step = sharers > 0 ? ((NR + PANEL_LINE - 1) / PANEL_LINE + sharers - 1) / sharers : 0;
     int line = tm > 0 && next_panel ? tm - 1 : panel_lines;  // the first row tile prefetches nothing
 #endif
+#ifdef A_IMAGES
+    // The reduction over a_images images of Kd steps each: A's next image
+    // a_image_stride elements on, B's rows running on across them.
+    for (int image = 0; image < a_images; ++image) {
+        ap = A + (size_t)image * a_image_stride;
+        int k = 0;
+#else
     int k = 0;
+#endif
 #if K_SLICE
     for (int k0 = 0; k0 < Kd; k0 += K_SLICE) {
         const int k_end = min(k0 + K_SLICE, Kd);
@@ -330,6 +345,9 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
             }
 #endif
     }
+#ifdef A_IMAGES
+    }
+#endif
 
 #pragma unroll
     for (int i = 0; i < MR; ++i) {

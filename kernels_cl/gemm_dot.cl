@@ -9,7 +9,7 @@
 // (perf: 8.7% against 8.4% of the run's samples, 2 cores of an Intel Xeon,
 // AVX-512).
 //
-// A work-item owns MR rows of A x NR rows of D: MR * NR vector accumulators
+// A tile is MR rows of A x NR rows of D: MR * NR vector accumulators
 // of VW lanes, each lane a partial sum over every VW-th element; a step loads
 // MR + NR vectors for MR * NR FMAs (the broadcast form's ratio at the same
 // accumulator count), and the lanes are summed once at the end. The rows are
@@ -17,26 +17,29 @@
 // K % VW elements go one at a time into lane 0.
 //
 // Work-items run along D's row tiles first (dimension 0): the next one
-// re-reads the same MR rows of A (dy), now in cache, where along A's tiles it
-// would fetch new dy rows from memory every time: VGG's conv1.1 at N = 8,
-// 25.7 -> 19.1-20.7 ms (best of 5; 2 cores of an Intel Xeon, AVX-512).
-// Tried and level: prefetching A's (and D's) rows 64-256 floats ahead; tiles
-// 6 x 4, 5 x 5, 3 x 8, 8 x 3; chunks of 4-16 MiB (64 MiB slower).
+// re-reads the same rows of A (dy), now in cache, where along A's tiles it
+// would fetch new dy rows from memory every time: VGG's conv1.1 at N = 8, a
+// tile a work-item, 25.7 -> 19.1-20.7 ms (best of 5; 2 cores of an Intel
+// Xeon, AVX-512). Tried and level there: prefetching A's (and D's) rows
+// 64-256 floats ahead; tiles 6 x 4, 5 x 5, 3 x 8, 8 x 3.
 //
 // DOT_TILES_M x DOT_TILES_N tiles a work-item, each taken in turn over a
 // block of DOT_KB elements of the reduction: the block's MR * TILES_M +
 // NR * TILES_N rows come from the L2 once and serve every tile from L1
 // (a tile alone uses each loaded vector for MR or NR FMAs); the tiles' sums
 // wait in private memory between blocks. VGG's conv1.1 at N = 8: a tile a
-// work-item 17.9, 18.0 ms, 2 x 5 tiles over blocks of 256 17.9, 14.6
-// (ops/weight_gradient: the profile's item 14).
+// work-item in 1 MiB chunks 17.9, 18.0 ms, 2 x 5 tiles over blocks of 256 in
+// 16 MiB chunks 17.9, 14.6; 2 x 5 tiles in 1 MiB chunks 20.6-22.0, so the
+// larger chunks (fewer launches, each reading its rows once) carry the gain
+// with the tiles (selector/profiles/pocl-cpu-avx512-intel.json, item 14).
 //
-// IMAGES: the reduction runs over `images` stretches of K, each operand's
-// next stretch image_stride elements on (one launch over every image of a
+// The reduction runs over `images` stretches of K, each operand's next
+// stretch a_image (d_image) elements on (one launch over every image of a
 // layer whose operands lie in place). Batched over groups (dimension 2).
 //
-// Build options: DOT_MR, DOT_NR, DOT_VW (4, 8 or 16); A_TYPE, D_TYPE (float or
-// half: storage.cl's LOADN_AS; the accumulation is float32 either way).
+// Build options: DOT_MR, DOT_NR, DOT_VW (4, 8 or 16); DOT_TILES_M, DOT_TILES_N,
+// DOT_KB (default 1, 1, 256); A_TYPE, D_TYPE (float or half: storage.cl's
+// LOADN_AS; the accumulation is float32 either way).
 
 #if !defined(DOT_MR) || !defined(DOT_NR) || !defined(DOT_VW)
 #error "gemm_dot needs DOT_MR, DOT_NR and DOT_VW from its configuration"
@@ -88,8 +91,8 @@ inline float dot_lanes_sum(const dot_vec v) {
 #endif
 #define DOT_TILES (DOT_TILES_M * DOT_TILES_N)
 
-// C's rows m0.. and columns n0.. of entry g. accumulate: add to C's contents
-// (a later stretch of the reduction), else overwrite.
+// C's rows m_base.. and columns n_base.. of entry g. accumulate: add to C's
+// contents (a later stretch of the reduction), else overwrite.
 __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int lda, const long a_batch,
                        const long a_image, __global const D_TYPE* d, const ulong d_offset, const int ldd,
                        const long d_batch, const long d_image, __global float* c, const ulong c_offset,
@@ -145,8 +148,8 @@ __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int
             }
         }
         for (int k = whole; k < K; ++k) {
-            for (int tm = 0; tm < DOT_TILES_M; ++tm) {
-                for (int tn = 0; tn < DOT_TILES_N; ++tn) {
+            for (int tm = 0; tm < DOT_TILES_M && m_base + tm * DOT_MR < M; ++tm) {
+                for (int tn = 0; tn < DOT_TILES_N && n_base + tn * DOT_NR < N; ++tn) {
 #pragma unroll
                     for (int j = 0; j < DOT_NR; ++j) {
                         const float dk = LOAD_AS(D_TYPE, di, (long)min(n_base + tn * DOT_NR + j, N - 1) * ldd + k);

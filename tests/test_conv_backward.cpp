@@ -557,6 +557,61 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     EXPECT_EQ(config(narrow).find("dy copied"), std::string::npos) << config(narrow);
 }
 
+// Whole images a GEMM (gemm.cl's A_IMAGES: the reduction runs over the
+// images of A where each lies, their patches side by side): x's patches
+// under a 3x3 filter (K 5 and 27 taps: the tile's clamped rows and
+// columns), x's planes transposed (K > C) and x in place with dy transposed
+// (K <= C); 3 images as GEMMs of 2 and 1, beta 0, 1 and 0.5; 2 images in one
+// GEMM writing dw itself. Float16 widens A a chunk at a time and keeps an
+// image a GEMM.
+TEST(ConvBackward, GemmWeightGradientFoldsImagesIntoTheReduction) {
+    const Variant variant("wgrad-gemm");
+    const auto folding = [](double image_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_fold_images_max_pixels"] = 1e9;
+            p.tuned["wgrad_gemm_fold_images_bytes"] = image_bytes;
+            p.tuned["wgrad_gemm_dot_min_pixels"] = 0;
+        });
+    };
+    const auto layer = [](std::int64_t n, std::int64_t c, std::int64_t k, std::int64_t r) {
+        ConvShapes s;
+        s.N = n, s.C = c, s.H = 6, s.W = 7, s.K = k, s.R = s.S = r;
+        s.set_padding(r / 2);
+        return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    };
+    struct Case {
+        ConvShapes shapes;
+        std::int64_t patch_floats;  // one pixel's patch row
+        std::string expected;
+    };
+    const std::vector<Case> cases = {
+        {layer(3, 3, 5, 3), 27, "2 images a GEMM, workspace"},
+        {layer(3, 16, 40, 1), 16, "x's planes in 8 x 8 blocks, 2 images a GEMM, workspace"},
+        {layer(3, 40, 16, 1), 16, "x in place, dy copied transposed, dy's planes in 8 x 8 blocks, 2 images a GEMM"}};
+    std::uint64_t seed = 8300;
+    for (const Case& c : cases) {
+        const auto context = folding(2.0 * 42 * c.patch_floats * sizeof(float));  // 2 images of 6 x 7 outputs
+        for (const float beta : {0.0f, 1.0f, 0.5f}) {
+            const ConvCaseResult r = run_im2col_variant(variant, c.shapes, context, seed++, beta);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(c.shapes, r);
+            EXPECT_NE(r.plan.config.find(c.expected), std::string::npos) << r.plan.config;
+        }
+    }
+    ConvShapes pair = layer(2, 3, 5, 3);
+    for (const float beta : {0.0f, 1.0f}) {
+        const ConvCaseResult r = run_im2col_variant(variant, pair, folding(1e9), seed++, beta);
+        EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(pair, r);
+        EXPECT_NE(r.plan.config.find("2 images a GEMM (the GEMM writes dw where beta is 0 or 1)"), std::string::npos)
+            << r.plan.config;
+    }
+    pair.dtype = DataType::FLOAT16;
+    const ConvCaseResult half = run_im2col_variant(variant, pair, folding(1e9), seed++);
+    EXPECT_TRUE(half.passed()) << describe(pair, half);
+    EXPECT_NE(half.plan.config.find("A widened to float32 a chunk at a time, 1 chunk(s) of 42 pixels an image"),
+              std::string::npos)
+        << half.plan.config;
+}
+
 // The weight gradient in dot-product form (kernels_cl/gemm_dot.cl): dy's
 // planes and x's columns both read along the pixels, neither transposed.
 // Forced on every edge shape and random ones, with either column copy, a
@@ -623,12 +678,20 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
     }
     ConvShapes single = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
     single.N = 1;
-    for (const float beta : {0.0f, 1.0f}) {
+    for (const float beta : {0.0f, 1.0f, 0.5f}) {  // 0.5: the sum blended into dw, which the GEMM cannot scale
         const ConvCaseResult r = run_im2col_variant(variant, single, forced(1.0, 0), seed++, beta);
         EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(single, r);
         EXPECT_NE(r.plan.config.find("1 chunk(s) of 98 pixels an image (the GEMM writes dw"), std::string::npos)
             << r.plan.config;
     }
+    // The workspace: a chunk's copied columns, then the float32 sum (dW's size); x in place, the sum alone.
+    const std::size_t sum_bytes = static_cast<std::size_t>(strided.weight_numel()) * sizeof(float);
+    strided.dtype = grouped.dtype = DataType::FLOAT32;
+    EXPECT_EQ(run_im2col_variant(variant, strided, forced(1.0, 3 * 14 * (11 + 36) * sizeof(float)), seed++)
+                  .workspace_bytes,
+              42 * 36 * sizeof(float) + sum_bytes);
+    EXPECT_EQ(run_im2col_variant(variant, grouped, forced(1.0, 2 * 91 * 20 * sizeof(float)), seed++).workspace_bytes,
+              static_cast<std::size_t>(grouped.weight_numel()) * sizeof(float));
     DeviceProfile profile = shared_context()->profile();
     profile.tuned["wgrad_gemm_dot_min_pixels"] = 784;
     profile.tuned["wgrad_gemm_dot_max_weights"] = 4096;

@@ -176,7 +176,7 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(intel_wgrad.nr(), 64);
     EXPECT_EQ(intel_wgrad.work_group, (std::array<std::size_t, 2>{4, 4}));
     EXPECT_EQ(weight_gradient_gemm_config(res2_expand, amd).tile.nr(), 48);
-    // VGG's conv1.1: 27 taps under a 64- or 48-wide tile that K = 64 fills take x's columns (dy copied), though
+    // VGG's conv1.1: 27 taps under AMD's 48-wide tile that K = 64 fills take x's columns (dy copied), though
     // dy's rows are over twice the patches'; under a 16-wide tile the patches fill it and the ratio rules. On
     // Intel it runs in dot-product form (dW of 1728 over 50176 pixels), as res2.reduce.first (4096 over 3136).
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
@@ -186,6 +186,13 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),
                                             intel).dot);
     EXPECT_FALSE(weight_gradient_gemm_config(res2_expand, intel).dot);  // dW of 16384
+    // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel (2 KiB of dy transposed a pixel on
+    // res5.reduce: all 8 images in 1 MiB), an image a GEMM on AMD and at 14x14.
+    const ConvShapes res5_reduce = shape(8, 2048, 7, 7, 512, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const ConvShapes res4_reduce = shape(8, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, intel).images_per_launch, 8);
+    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, amd).images_per_launch, 1);
+    EXPECT_EQ(weight_gradient_gemm_config(res4_reduce, intel).images_per_launch, 1);
     DeviceProfile narrow = amd;
     set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, narrow).columns);

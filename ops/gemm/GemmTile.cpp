@@ -28,6 +28,10 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
                                                    !packing.b_images_in_place && !edge_n),
                   "GEMM engine: B prefetched rows ahead is row-major B where it lies; expected no panels, no "
                   "images in place and no edge_n with it");
+    NETCL_REQUIRE(!packing.a_images || (!packing.a_panels && k_slice <= 0 && !b_panels && !packing.b_across_images &&
+                                        !packing.b_images_in_place),
+                  "GEMM engine: A's images read in place run B's rows on across them; expected no panels, k slices or "
+                  "B images with them");
     std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
                           " -DEDGE_N=" + std::to_string(edge_n ? 1 : 0);
     if (k_slice > 0) options += " -DK_SLICE=" + std::to_string(k_slice);
@@ -38,6 +42,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (packing.b_across_images) options += " -DB_PANEL -DC_IMAGES";
     if (packing.b_images_in_place) options += " -DB_IMAGES -DC_IMAGES";
     if (packing.prefetch_b_rows > 0) options += " -DPREFETCH_B=" + std::to_string(packing.prefetch_b_rows);
+    if (packing.a_images) options += " -DA_IMAGES";
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";

@@ -57,6 +57,9 @@ struct GemmPacking {
     bool b_across_images = false;  // B packed in panels whose columns run across the images (B_PANEL, C_IMAGES)
     bool b_images_in_place = false;  // B's columns across the images, read where each image lies (B_IMAGES, C_IMAGES)
     int prefetch_b_rows = 0;  // > 0: row-major B in place, each step prefetching the tile's columns that many rows ahead
+    // The reduction over several images of A read where each lies (A_IMAGES: kernel arguments a_images and
+    // a_image_stride after ldc), B's rows running on across them; not with panels, k slices or B_IMAGES.
+    bool a_images = false;
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

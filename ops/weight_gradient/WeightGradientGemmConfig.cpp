@@ -80,6 +80,22 @@ std::int64_t WeightGradientGemmConfig::gemm_columns(const ConvShapes& s) const {
 
 namespace {
 
+// Whole chunks of near-equal size, each at most what fits `target` bytes at `pixel_bytes` a pixel: ceil(units /
+// most) chunks of `unit` pixels (whole output rows where columns are copied: the copy runs along them).
+void split_into_chunks(WeightGradientGemmConfig& c, std::int64_t unit, std::int64_t units, std::size_t target,
+                       std::size_t pixel_bytes) {
+    const std::int64_t most =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(unit))), 1, units);
+    c.chunks_per_image = blocks(units, most);
+    c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
+    if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
+}
+
+// Whole images a launch, as many as fit `target` bytes (at least one, at most the batch).
+std::int64_t images_that_fit(const ConvShapes& s, std::size_t target, std::size_t pixel_bytes) {
+    return std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(s.P() * s.Q()))), 1, s.N);
+}
+
 bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
     const double min_pixels = profile.tuned_or("wgrad_gemm_dot_min_pixels", 0.0);
     const double max_weights = profile.tuned_or("wgrad_gemm_dot_max_weights", 0.0);
@@ -88,34 +104,39 @@ bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
 }
 
 // The dot-product form's chunks: both operands' runs of a chunk's pixels (dy's K and the columns' C·R·S
-// floats a pixel) sized to stay in a core's cache while every work-item reads its rows of them; x's
-// columns copied a chunk at a time, or where x is read in place whole images a launch while they fit.
+// floats a pixel), wgrad_gemm_dot_chunk_bytes of them (default 1 MiB, a core's cache; the Intel profile's
+// 16 MiB, where a work-item's tiles share each block of pixels from L1 and fewer launches paid more than
+// the L2 lost); x's columns copied a chunk at a time, or where x is read in place whole images a launch
+// while they fit.
 void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProfile& profile) {
     c.dot = true;
     c.columns_in_place = columns_in_place(s);
     const int vw = static_cast<int>(profile.tuned_or("wgrad_gemm_dot_vw", static_cast<double>(c.tile.vw)));
     c.dot_vw = vw == 4 || vw == 8 || vw == 16 ? vw : 8;
-    // 4 x 6 accumulators where vectors of 16 lanes mean 32 registers (AVX-512), 4 x 3 in 16 (AVX2).
+    // 4 x 6 accumulators where vectors of 16 lanes mean 32 registers (AVX-512); 4 x 3 in 16 (AVX2), where a
+    // step's 4 A vectors and a D vector make 17, one spilled (unmeasured: no profile takes the form there).
+    // A work-item's tiles keep their sums in private memory between blocks: their count is capped so that
+    // those stay within 32 KiB (a core's L1).
+
     c.dot_mr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_mr", 4.0), 1.0, 8.0));
     c.dot_nr = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_nr", c.dot_vw == 16 ? 6.0 : 3.0), 1.0, 8.0));
     c.dot_tiles_m = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_tiles_m", 1.0), 1.0, 16.0));
     c.dot_tiles_n = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_tiles_n", 1.0), 1.0, 16.0));
+    const auto sums_bytes = [&] {
+        return static_cast<std::size_t>(c.dot_tiles_m * c.dot_tiles_n * c.dot_mr * c.dot_nr * c.dot_vw) * sizeof(float);
+    };
+    while (sums_bytes() > kWeightGradientDotSumsBytes && (c.dot_tiles_m > 1 || c.dot_tiles_n > 1)) {
+        (c.dot_tiles_n >= c.dot_tiles_m ? c.dot_tiles_n : c.dot_tiles_m) -= 1;
+    }
     c.dot_kb = static_cast<int>(std::clamp(profile.tuned_or("wgrad_gemm_dot_kb", 256.0), 16.0, 65536.0)) / 16 * 16;
     const std::int64_t PQ = s.P() * s.Q();
     const auto column_bytes = c.copies_columns() ? size(s.C * s.R * s.S) * sizeof(float) : 0;
     const auto pixel_bytes = size(s.K + s.C * s.R * s.S) * sizeof(float);
     const auto target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_dot_chunk_bytes", static_cast<double>(kWeightGradientDotChunkBytes)));
-    const std::int64_t unit = c.copies_columns() ? s.Q() : 1, units = PQ / unit;
-    const std::int64_t most =
-        std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(unit))), 1, units);
-    c.chunks_per_image = blocks(units, most);
-    c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
-    if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
-    if (!c.copies_columns() && c.chunks_per_image == 1) {
-        c.images_per_launch =
-            std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(PQ))), 1, s.N);
-    }
+    const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
+    split_into_chunks(c, unit, PQ / unit, target, pixel_bytes);
+    if (!c.copies_columns() && c.chunks_per_image == 1) c.images_per_launch = images_that_fit(s, target, pixel_bytes);
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
     c.workspace_bytes = c.columns_bytes + size(s.weight_numel()) * sizeof(float);
     c.writes_dw = c.chunks(s) == 1 && s.dtype == DataType::FLOAT32;
@@ -141,7 +162,8 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     }
     c.edge_m = c.gemm_rows(s) < c.tile.mr;
     c.edge_n = c.gemm_columns(s) < c.tile.nr();
-    // A GEMM of few tiles (64 x 64: ResNet's res2.reduce.first, 11 row tiles of 6 and one column tile of 64)
+    // A GEMM of few tiles (64 x 64: ResNet's res2.reduce.first, 11 row tiles of 6 and one column tile of 64;
+    // measured before the Intel profile's dot-product form took that layer and VGG's conv1.1)
     // on the profile's work-groups would leave cores idle (4 x 4: three work-groups for two cores). Halved,
     // the wider side first, until a launch has wgrad_gemm_min_work_groups_per_unit (0: off) work-groups for
     // each compute unit. On 2 cores of an Intel Xeon, res2.reduce.first's weight gradient at N = 8
@@ -173,16 +195,23 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     const auto widened_a_pixel_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
     const auto chunk_target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
-    // Whole chunks of near-equal size: ceil(PQ / most) chunks, spread evenly
-    // (whole output rows where columns are copied: the copy runs along them).
-    const std::int64_t unit = c.columns && !c.columns_in_place ? s.Q() : 1, units = PQ / unit;
+    const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
     const std::size_t pixel_bytes = patch_row_bytes + column_bytes + widened_a_pixel_bytes;
-    const std::int64_t most =
-        std::clamp<std::int64_t>(static_cast<std::int64_t>(chunk_target / (pixel_bytes * size(unit))), 1, units);
-    c.chunks_per_image = blocks(units, most);
-    c.chunk_pixels = blocks(units, c.chunks_per_image) * unit;
-    if (unit > 1) c.chunk_rows = c.chunk_pixels / unit;
-    c.patches_bytes = size(c.chunk_pixels) * patch_row_bytes;
+    split_into_chunks(c, unit, PQ / unit, chunk_target, pixel_bytes);
+    // Images of few pixels whose A lies in place (dy, or x of a 1x1 stride-1 layer), one group: whole images a
+    // GEMM, the reduction running over them (A_IMAGES), their patches side by side, so that the sum is read
+    // and written once a launch rather than once an image. Where P·Q <= wgrad_gemm_fold_images_max_pixels (0:
+    // never), as many images as wgrad_gemm_fold_images_bytes of patches hold (default 1 MiB: the patches are
+    // every work-group's B, and past the L2 they are re-read from memory); the measurement is in the profile
+    // that sets it.
+    const double fold_max_pixels = profile.tuned_or("wgrad_gemm_fold_images_max_pixels", 0.0);
+    if (s.groups == 1 && !c.copies_columns() && !c.widens_a && c.chunks_per_image == 1 &&
+        static_cast<double>(PQ) <= fold_max_pixels) {
+        const auto fold_bytes = static_cast<std::size_t>(
+            profile.tuned_or("wgrad_gemm_fold_images_bytes", static_cast<double>(std::size_t{1} << 20)));
+        c.images_per_launch = images_that_fit(s, fold_bytes, pixel_bytes);
+    }
+    c.patches_bytes = size(c.images_per_launch * c.chunk_pixels) * patch_row_bytes;
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
     c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
@@ -241,14 +270,16 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
         }
         return list;
     }
+    GemmPacking packing;
+    packing.a_images = images_per_launch > 1;
     std::vector<KernelSpec> copies = {{patches_kernel(), {patches_local()[0], patches_local()[1], 1}}};
     if (copies_columns()) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
     std::vector<ProgramSpec> list = {
         {"im2col", internal::storage_source() + embedded_source("im2col"),
          storage + (transpose_prefetch_floats > 0 ? " -DPREFETCH_PLANES=" + std::to_string(transpose_prefetch_floats) : ""),
          copies},
-        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types),
-        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types),
+        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {}, types, packing),
+        gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, PostOps{}.with_sum(), types, packing),
         sums};
     if (widens_a) list.push_back(internal::widen_program());
     return list;
@@ -276,9 +307,10 @@ std::string WeightGradientGemmConfig::str() const {
     const std::string planes =
         transposes_planes ? std::string(columns ? "dy's" : "x's") + " planes in 8 x 8 blocks, " : "";
     return layout + planes + (widens_a ? "A widened to float32 a chunk at a time, " : "") +
-           std::to_string(chunks_per_image) +
-           " chunk(s) of " + std::to_string(chunk_pixels) +
-           " pixels an image" + (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
+           (images_per_launch > 1 ? std::to_string(images_per_launch) + " images a GEMM"
+                                  : std::to_string(chunks_per_image) + " chunk(s) of " + std::to_string(chunk_pixels) +
+                                        " pixels an image") +
+           (writes_dw ? " (the GEMM writes dw where beta is 0 or 1)" : "") + ", workspace " +
            std::to_string(workspace_bytes) + " bytes, GEMM " + tile.str() + (edge_m ? ", rows clamped" : "") +
            (edge_n ? ", columns clamped" : "") +
            (transpose_prefetch_floats > 0 ? ", planes prefetched " + std::to_string(transpose_prefetch_floats) + " pixels ahead"

@@ -97,12 +97,13 @@ struct WeightGradientGemmConfig {
     // Or in dot-product form (kernels_cl/gemm_dot.cl): dW = dY · colsᵀ with dy's planes read where they lie
     // and x's columns copied as forward's im2col lays them (x itself for a 1x1 stride-1 unpadded layer), so
     // that neither is transposed; the sum is dW's own layout. Where an image's P·Q is at least the profile's
-    // wgrad_gemm_dot_min_pixels (0: never); the measurements are in WeightGradientGemmConfig.cpp.
+    // wgrad_gemm_dot_min_pixels (0: never) and dW a group at most wgrad_gemm_dot_max_weights; the
+    // measurements are in the profile that sets them (pocl-cpu-avx512-intel.json) and tools/netcl-bench/SPEED.md.
     bool dot = false;
     int dot_mr = 4, dot_nr = 6, dot_vw = 16;  // a work-item's rows of dy x rows of the columns, their lanes
     int dot_tiles_m = 1, dot_tiles_n = 1;    // a work-item's tiles, in turn over each block of dot_kb pixels
     int dot_kb = 256;
-    std::int64_t images_per_launch = 1;       // dot with x in place and whole images a chunk: images a launch
+    std::int64_t images_per_launch = 1;       // whole images a launch, A (and D) read in place (1: none)
 
     // The GEMM launches in all: each a chunk of an image's pixels, or images_per_launch whole images.
     std::int64_t chunks(const ConvShapes& shapes) const {
@@ -128,6 +129,8 @@ struct WeightGradientGemmConfig {
     std::string str() const;
 };
 
+// The most a dot-form work-item's tiles keep in private memory between blocks of pixels.
+inline constexpr std::size_t kWeightGradientDotSumsBytes = std::size_t{32} << 10;
 // The dot form's chunk (both operands' runs) where the profile sets no wgrad_gemm_dot_chunk_bytes.
 inline constexpr std::size_t kWeightGradientDotChunkBytes = std::size_t{1} << 20;
 // A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.

@@ -61,7 +61,8 @@ void WeightGradientGemmConv::enqueue_columns(const Tensor& x, const Workspace& w
 }
 
 void WeightGradientGemmConv::enqueue_dot(const Tensor& x, const Tensor& dy, const Tensor& dw, float beta,
-                                         const Workspace& workspace, internal::EventChain& chain) {
+                                         bool writes_into_dw, const Workspace& workspace,
+                                         internal::EventChain& chain) {
     const ConvShapes& s = shapes_;
     const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups, taps = s.C / s.groups * s.R * s.S;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
@@ -69,7 +70,6 @@ void WeightGradientGemmConv::enqueue_dot(const Tensor& x, const Tensor& dy, cons
     auto u = [](std::size_t v) { return static_cast<cl_ulong>(v); };
     const std::size_t columns = workspace.offset_bytes / sizeof(float);
     const std::size_t sum = columns + config_.columns_bytes / sizeof(float);
-    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
     for (std::int64_t launch = 0; launch < config_.chunks(s); ++launch) {
         const std::int64_t n = launch / config_.chunks_per_image * config_.images_per_launch;
         const std::int64_t pq0 = launch % config_.chunks_per_image * config_.chunk_pixels;
@@ -114,36 +114,41 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     const std::size_t sum = widened_at + config_.widened_a_bytes / sizeof(float);
     const bool copies_columns = config_.copies_columns();
     const cl::CommandQueue& queue = context_->queue();
+    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
     if (config_.dot) {
-        enqueue_dot(x, dy, dw, beta, workspace, chain);
+        enqueue_dot(x, dy, dw, beta, writes_into_dw, workspace, chain);
         if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
         return;
     }
-    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
-        const std::int64_t n = chunk / config_.chunks_per_image;
+        const std::int64_t n = chunk / config_.chunks_per_image * config_.images_per_launch;
         const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
         const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
-        if (config_.transposes_planes) {
-            // The planes of dy (with columns: its patches under a 1x1 filter) or of x (a 1x1 stride-1
-            // unpadded layer) transposed, K/groups or C/groups a pixel.
-            const Tensor& planes = config_.columns ? dy : x;
-            internal::set_args(patches_, "transpose_planes", planes.buffer(), internal::offset_of(planes),
-                               workspace.buffer, u(patches), i(n), i(pq0), i(pixels), i(config_.columns ? s.K : s.C),
-                               i(PQ), i(s.groups));
-        } else if (config_.columns) {
-            // dy's patches under a 1x1 stride-1 filter: dy transposed, K/groups a pixel.
-            internal::set_args(patches_, "im2col_patches", dy.buffer(), internal::offset_of(dy), workspace.buffer,
-                               u(patches), i(n), i(pq0), i(pixels), i(s.K), i(s.P()), i(s.Q()), i(s.Q()), 1, 1, 1, 1,
-                               0, 0, 1, 1, i(s.groups), i(kWeightGradientPatchRun));
-        } else {
-            internal::set_args(patches_, "im2col_patches", x.buffer(), internal::offset_of(x), workspace.buffer,
-                               u(patches), i(n), i(pq0), i(pixels), i(s.C), i(s.H), i(s.W), i(s.Q()), i(s.R), i(s.S),
-                               i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left), i(s.dilation_h),
-                               i(s.dilation_w), i(s.groups), i(kWeightGradientPatchRun));
+        const std::int64_t images = std::min(config_.images_per_launch, s.N - n);
+        // Each image's patches after the last's (images > 1: whole images, one group).
+        for (std::int64_t image = n; image < n + images; ++image) {
+            const std::size_t at = patches + static_cast<std::size_t>((image - n) * pixels * columns);
+            if (config_.transposes_planes) {
+                // The planes of dy (with columns: its patches under a 1x1 filter) or of x (a 1x1 stride-1
+                // unpadded layer) transposed, K/groups or C/groups a pixel.
+                const Tensor& planes = config_.columns ? dy : x;
+                internal::set_args(patches_, "transpose_planes", planes.buffer(), internal::offset_of(planes),
+                                   workspace.buffer, u(at), i(image), i(pq0), i(pixels),
+                                   i(config_.columns ? s.K : s.C), i(PQ), i(s.groups));
+            } else if (config_.columns) {
+                // dy's patches under a 1x1 stride-1 filter: dy transposed, K/groups a pixel.
+                internal::set_args(patches_, "im2col_patches", dy.buffer(), internal::offset_of(dy),
+                                   workspace.buffer, u(at), i(image), i(pq0), i(pixels), i(s.K), i(s.P()), i(s.Q()),
+                                   i(s.Q()), 1, 1, 1, 1, 0, 0, 1, 1, i(s.groups), i(kWeightGradientPatchRun));
+            } else {
+                internal::set_args(patches_, "im2col_patches", x.buffer(), internal::offset_of(x), workspace.buffer,
+                                   u(at), i(image), i(pq0), i(pixels), i(s.C), i(s.H), i(s.W), i(s.Q()), i(s.R),
+                                   i(s.S), i(s.stride_h), i(s.stride_w), i(s.pad_top), i(s.pad_left),
+                                   i(s.dilation_h), i(s.dilation_w), i(s.groups), i(kWeightGradientPatchRun));
+            }
+            internal::launch(queue, patches_, config_.patches_kernel(), config_.patches_global(s, pixels),
+                             config_.patches_local(), chain);
         }
-        internal::launch(queue, patches_, config_.patches_kernel(), config_.patches_global(s, pixels),
-                         config_.patches_local(), chain);
         if (copies_columns) enqueue_columns(x, workspace, columns_at, n, pq0, pixels, chain);
         // Entry g: A = dy's group-g rows (x's columns with columns: in place, or the copy), the chunk's
         // pixels; B = the chunk's group-g patches; C = group g's block of the sum.
@@ -165,9 +170,18 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         cl::Kernel& gemm = chunk == 0 && !(writes_into_dw && beta == 1.0f) ? gemm_ : gemm_sum_;
         const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
         const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
-        internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
-                           i(pixels * columns), c_buffer, u(c), i(rows_a * columns), dy.buffer(),
-                           internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns), i(columns));
+        if (config_.images_per_launch > 1) {
+            // A_IMAGES: the reduction runs over the launch's images, A's next one an image of its tensor on.
+            internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
+                               i(pixels * columns), c_buffer, u(c), i(rows_a * columns), dy.buffer(),
+                               internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns),
+                               i(columns), i(images), static_cast<cl_long>(s.groups * rows_a * PQ));
+        } else {
+            internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
+                               i(pixels * columns), c_buffer, u(c), i(rows_a * columns), dy.buffer(),
+                               internal::offset_of(dy), i(rows_a), i(columns), i(pixels), i(lda), i(columns),
+                               i(columns));
+        }
         internal::launch(queue, gemm, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
     }
     if (writes_into_dw) {

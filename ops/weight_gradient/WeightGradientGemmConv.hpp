@@ -21,8 +21,8 @@ public:
                                   const Workspace& workspace, internal::EventChain& chain) override;
 
 private:
-    void enqueue_dot(const Tensor& x, const Tensor& dy, const Tensor& dw, float beta, const Workspace& workspace,
-                     internal::EventChain& chain);
+    void enqueue_dot(const Tensor& x, const Tensor& dy, const Tensor& dw, float beta, bool writes_into_dw,
+                     const Workspace& workspace, internal::EventChain& chain);
     void enqueue_columns(const Tensor& x, const Workspace& workspace, std::size_t at, std::int64_t n,
                          std::int64_t pq0, std::int64_t pixels, internal::EventChain& chain);
 

@@ -489,7 +489,7 @@ MUTATIONS = [
          replace="const bool writes_into_dw = config_.writes_dw;",
          bug="a one-chunk GEMM writes dw itself at any beta, which its output stage cannot scale (beta = 0.5)"),
     # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (conv1.1's
-    # weight gradient on x's columns under the 64- and 48-wide tiles).
+    # weight gradient on x's columns under AMD's 48-wide tile; on Intel it takes the dot-product form).
     dict(id="wgrad-short-patches-ignored", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
          find="const bool short_patches = patch_length(s) < tile.nr() && s.K / s.groups >= tile.nr();",
          replace="const bool short_patches = false;",
@@ -621,14 +621,24 @@ MUTATIONS = [
          bug="transpose_planes' short block (pixels off the 8) leaves its last pixel's patch row uncopied"),
     # Expected: test_conv_backward, GemmWeightGradientTransposesPlanesInBlocks (chunks of 23 pixels).
     dict(id="wgrad-planes-chunk-start", area="gradients", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
-         find="workspace.buffer, u(patches), i(n), i(pq0), i(pixels), i(config_.columns ? s.K : s.C),",
-         replace="workspace.buffer, u(patches), i(n), 0, i(pixels), i(config_.columns ? s.K : s.C),",
+         find="u(at), i(image), i(pq0), i(pixels),\n                                   i(config_.columns ? s.K : s.C)",
+         replace="u(at), i(image), 0, i(pixels),\n                                   i(config_.columns ? s.K : s.C)",
          bug="transpose_planes copies every chunk of an image from its first pixel, not the chunk's"),
     # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (every case: pixels off 16).
     dict(id="wgrad-dot-tail-dropped", area="gradients", file="kernels_cl/gemm_dot.cl",
          find="for (int k = whole; k < K; ++k) {",
          replace="for (int k = whole; k < whole; ++k) {",
          bug="the dot-product GEMM drops a reduction's last K % VW elements"),
+    # Expected: test_conv_backward, GemmWeightGradientFoldsImagesIntoTheReduction (2 images a GEMM).
+    dict(id="gemm-a-images-stride", area="gradients", file="kernels_cl/gemm.cl",
+         find="ap = A + (size_t)image * a_image_stride;",
+         replace="ap = A;",
+         bug="a GEMM over several images multiplies the first image's A by every image's B"),
+    # Expected: test_conv_backward, GemmWeightGradientFoldsImagesIntoTheReduction (2 images a GEMM).
+    dict(id="wgrad-fold-patches-side-by-side", area="gradients", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
+         find="const std::size_t at = patches + static_cast<std::size_t>((image - n) * pixels * columns);",
+         replace="const std::size_t at = patches;",
+         bug="every image of a GEMM over images copies its patches over the first's"),
     # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (blocks of 32 pixels).
     dict(id="wgrad-dot-block-end", area="gradients", file="kernels_cl/gemm_dot.cl",
          find="const int k_end = min(kb + DOT_KB, whole);",

@@ -13,6 +13,10 @@
 // blocks; 2 MiB for the multi-block cases); the LowLocal cases run again with --local-mem-size 16384, the local
 // memory the fallback variant is meant for.
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
 #include <gtest/gtest.h>
 
@@ -298,6 +302,21 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
     }
 }
 
+// A layer's weight gradient on wgrad-gemm under `context`'s profile, its
+// plan expected to say `expected`.
+void expect_clean_weight_gradient(const ConvShapes& forward, const std::shared_ptr<Context>& context,
+                                  std::uint64_t seed, const std::string& expected) {
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant("wgrad-gemm");
+    options.seed = seed;
+    options.context = context;
+    const ConvShapes layer = forward.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    const auto result = test::run_conv_case(layer, options);
+    EXPECT_TRUE(result.passed()) << test::describe(layer, result);
+    EXPECT_NE(result.plan.config.find(expected), std::string::npos) << result.plan.config;
+}
+
 // The weight gradient in dot-product form (kernels_cl/gemm_dot.cl) on
 // 16-lane vectors: x's columns copied in chunks of 2 output rows under stride
 // 2 and uneven pads (rows clamped: K = 5 and 27 taps off the 4 x 6 tile, 14
@@ -326,16 +345,27 @@ TEST(Oclgrind, WeightGradientDotForm) {
         profile.tuned["wgrad_gemm_dot_tiles_n"] = 2;
         profile.tuned["wgrad_gemm_dot_kb"] = 16;
     });
-    for (const auto& [s, ctx] : {std::pair{strided, context}, std::pair{in_place, images}}) {
-        test::ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("wgrad-gemm");
-        options.seed = 17;
-        options.context = ctx;
-        const ConvShapes layer = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
-        const auto result = test::run_conv_case(layer, options);
-        EXPECT_TRUE(result.passed()) << test::describe(layer, result);
-        EXPECT_NE(result.plan.config.find("dot-product form"), std::string::npos) << result.plan.config;
+    const std::vector<std::tuple<ConvShapes, std::shared_ptr<Context>, std::string>> cases = {
+        {strided, context, "2 chunk(s) of 14 pixels an image"},
+        {in_place, images, "2 images a launch, workspace 48 bytes, tile 4 x 6 rows of 16 lanes, 2 x 2 tiles a "
+                           "work-item over blocks of 16 pixels"}};
+    for (const auto& [s, ctx, expected] : cases) expect_clean_weight_gradient(s, ctx, 17, expected);
+}
+
+// The weight gradient's GEMM over whole images (gemm.cl's A_IMAGES, A read
+// where each image lies): x's patches of a 3x3 layer (K 5, 27 taps: the
+// tile's clamped rows and columns) and x in place beside dy transposed
+// (1x1, K 16 <= C 40), 3 images as GEMMs of 2 and 1.
+TEST(Oclgrind, WeightGradientImagesInOneGemm) {
+    auto patches = shape(3, 3, 6, 7, 5, 3, 1, true);
+    auto in_place = shape(3, 40, 6, 7, 16, 1, 0, false);
+    for (const auto& [s, patch_floats] : {std::pair{patches, 27}, std::pair{in_place, 16}}) {
+        const auto context = test::context_with_profile([patch_floats = patch_floats](DeviceProfile& profile) {
+            profile.tuned["wgrad_gemm_fold_images_max_pixels"] = 1e9;
+            profile.tuned["wgrad_gemm_fold_images_bytes"] = 2.0 * 42 * patch_floats * sizeof(float);
+            profile.tuned["wgrad_gemm_dot_min_pixels"] = 0;
+        });
+        expect_clean_weight_gradient(s, context, 19, "2 images a GEMM");
     }
 }
 
