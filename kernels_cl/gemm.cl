@@ -105,6 +105,14 @@
 // processes) ResNet-50's res2.reduce (256 -> 64 at 56x56) at N = 8 0.74, 0.72x
 // -> 0.99, 0.95x; pocl-cpu-avx512-intel.json (item 8) has the other layers.
 //
+// A_IMAGES (not with A_PANEL, K_SLICE, B_PANEL or B_IMAGES): the reduction
+// runs over a_images images of Kd steps each (two arguments after ldc),
+// A's next image a_image_stride elements on where it lies, B's rows running
+// on across them (the images' rows side by side). The weight gradient of
+// res5's 7x7 layers sums over every image in one GEMM, where a GEMM an image
+// read and wrote dW's float32 sum (4 MiB on res5.reduce) once an image:
+// pocl-cpu-avx512-intel.json (item 15).
+//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 

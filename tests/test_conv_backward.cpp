@@ -562,8 +562,8 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
 // under a 3x3 filter (K 5 and 27 taps: the tile's clamped rows and
 // columns), x's planes transposed (K > C) and x in place with dy transposed
 // (K <= C); 3 images as GEMMs of 2 and 1, beta 0, 1 and 0.5; 2 images in one
-// GEMM writing dw itself. Float16 widens A a chunk at a time and keeps an
-// image a GEMM.
+// GEMM writing dw itself. Float16 (A widened a chunk at a time), groups and
+// copied columns keep an image a GEMM.
 TEST(ConvBackward, GemmWeightGradientFoldsImagesIntoTheReduction) {
     const Variant variant("wgrad-gemm");
     const auto folding = [](double image_bytes) {
@@ -610,6 +610,22 @@ TEST(ConvBackward, GemmWeightGradientFoldsImagesIntoTheReduction) {
     EXPECT_NE(half.plan.config.find("A widened to float32 a chunk at a time, 1 chunk(s) of 42 pixels an image"),
               std::string::npos)
         << half.plan.config;
+    // Nor do groups (each group's patches lie a whole chunk apart) or copied columns (a chunk's copy at a time):
+    // a 1x1 layer of 2 groups, and 3x3 stride 2 over rows of 18 outputs (x's columns, dy transposed).
+    ConvShapes grouped = layer(3, 16, 8, 1);
+    grouped.groups = 2;
+    ConvShapes strided;
+    strided.N = 3, strided.C = 4, strided.H = strided.W = 36, strided.K = 8, strided.R = strided.S = 3;
+    strided.stride_h = strided.stride_w = 2;
+    strided.set_padding(1);
+    strided = strided.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    for (const auto& [s, expected] : {std::pair{grouped, std::string("1 chunk(s) of 42 pixels an image")},
+                                      std::pair{strided, std::string("x's columns (")}}) {
+        const ConvCaseResult r = run_im2col_variant(variant, s, folding(1e9), seed++);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.config.find("images a GEMM"), std::string::npos) << r.plan.config;
+        EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+    }
 }
 
 // The weight gradient in dot-product form (kernels_cl/gemm_dot.cl): dy's

@@ -51,7 +51,8 @@ struct GemmOperandTypes {
 // B in panels of NR columns running across images, C stored back into them
 // (B_PANEL with C_IMAGES; not with b_panels, edge_n or a batch); or B's
 // columns across the images unpacked, each image read where it lies
-// (B_IMAGES with C_IMAGES; not with the panels either).
+// (B_IMAGES with C_IMAGES; not with the panels either); or A's images read
+// where each lies, one GEMM's reduction running over them (A_IMAGES).
 struct GemmPacking {
     bool a_panels = false;
     bool b_across_images = false;  // B packed in panels whose columns run across the images (B_PANEL, C_IMAGES)

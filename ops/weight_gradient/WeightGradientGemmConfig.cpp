@@ -208,8 +208,12 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     if (s.groups == 1 && !c.copies_columns() && !c.widens_a && c.chunks_per_image == 1 &&
         static_cast<double>(PQ) <= fold_max_pixels) {
         const auto fold_bytes = static_cast<std::size_t>(
-            profile.tuned_or("wgrad_gemm_fold_images_bytes", static_cast<double>(std::size_t{1} << 20)));
-        c.images_per_launch = images_that_fit(s, fold_bytes, pixel_bytes);
+            profile.tuned_or("wgrad_gemm_fold_images_bytes", static_cast<double>(kWeightGradientFoldImagesBytes)));
+        // Within the workspace limit too, so that folding never turns the implementation down.
+        const std::size_t limit = weight_gradient_workspace_limit(profile);
+        const std::size_t sum_bytes = size(s.weight_numel()) * sizeof(float);
+        const std::size_t room = limit > sum_bytes ? limit - sum_bytes : 0;
+        c.images_per_launch = images_that_fit(s, std::min(fold_bytes, room), pixel_bytes);
     }
     c.patches_bytes = size(c.images_per_launch * c.chunk_pixels) * patch_row_bytes;
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;

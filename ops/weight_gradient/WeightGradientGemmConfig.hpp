@@ -5,7 +5,7 @@
 // dW_g = sum over images n and pixel chunks of dY_{n,g}'s chunk columns
 // (K/groups x pixels, NCHW as it lies) x the chunk's patches (pixels x
 // C/groups·R·S, kernels_cl/im2col.cl's im2col_patches): a row-major GEMM per
-// chunk (batched over groups), the first writing a float32 sum and every
+// chunk, or per images_per_launch whole images (gemm.cl's A_IMAGES), batched over groups, the first writing a float32 sum and every
 // later one adding to it in its output stage (POST_SUM), in chunk order;
 // gradient_sums.cl's blend_weight_gradient then blends it into dW (beta, the
 // layer's type; one chunk in all, the GEMM writes dw itself: writes_dw). No atomics: the same dw bit for bit on every run. A
@@ -57,7 +57,7 @@ struct WeightGradientGemmConfig {
     std::int64_t chunk_pixels = 1;      // output pixels a chunk reduces over (the last of an image may be fewer)
     std::int64_t chunk_rows = 0;        // with copied columns: whole output rows a chunk (chunk_pixels = rows x Q)
     std::int64_t chunks_per_image = 1;
-    std::size_t patches_bytes = 0;      // one chunk's copy: x's patches, or dy's transposed (B) with columns
+    std::size_t patches_bytes = 0;      // a launch's copy (its images' side by side): x's patches, or dy's transposed (B) with columns
     std::size_t columns_bytes = 0;      // one chunk's copied columns of x (A), after the patches
     // The patches are a 1x1 stride-1 unpadded view's planes transposed (dy's with columns, else x's of such
     // a layer), their length a multiple of 8: transpose_planes, 8 x 8 blocks a work-item
@@ -79,7 +79,8 @@ struct WeightGradientGemmConfig {
     bool widens_a = false;
     std::size_t widened_a_bytes = 0;
     std::size_t workspace_bytes = 0;    // the patches, the columns, the widened A, then the float32 sum (dW's size)
-    // One chunk in all (N = 1, the image's pixels in one), float32, dW not transposed: the GEMM writes dw
+    // One launch in all (N = 1 with the image's pixels in one, or every image in one GEMM), float32, dW not
+    // transposed: the GEMM writes dw
     // itself where beta is 0 (a plain store) or 1 (its output stage adding dw's contents, POST_SUM), and
     // neither the sum nor the blend is touched. The blend re-reads and rewrites dW's size after the GEMM:
     // on res5.projection (1024 -> 2048, 7x7 outputs, N = 1) 2M floats, <1 ms of the layer's 3.5 (Zen 3).
@@ -91,7 +92,9 @@ struct WeightGradientGemmConfig {
     // N = 8 re-read and rewrite their 4-8 MiB sums once, not 8 times, and write dw from the one GEMM:
     // res5.reduce 7.9-9.9 -> 10.7-11.4 ms, res5.expand 7.7-9.3 -> 9.4-9.8, res5.projection level,
     // res5's 3x3 stride 2 33.7-36.7 -> 28.9-30.7 (Zen 3, two alternating runs): sums of that size stay in
-    // the 32 MiB L3 between the chunks, and the copy of A was the larger cost.
+    // the 32 MiB L3 between the chunks, and the copy of A was the larger cost. Without the copy (A read where
+    // each image lies, images_per_launch, gemm.cl's A_IMAGES) it pays on an Intel Xeon's 7x7 layers: the
+    // profile's item 15.
     bool writes_dw = false;
     DataType dtype = DataType::FLOAT32;  // of x, dy, dw and db; the copies and the sum are float32
     // Or in dot-product form (kernels_cl/gemm_dot.cl): dW = dY · colsᵀ with dy's planes read where they lie
@@ -131,6 +134,8 @@ struct WeightGradientGemmConfig {
 
 // The most a dot-form work-item's tiles keep in private memory between blocks of pixels.
 inline constexpr std::size_t kWeightGradientDotSumsBytes = std::size_t{32} << 10;
+// A GEMM over whole images: the most patches it copies, where the profile sets no wgrad_gemm_fold_images_bytes.
+inline constexpr std::size_t kWeightGradientFoldImagesBytes = std::size_t{1} << 20;
 // The dot form's chunk (both operands' runs) where the profile sets no wgrad_gemm_dot_chunk_bytes.
 inline constexpr std::size_t kWeightGradientDotChunkBytes = std::size_t{1} << 20;
 // A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.

@@ -20,6 +20,11 @@ WeightGradientGemmConv::WeightGradientGemmConv(std::shared_ptr<Context> context,
     const auto program = [&](const ProgramSpec& spec) {
         return context_->programs().get_source(spec.label, spec.source, spec.options);
     };
+    // Whole images a GEMM lay their patches side by side and read A where each image lies: one group, A
+    // neither copied nor widened (weight_gradient_gemm_config folds no other).
+    NETCL_REQUIRE(config_.images_per_launch == 1 || config_.dot ||
+                      (shapes_.groups == 1 && !config_.copies_columns() && !config_.widens_a),
+                  "wgrad-gemm: whole images a GEMM need one group and A read in place");
     if (config_.dot) {  // gemm_dot, the sums, then the columns' copy (WeightGradientGemmConfig::programs)
         gemm_dot_ = internal::make_kernel(program(specs[0]), "gemm_dot");
         const cl::Program sums = program(specs[1]);

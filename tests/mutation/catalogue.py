@@ -639,6 +639,16 @@ MUTATIONS = [
          find="const std::size_t at = patches + static_cast<std::size_t>((image - n) * pixels * columns);",
          replace="const std::size_t at = patches;",
          bug="every image of a GEMM over images copies its patches over the first's"),
+    # Expected: test_conv_backward, GemmWeightGradientFoldsImagesIntoTheReduction (the grouped 1x1 layer).
+    dict(id="wgrad-fold-groups", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="if (s.groups == 1 && !c.copies_columns() && !c.widens_a && c.chunks_per_image == 1 &&",
+         replace="if (!c.copies_columns() && !c.widens_a && c.chunks_per_image == 1 &&",
+         bug="a grouped layer's images folded into one GEMM, whose patches lie a group's chunk apart"),
+    # Expected: test_conv_backward, GemmWeightGradientFoldsImagesIntoTheReduction (3x3 stride 2, copied columns).
+    dict(id="wgrad-fold-copied-columns", area="gradients", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="if (s.groups == 1 && !c.copies_columns() && !c.widens_a && c.chunks_per_image == 1 &&",
+         replace="if (s.groups == 1 && !c.widens_a && c.chunks_per_image == 1 &&",
+         bug="images folded where x's columns are copied a chunk at a time into one image's room"),
     # Expected: test_conv_backward, GemmWeightGradientInDotFormMatchesReference (blocks of 32 pixels).
     dict(id="wgrad-dot-block-end", area="gradients", file="kernels_cl/gemm_dot.cl",
          find="const int k_end = min(kb + DOT_KB, whole);",

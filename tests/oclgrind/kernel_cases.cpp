@@ -354,7 +354,7 @@ TEST(Oclgrind, WeightGradientDotForm) {
 
 // The weight gradient's GEMM over whole images (gemm.cl's A_IMAGES, A read
 // where each image lies): x's patches of a 3x3 layer (K 5, 27 taps: the
-// tile's clamped rows and columns) and x in place beside dy transposed
+// tile's clamped rows) and x in place beside dy transposed
 // (1x1, K 16 <= C 40), 3 images as GEMMs of 2 and 1.
 TEST(Oclgrind, WeightGradientImagesInOneGemm) {
     auto patches = shape(3, 3, 6, 7, 5, 3, 1, true);
