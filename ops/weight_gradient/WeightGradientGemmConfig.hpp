@@ -34,6 +34,7 @@
 // C·R·S + K floats a pixel against the patches' C·R·S, but in rows as
 // forward's im2col does, where the patches are written across. Which one:
 // WeightGradientGemmConfig.cpp, with the measurements.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -111,6 +112,16 @@ struct WeightGradientGemmConfig {
     // The GEMM launches in all: each a chunk of an image's pixels, or images_per_launch whole images.
     std::int64_t chunks(const ConvShapes& shapes) const {
         return (shapes.N + images_per_launch - 1) / images_per_launch * chunks_per_image;
+    }
+    // Launch `index`'s first image, its first pixel and pixel count an image, and its images.
+    struct Launch {
+        std::int64_t image, pq0, pixels, images;
+    };
+    Launch launch(const ConvShapes& shapes, std::int64_t index) const {
+        const std::int64_t image = index / chunks_per_image * images_per_launch;
+        const std::int64_t pq0 = index % chunks_per_image * chunk_pixels;
+        return {image, pq0, std::min(chunk_pixels, shapes.P() * shapes.Q() - pq0),
+                std::min(images_per_launch, shapes.N - image)};
     }
     bool copies_columns() const { return (columns || dot) && !columns_in_place; }
     // The GEMM's rows (M) and columns (N) a group, and the copied patch length (= N).

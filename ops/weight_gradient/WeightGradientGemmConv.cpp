@@ -76,10 +76,7 @@ void WeightGradientGemmConv::enqueue_dot(const Tensor& x, const Tensor& dy, cons
     const std::size_t columns = workspace.offset_bytes / sizeof(float);
     const std::size_t sum = columns + config_.columns_bytes / sizeof(float);
     for (std::int64_t launch = 0; launch < config_.chunks(s); ++launch) {
-        const std::int64_t n = launch / config_.chunks_per_image * config_.images_per_launch;
-        const std::int64_t pq0 = launch % config_.chunks_per_image * config_.chunk_pixels;
-        const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
-        const std::int64_t images = std::min(config_.images_per_launch, s.N - n);
+        const auto [n, pq0, pixels, images] = config_.launch(s, launch);
         if (config_.copies_columns()) enqueue_columns(x, workspace, columns, n, pq0, pixels, chain);
         // Entry g: A = dy's group-g planes, D = the chunk's group-g columns (x's planes in place), C = group
         // g's block of the sum (or of dw).
@@ -109,6 +106,13 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
                       workspace.offset_bytes % sizeof(float) == 0,
                   "wgrad-gemm: the workspace is missing or smaller than the " +
                       std::to_string(config_.workspace_bytes) + " bytes it declared");
+    const cl::CommandQueue& queue = context_->queue();
+    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
+    if (config_.dot) {
+        enqueue_dot(x, dy, dw, beta, writes_into_dw, workspace, chain);
+        if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
+        return;
+    }
     const std::int64_t PQ = s.P() * s.Q(), kg = s.K / s.groups;
     const std::int64_t rows_a = config_.gemm_rows(s), columns = config_.gemm_columns(s);
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
@@ -118,18 +122,8 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
     const std::size_t widened_at = columns_at + config_.columns_bytes / sizeof(float);
     const std::size_t sum = widened_at + config_.widened_a_bytes / sizeof(float);
     const bool copies_columns = config_.copies_columns();
-    const cl::CommandQueue& queue = context_->queue();
-    const bool writes_into_dw = config_.writes_dw && (beta == 0.0f || beta == 1.0f);
-    if (config_.dot) {
-        enqueue_dot(x, dy, dw, beta, writes_into_dw, workspace, chain);
-        if (s.bias) internal::enqueue_bias_gradient(queue, bias_gradient_, s, dy, *db, beta, chain);
-        return;
-    }
     for (std::int64_t chunk = 0; chunk < config_.chunks(s); ++chunk) {
-        const std::int64_t n = chunk / config_.chunks_per_image * config_.images_per_launch;
-        const std::int64_t pq0 = chunk % config_.chunks_per_image * config_.chunk_pixels;
-        const std::int64_t pixels = std::min(config_.chunk_pixels, PQ - pq0);
-        const std::int64_t images = std::min(config_.images_per_launch, s.N - n);
+        const auto [n, pq0, pixels, images] = config_.launch(s, chunk);
         // Each image's patches after the last's (images > 1: whole images, one group).
         for (std::int64_t image = n; image < n + images; ++image) {
             const std::size_t at = patches + static_cast<std::size_t>((image - n) * pixels * columns);
