@@ -31,7 +31,7 @@
 // measured below in the README's speed section). NDRange: dim0 = channel
 // panels, dim1 = pixel tiles; the host keeps images * image strides in int.
 // Build options: MR, NV, VW, S (the filter width: the tap loop of the interior
-// path unrolls over it), BIAS. The rest of the geometry (R, strides, top/left
+// path unrolls over it), BIAS, KT and KCB (below). The rest of the geometry (R, strides, top/left
 // padding) arrives as arguments, so one build serves every layer of a filter
 // width (PoCL compiles a kernel in seconds); for a layer large enough to pay
 // for a build of its own the configuration fixes it too (FIXED_GEOMETRY with
@@ -48,6 +48,13 @@
 // float16 input to float32 first (kernels_cl/widen.cl says why).
 #ifndef X_TYPE
 #define X_TYPE STORAGE
+#endif
+// KT: pixel tiles a work-item owns (dim1 then counts groups of KT tiles),
+// taken in turn over blocks of KCB channels, so that the KT tiles share each
+// block's weights from L1 where one tile streams its whole panel from L2
+// (1: one tile, no blocks; ImplicitGemmConfig.cpp says where each is used).
+#ifndef KT
+#define KT 1
 #endif
 #if VW == 4
 #define HALF_BITS_T ushort4
@@ -88,10 +95,15 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #endif
     const int M = images * image_pixels;
     const int ntk = (K + NR - 1) / NR, ntp = (M + MR - 1) / MR;
-    const int tk = (int)get_global_id(0), tp = (int)get_global_id(1);
-    if (tk >= ntk || tp >= ntp) return;
-    const int k0 = tk * NR;                      // a panel: guarded stores, no shift-back
-    const int m0 = max(min(tp * MR, M - MR), 0);  // the last pixel tile shifted back
+    // dim1 counts groups of KT pixel tiles (one tile where KT is 1).
+    const int tk = (int)get_global_id(0), tg = (int)get_global_id(1);
+    if (tk >= ntk || tg * KT >= ntp) return;
+#if KT == 1
+    const int tiles = 1;
+#else
+    const int tiles = min(KT, ntp - tg * KT);
+#endif
+    const int k0 = tk * NR;  // a panel: guarded stores, no shift-back
     X += x_offset;
     Y += y_offset;
 #ifdef DEPTH
@@ -101,28 +113,32 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #endif
     bias += bias_offset;
 
-    // Per pixel: its top-left tap (row, column) and its image's first float,
-    // where every address of the tile is then base + row * W + column.
-    int ph[MR], pw[MR], base[MR];
+    // Per pixel of each tile: its top-left tap (row, column) and its image's
+    // first float, where every address of the tile is then base + row * W +
+    // column. A tile's first pixel: the last tile is shifted back.
+    int m0[KT], ph[KT][MR], pw[KT][MR], base[KT][MR], cols_in[KT];
 #ifdef DEPTH
-    int first_plane[MR];
+    int first_plane[KT][MR];
 #endif
-    int cols_in = 1;  // every tap of every pixel inside the row width
+    for (int t = 0; t < tiles; ++t) {
+        m0[t] = max(min((tg * KT + t) * MR, M - MR), 0);
+        cols_in[t] = 1;  // every tap of every pixel inside the row width
 #pragma unroll
-    for (int i = 0; i < MR; ++i) {
-        const int pixel = min(m0 + i, M - 1);
-        const int n = pixel / image_pixels;
+        for (int i = 0; i < MR; ++i) {
+            const int pixel = min(m0[t] + i, M - 1);
+            const int n = pixel / image_pixels;
 #ifdef DEPTH
-        const int opq = pixel - n * image_pixels, o = opq / PQ, pq = opq - o * PQ;
-        first_plane[i] = o * sd - pd_arg;
+            const int opq = pixel - n * image_pixels, o = opq / PQ, pq = opq - o * PQ;
+            first_plane[t][i] = o * sd - pd_arg;
 #else
-        const int pq = pixel - n * PQ;
+            const int pq = pixel - n * PQ;
 #endif
-        const int p = pq / Q, q = pq - p * Q;
-        ph[i] = p * SH - PH;
-        pw[i] = q * SW - PW;
-        base[i] = n * x_image_stride;
-        cols_in &= (pw[i] >= 0) & (pw[i] + S - 1 < W);
+            const int p = pq / Q, q = pq - p * Q;
+            ph[t][i] = p * SH - PH;
+            pw[t][i] = q * SW - PW;
+            base[t][i] = n * x_image_stride;
+            cols_in[t] &= (pw[t][i] >= 0) & (pw[t][i] + S - 1 < W);
+        }
     }
 
     vec_t acc[MR][NV];
@@ -131,50 +147,75 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #pragma unroll
         for (int v = 0; v < NV; ++v) acc[i][v] = (vec_t)(0.0f);
     vec_t b[NV];
+#if KT > 1
+    // KT tiles share each block of KCB channels' weights while it is in L1:
+    // a 3x3 panel of 64 channels is C * 2.3 KiB (1.2 MiB at C = 512), which
+    // one tile at a time streams from L2 for 16 FMAs per 256 bytes. The
+    // tiles' sums wait here between blocks.
+    vec_t sums[KT][MR][NV];
+    for (int t = 0; t < KT; ++t)
+#pragma unroll
+        for (int i = 0; i < MR; ++i)
+#pragma unroll
+            for (int v = 0; v < NV; ++v) sums[t][i][v] = (vec_t)(0.0f);
+    const int channel_block = KCB;
+#else
+    const int channel_block = C;
+#endif
 
-    // PIXEL_BASE(i): pixel i's first float of this filter plane's input
-    // plane; PLANE_IN(i): whether that plane is inside the input. In 2-D they
-    // are base[i] and 1, so the 2-D build is the kernel it was before DEPTH
-    // (arrays set to those values instead ran ResNet-50's implicit-GEMM
-    // layers 9-23% slower in two A/B runs).
+    // PIXEL_BASE(t, i): pixel i of tile t's first float of this filter
+    // plane's input plane; PLANE_IN(t, i): whether that plane is inside the
+    // input. In 2-D they are base[t][i] and 1, so the 2-D build is the kernel
+    // it was before DEPTH (arrays set to those values instead ran ResNet-50's
+    // implicit-GEMM layers 9-23% slower in two A/B runs).
 #ifdef DEPTH
-    int pbase[MR], pin[MR];
-#define PIXEL_BASE(i) pbase[i]
-#define PLANE_IN(i) pin[i]
+    int pbase[KT][MR], pin[KT][MR];
+#define PIXEL_BASE(t, i) pbase[t][i]
+#define PLANE_IN(t, i) pin[t][i]
     for (int u = 0; u < T; ++u) {
         int any_plane = 0;
+        for (int t = 0; t < tiles; ++t)
 #pragma unroll
-        for (int i = 0; i < MR; ++i) {
-            const int d = first_plane[i] + u;
-            pin[i] = (d >= 0) & (d < D);
-            pbase[i] = base[i] + (pin[i] ? d : 0) * plane;
-            any_plane |= pin[i];
-        }
+            for (int i = 0; i < MR; ++i) {
+                const int d = first_plane[t][i] + u;
+                pin[t][i] = (d >= 0) & (d < D);
+                pbase[t][i] = base[t][i] + (pin[t][i] ? d : 0) * plane;
+                any_plane |= pin[t][i];
+            }
         if (!any_plane) continue;
         __global const float* wu = Wp + (size_t)u * R * C * S * NR;
 #else
-#define PIXEL_BASE(i) base[i]
-#define PLANE_IN(i) 1
+#define PIXEL_BASE(t, i) base[t][i]
+#define PLANE_IN(t, i) 1
     {
         __global const float* wu = Wp;
 #endif
     for (int r = 0; r < R; ++r) {
         __global const float* wr = wu + (size_t)r * C * S * NR;
+    for (int c0 = 0; c0 < C; c0 += channel_block) {
+        const int c1 = min(C, c0 + channel_block);
+    for (int t = 0; t < tiles; ++t) {
         int row_in = 1, any_row = 0;
 #pragma unroll
         for (int i = 0; i < MR; ++i) {
-            const int in = (ph[i] + r >= 0) & (ph[i] + r < H) & PLANE_IN(i);
+            const int in = (ph[t][i] + r >= 0) & (ph[t][i] + r < H) & PLANE_IN(t, i);
             row_in &= in;
             any_row |= in;
         }
         if (!any_row) continue;
-        if (row_in & cols_in) {
+#if KT > 1
+#pragma unroll
+        for (int i = 0; i < MR; ++i)
+#pragma unroll
+            for (int v = 0; v < NV; ++v) acc[i][v] = sums[t][i][v];
+#endif
+        if (row_in & cols_in[t]) {
             int off[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) off[i] = PIXEL_BASE(i) + (ph[i] + r) * W + pw[i];
-            __global const X_TYPE* xp = X;
-            __global const float* wp = wr;
-            for (int c = 0; c < C; ++c) {
+            for (int i = 0; i < MR; ++i) off[i] = PIXEL_BASE(t, i) + (ph[t][i] + r) * W + pw[t][i];
+            __global const X_TYPE* xp = X + (size_t)c0 * channel;
+            __global const float* wp = wr + (size_t)c0 * S * NR;
+            for (int c = c0; c < c1; ++c) {
 #pragma unroll
                 for (int s = 0; s < S; ++s) {
 #pragma unroll
@@ -189,22 +230,41 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
                 wp += S * NR;
                 xp += channel;
             }
-            continue;
-        }
+        } else {
         for (int s = 0; s < S; ++s) {
             int off[MR], in[MR];
             int inside = 0;
 #pragma unroll
             for (int i = 0; i < MR; ++i) {
-                const int ih = ph[i] + r, iw = pw[i] + s;
-                in[i] = PLANE_IN(i) && ih >= 0 && ih < H && iw >= 0 && iw < W;
-                off[i] = in[i] ? PIXEL_BASE(i) + ih * W + iw : 0;
+                const int ih = ph[t][i] + r, iw = pw[t][i] + s;
+                in[i] = PLANE_IN(t, i) && ih >= 0 && ih < H && iw >= 0 && iw < W;
+                off[i] = in[i] ? PIXEL_BASE(t, i) + ih * W + iw : 0;
                 inside += in[i];
             }
             if (inside == 0) continue;
-            __global const float* wp = wr + s * NR;
-            __global const X_TYPE* xp = X;
-            for (int c = 0; c < C; ++c) {
+            __global const float* wp = wr + (size_t)c0 * S * NR + s * NR;
+            __global const X_TYPE* xp = X + (size_t)c0 * channel;
+            // A tap every pixel of the tile has inside needs no select: a
+            // tile holding a row's first pixel of a padded stride-2 layer is
+            // outside only on its s = 0 taps, and the selects (a masked load
+            // each, three uops against the broadcast's one) held ResNet's
+            // res5.3x3.stride2 at N = 8 to 9.1-10.3 ms.
+            if (inside == MR) {
+                for (int c = c0; c < c1; ++c) {
+#pragma unroll
+                    for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp);
+#pragma unroll
+                    for (int i = 0; i < MR; ++i) {
+                        const vec_t a = (vec_t)(LOAD_AS(X_TYPE, xp, off[i]));
+#pragma unroll
+                        for (int v = 0; v < NV; ++v) acc[i][v] = fma(a, b[v], acc[i][v]);
+                    }
+                    wp += S * NR;
+                    xp += channel;
+                }
+                continue;
+            }
+            for (int c = c0; c < c1; ++c) {
 #pragma unroll
                 for (int v = 0; v < NV; ++v) b[v] = VLOAD(v, wp);
 #pragma unroll
@@ -218,7 +278,16 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
                 xp += channel;
             }
         }
-    }
+        }
+#if KT > 1
+#pragma unroll
+        for (int i = 0; i < MR; ++i)
+#pragma unroll
+            for (int v = 0; v < NV; ++v) sums[t][i][v] = acc[i][v];
+#endif
+    }  // the tiles
+    }  // the channel blocks
+    }  // the filter rows
     }  // the filter planes (one in 2-D)
 #undef PIXEL_BASE
 #undef PLANE_IN
@@ -234,14 +303,22 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #define OUT(i, v, t) LANE(acc[i][v], t)
 #endif
     const int full_panel = k0 + NR <= K;
+    for (int tile = 0; tile < tiles; ++tile) {
+#if KT > 1
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int v = 0; v < NV; ++v) acc[i][v] = sums[tile][i][v];
+#endif
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
-        if (m0 + i >= M) continue;  // only when M < MR (the tile is larger than the batch)
+        if (m0[tile] + i >= M) continue;  // only when M < MR (the tile is larger than the batch)
 #ifdef POST_SUM
-        if (m0 + i < tp * MR) continue;  // the shifted-back last tile's rows its neighbour stored
+        if (m0[tile] + i < (tg * KT + tile) * MR) continue;  // the shifted-back last tile's rows its neighbour stored
 #endif
-        const int n = (m0 + i) / image_pixels;
-        __global STORAGE* yi = Y + (size_t)n * y_image_stride + (m0 + i - n * image_pixels) + (size_t)k0 * image_pixels;
+        const int n = (m0[tile] + i) / image_pixels;
+        __global STORAGE* yi =
+            Y + (size_t)n * y_image_stride + (m0[tile] + i - n * image_pixels) + (size_t)k0 * image_pixels;
         if (full_panel) {
 #if defined(STORAGE_HALF) && !defined(POST_SUM)
             // Half: the VW channels rounded in one vector conversion, then
@@ -279,6 +356,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
                     }
         }
     }
+    }  // the tiles
 #undef OUT
 }
 

@@ -652,6 +652,80 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
     }
 }
 
+// Blocked tiles (conv_kvec.cl's KT and KCB): each work-item owns 3 pixel
+// tiles, taken in turn over blocks of 5 channels (C = 9: a block and a
+// remainder; C = 3 one short block), so the last work-item of a launch has
+// fewer tiles, the shifted-back last tile's rows are stored once (with a
+// residual sum too), the padded stride-2 tiles take the border path with taps
+// all inside and taps partly outside, and a wider layer the interior path.
+// Float16 (its widened x, the half store), groups, a 1x1 stride-2 layer and a
+// 3-D layer (the DEPTH plane loop) ride the same builds' options.
+TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
+    ConvShapes odd;  // 5 images of 3x3 outputs: 15 tiles of 3 pixels in 5 work-items of 3 tiles
+    odd.N = 5, odd.C = 9, odd.H = 6, odd.W = 5, odd.K = 37, odd.R = 3, odd.S = 3, odd.stride_h = odd.stride_w = 2;
+    odd.set_padding(1, 0, 0, 2), odd.bias = true;
+    ConvShapes summed = odd;  // one image of 4x4: 16 pixels, 6 tiles, the last one shifted back
+    summed.N = 1, summed.H = 8, summed.W = 7, summed.bias = false;
+    summed.post_ops = PostOps::leaky_relu(0.125f).with_sum();
+    ConvShapes half = odd;
+    half.dtype = DataType::FLOAT16;
+    ConvShapes interior;  // unpadded 3x3 stride 1: the interior path, K off the panel
+    interior.N = 2, interior.C = 12, interior.H = 9, interior.W = 11, interior.K = 20, interior.R = interior.S = 3;
+    ConvShapes grouped;  // 1x1 stride 2, two groups of 8 -> 5 channels
+    grouped.N = 3, grouped.C = 16, grouped.H = 3, grouped.W = 7, grouped.K = 10, grouped.R = grouped.S = 1;
+    grouped.stride_h = grouped.stride_w = 2, grouped.groups = 2;
+    ConvShapes depth;  // 3-D 3x3x3, padded: planes in and out of the input
+    depth.spatial_rank = 3, depth.N = 2, depth.C = 9, depth.D = 4, depth.H = 5, depth.W = 6, depth.K = 11;
+    depth.T = depth.R = depth.S = 3, depth.pad_front = depth.pad_back = 1, depth.set_padding(1);
+    ConvShapes thin = odd;  // C = 3 under 8: the thin tile, never blocked
+    thin.C = 3;
+
+    auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
+    DeviceProfile profile = context->profile();
+    for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_pointwise"}) {
+        set_gemm_tile(profile, prefix, GemmTile{3, 2, 8, {1, 2}});
+    }
+    profile.tuned["implicit_gemm_blocked_tiles"] = 3;
+    profile.tuned["implicit_gemm_blocked_channels"] = 5;
+    profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 0;
+    profile.tuned["implicit_gemm_blocked_wg1"] = 2;
+    context->set_profile(profile);
+    const ImplicitGemmConfig blocked = implicit_gemm_config(odd, profile);
+    EXPECT_EQ(blocked.tiles_per_item, 3);
+    EXPECT_EQ(blocked.channel_block, 5);
+    EXPECT_EQ(blocked.local()[1], 2u);
+    EXPECT_EQ(blocked.global(odd, odd.N)[1], 5u);  // 45 pixels, 15 tiles, 5 groups of 3
+    EXPECT_NE(blocked.program().options.find("-DKT=3 -DKCB=5"), std::string::npos) << blocked.program().options;
+    EXPECT_EQ(implicit_gemm_config(thin, profile).tiles_per_item, 1);
+    std::uint64_t seed = 950;
+    for (const ConvShapes& s : {odd, summed, half, interior, grouped, depth}) {
+        SCOPED_TRACE(s.str());
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("implicit-gemm");
+        options.seed = ++seed;
+        options.context = context;
+        const ConvCaseResult r = run_conv_case(s, options);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find("3 tiles a work-item over blocks of 5 channels"), std::string::npos)
+            << r.plan.config;
+    }
+
+    // The rule: a panel of at least the profile's bytes. ResNet's res5.3x3.stride2 (512 channels x 9 taps x 64
+    // output channels: 1.2 MB) is blocked, res3's (128 channels: 295 KB) is not.
+    profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 589824;
+    set_gemm_tile(profile, "implicit_gemm", GemmTile{4, 4, 16, {1, 16}});
+    ConvShapes res5;
+    res5.N = 8, res5.C = 512, res5.H = res5.W = 14, res5.K = 512, res5.R = res5.S = 3;
+    res5.stride_h = res5.stride_w = 2, res5.set_padding(1);
+    ConvShapes res3 = res5;
+    res3.C = res3.K = 128, res3.H = res3.W = 56;
+    EXPECT_EQ(implicit_gemm_config(res5, profile).tiles_per_item, 3);
+    EXPECT_EQ(implicit_gemm_config(res3, profile).tiles_per_item, 1);
+    EXPECT_EQ(implicit_gemm_config(res3, profile).local()[1], 16u);
+    EXPECT_EQ(implicit_gemm_config(res3, profile).program().options.find("-DKT"), std::string::npos);
+}
+
 // One launch of the implicit GEMM takes as many images as keep its int
 // offsets in range: the whole batch of an ordinary layer, fewer of a huge
 // image, never none.

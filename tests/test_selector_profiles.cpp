@@ -164,11 +164,23 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
                                    shape(1, 128, 28, 28, 512, 1, 1)}) {
         EXPECT_EQ(gemm1x1_config(kept, intel).tile.work_group, flat) << kept.str();
     }
-    const ConvShapes strided = shape(8, 256, 28, 28, 256, 3, 3, 2, 1);
+    const ConvShapes strided = shape(8, 128, 56, 56, 128, 3, 3, 2, 1);  // res3's: 295 KB panels
     const GemmTile intel_strided = implicit_gemm_config(strided, intel).tile;
     EXPECT_EQ(intel_strided.work_group, (std::array<std::size_t, 2>{1, 16}));
     EXPECT_EQ(intel_strided.nr(), 64);
+    EXPECT_EQ(implicit_gemm_config(strided, intel).tiles_per_item, 1);
     EXPECT_EQ(implicit_gemm_config(strided, amd).tile.work_group, (std::array<std::size_t, 2>{4, 4}));
+    // Res4's and res5's (590 KB and 1.2 MB of weights a 64-channel panel) take 8 tiles a work-item over blocks
+    // of 32 channels on Intel, in work-groups of one; on AMD a tile.
+    for (const ConvShapes& blocked : {shape(8, 256, 28, 28, 256, 3, 3, 2, 1), shape(1, 512, 14, 14, 512, 3, 3, 2, 1)}) {
+        const ImplicitGemmConfig on_intel = implicit_gemm_config(blocked, intel);
+        EXPECT_EQ(on_intel.tiles_per_item, 8) << blocked.str();
+        EXPECT_EQ(on_intel.channel_block, 32) << blocked.str();
+        EXPECT_EQ(on_intel.tile.work_group, (std::array<std::size_t, 2>{1, 1})) << blocked.str();
+        EXPECT_EQ(implicit_gemm_config(blocked, amd).tiles_per_item, 1) << blocked.str();
+    }
+    // Res5's 2048 -> 512 1x1 at N = 1 (512 KiB on the few-pixel tile) stays a tile a work-item.
+    EXPECT_EQ(implicit_gemm_config(shape(1, 2048, 7, 7, 512, 1, 1), intel).tiles_per_item, 1);
     // The weight gradient's GEMM: 6 x 64 on Intel (a 64-wide dW in one tile), the engine's 8 x 48 on AMD.
     const ConvShapes res2_expand = shape(8, 64, 56, 56, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     const GemmTile intel_wgrad = weight_gradient_gemm_config(res2_expand, intel).tile;

@@ -24,6 +24,11 @@ struct ImplicitGemmConfig {
     // implicit_gemm_fixed_min_flops (default 5e7), which pay for a build of
     // their own; smaller ones share one build per filter width.
     bool fixed_geometry = false;
+    // Pixel tiles a work-item owns, taken in turn over blocks of
+    // channel_block channels so they share each block's weights in L1 (1: one
+    // tile, no blocks).
+    int tiles_per_item = 1;
+    int channel_block = 0;  // with tiles_per_item > 1
 
     // Packed weights of one group: ceil(Kg / NR) panels x Cg*T*R*S x NR floats.
     std::size_t packed_floats_per_group(const ConvShapes& shapes) const;

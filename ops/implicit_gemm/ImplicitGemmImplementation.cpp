@@ -61,7 +61,11 @@ public:
         for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels", "implicit_gemm_pointwise"}) {
             for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
         }
-        keys.push_back("implicit_gemm_fixed_min_flops");
+        for (const char* key : {"implicit_gemm_fixed_min_flops", "implicit_gemm_blocked_tiles",
+                                "implicit_gemm_blocked_min_panel_bytes", "implicit_gemm_blocked_channels",
+                                "implicit_gemm_blocked_wg1"}) {
+            keys.push_back(key);
+        }
         return keys;
     }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,

@@ -352,6 +352,39 @@ TEST(Oclgrind, WeightGradientDotForm) {
     for (const auto& [s, ctx, expected] : cases) expect_clean_weight_gradient(s, ctx, 17, expected);
 }
 
+// The implicit GEMM's blocked tiles (conv_kvec.cl's KT, KCB): 3 pixel tiles
+// a work-item over blocks of 5 of 9 channels, a padded stride-2 layer (border
+// taps all inside and partly outside, the last group of tiles short), in
+// float32 and float16. Races, bounds and API only, for the reason given at
+// GemmEngine below (the packed weights' fma reported as uninitialised).
+TEST(OclgrindNoUninitialized, ImplicitGemmBlockedTiles) {
+    const auto context = test::context_with_profile([](DeviceProfile& profile) {
+        for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels"}) {
+            set_gemm_tile(profile, prefix, GemmTile{3, 1, 8, {1, 2}});
+        }
+        profile.tuned["implicit_gemm_blocked_tiles"] = 3;
+        profile.tuned["implicit_gemm_blocked_channels"] = 5;
+        profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 0;
+        profile.tuned["implicit_gemm_blocked_wg1"] = 2;
+    });
+    auto strided = shape(2, 9, 6, 7, 10, 3, 0, true);
+    strided.stride_h = strided.stride_w = 2;
+    strided.set_padding(1, 0, 0, 2);
+    auto half = strided;
+    half.dtype = DataType::FLOAT16;
+    for (const ConvShapes& s : {strided, half}) {
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("implicit-gemm");
+        options.seed = 23;
+        options.context = context;
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("3 tiles a work-item over blocks of 5 channels"), std::string::npos)
+            << result.plan.config;
+    }
+}
+
 // The weight gradient's GEMM over whole images (gemm.cl's A_IMAGES, A read
 // where each image lies): x's patches of a 3x3 layer (K 5, 27 taps: the
 // tile's clamped rows) and x in place beside dy transposed
