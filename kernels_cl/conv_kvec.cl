@@ -19,9 +19,10 @@
 //    layers (res5 1x1 s2: 16 against 57 GFLOPS).
 //  * Interior rows (every tap of every pixel of the tile inside the image for
 //    this r) loop c outer with s unrolled and no bookkeeping; that is what
-//    makes the C = 3 stem fast. Border taps check validity per (r, s) and use
-//    a select, not a multiply by 0, so a NaN or Inf at the clamped address
-//    never leaks in (a mask of the bits, below, does the same).
+//    makes the C = 3 stem fast. Border taps check validity per (r, s): a tap
+//    every pixel has inside takes a plain loop, the others clear an outside
+//    pixel's value by a mask of its bits (not a multiply by 0, so a NaN or
+//    Inf at the clamped address never leaks in).
 //
 // Tile: MR consecutive output pixels x NR output channels, the pixels counted
 // flat over the whole batch (n*P*Q + p*Q + q: a tile may wrap rows and
@@ -29,7 +30,8 @@
 // an image: per image, a tile of 8 pixels left 6 tiles to share each weight
 // panel; over a batch of 8 the panel is read by 49 (res5.3x3 at N = 8:
 // measured below in the README's speed section). NDRange: dim0 = channel
-// panels, dim1 = pixel tiles; the host keeps images * image strides in int.
+// panels, dim1 = groups of KT pixel tiles (a tile where KT is 1); the host
+// keeps images * image strides in int.
 // Build options: MR, NV, VW, S (the filter width: the tap loop of the interior
 // path unrolls over it), BIAS, KT and KCB (below). The rest of the geometry (R, strides, top/left
 // padding) arrives as arguments, so one build serves every layer of a filter
@@ -149,7 +151,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
     vec_t b[NV];
 #if KT > 1
     // KT tiles share each block of KCB channels' weights while it is in L1:
-    // a 3x3 panel of 64 channels is C * 2.3 KiB (1.2 MiB at C = 512), which
+    // a 3x3 panel of 64 channels is C * 2.25 KiB (1.2 MB at C = 512), which
     // one tile at a time streams from L2 for 16 FMAs per 256 bytes. The
     // tiles' sums wait here between blocks.
     vec_t sums[KT][MR][NV];
@@ -244,11 +246,12 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
             if (inside == 0) continue;
             __global const float* wp = wr + (size_t)c0 * S * NR + s * NR;
             __global const X_TYPE* xp = X + (size_t)c0 * channel;
-            // A tap every pixel of the tile has inside needs no select: a
-            // tile holding a row's first pixel of a padded stride-2 layer is
-            // outside only on its s = 0 taps, and the selects (a masked load
-            // each, three uops against the broadcast's one) held ResNet's
-            // res5.3x3.stride2 at N = 8 to 9.1-10.3 ms.
+            // A tap every pixel of the tile has inside needs no mask: a tile
+            // holding a row's first pixel of a padded stride-2 layer is
+            // outside only on its s = 0 taps. With a select on every tap
+            // (a masked load each, three uops against the broadcast's one)
+            // ResNet's res5.3x3.stride2 at N = 8 took 11.0-11.3 ms, 10.3 with
+            // this loop (a tile a work-item).
             if (inside == MR) {
                 for (int c = c0; c < c1; ++c) {
 #pragma unroll
@@ -267,8 +270,9 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
             // The others keep a pixel's bits through a mask of all ones or
             // zeros (+0.0f, whatever the clamped address holds): PoCL made
             // the select a masked load, a mask move and a broadcast on the
-            // FMAs' ports; the mask is a scalar AND. ResNet's 3x3 stride-2
-            // layers at N = 8 ran 0.65-0.72x of oneDNN so, 0.75-0.81x masked.
+            // FMAs' ports; the mask is a scalar AND. ResNet's res3 and res4
+            // 3x3 stride-2 layers at N = 8 ran 0.65-0.72x of oneDNN so,
+            // 0.75-0.81x masked (res5's within the host's spread).
             uint keep[MR];
 #pragma unroll
             for (int i = 0; i < MR; ++i) keep[i] = in[i] ? 0xffffffffu : 0u;
@@ -300,7 +304,8 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #undef PIXEL_BASE
 #undef PLANE_IN
 
-    // Transposed store: acc[i][v] holds channels k0 + v*VW .. of pixel m0 + i.
+    // Transposed store, a tile at a time: acc[i][v] (reloaded from the tile's
+    // sums where KT > 1) holds channels k0 + v*VW .. of pixel m0[tile] + i.
     // A full panel stores unguarded: with a guard per lane PoCL kept the 64
     // conditions on the stack, with a break the lane loop did not unroll and
     // LANE became a jump table per float (perf on the C = 3 stem, whose 147

@@ -654,18 +654,19 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
 
 // Blocked tiles (conv_kvec.cl's KT and KCB): each work-item owns 3 pixel
 // tiles, taken in turn over blocks of 5 channels (C = 9: a block and a
-// remainder; C = 3 one short block), so the last work-item of a launch has
-// fewer tiles, the shifted-back last tile's rows are stored once (with a
-// residual sum too), the padded stride-2 tiles take the border path with taps
-// all inside and taps partly outside, and a wider layer the interior path.
-// Float16 (its widened x, the half store), groups, a 1x1 stride-2 layer and a
-// 3-D layer (the DEPTH plane loop) ride the same builds' options.
+// remainder), so the last work-item of a launch may have fewer tiles (the
+// residual sum's shifted-back last tile alone in its group, its rows stored
+// once), the padded stride-2 tiles take the border path with taps all inside
+// and taps partly outside, and a wider layer the interior path, also in one
+// block larger than its 12 channels. Float16 (its widened x, the half store),
+// groups, a 1x1 stride-2 layer and a 3-D layer (the DEPTH plane loop) ride
+// the same builds' options. Then the rule, and profiles it refuses.
 TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
     ConvShapes odd;  // 5 images of 3x3 outputs: 15 tiles of 3 pixels in 5 work-items of 3 tiles
     odd.N = 5, odd.C = 9, odd.H = 6, odd.W = 5, odd.K = 37, odd.R = 3, odd.S = 3, odd.stride_h = odd.stride_w = 2;
     odd.set_padding(1, 0, 0, 2), odd.bias = true;
-    ConvShapes summed = odd;  // one image of 4x4: 16 pixels, 6 tiles, the last one shifted back
-    summed.N = 1, summed.H = 8, summed.W = 7, summed.bias = false;
+    ConvShapes summed = odd;  // one image of 4x5: 20 pixels, 7 tiles, the last shifted back, alone in its group
+    summed.N = 1, summed.H = 8, summed.W = 9, summed.bias = false;
     summed.post_ops = PostOps::leaky_relu(0.125f).with_sum();
     ConvShapes half = odd;
     half.dtype = DataType::FLOAT16;
@@ -689,6 +690,7 @@ TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
     profile.tuned["implicit_gemm_blocked_channels"] = 5;
     profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 0;
     profile.tuned["implicit_gemm_blocked_wg1"] = 2;
+    profile.tuned["implicit_gemm_blocked_min_items_per_unit"] = 0;
     context->set_profile(profile);
     const ImplicitGemmConfig blocked = implicit_gemm_config(odd, profile);
     EXPECT_EQ(blocked.tiles_per_item, 3);
@@ -710,6 +712,31 @@ TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
         EXPECT_NE(r.plan.config.find("3 tiles a work-item over blocks of 5 channels"), std::string::npos)
             << r.plan.config;
     }
+    {
+        DeviceProfile one_block = profile;
+        one_block.tuned["implicit_gemm_blocked_channels"] = 64;
+        context->set_profile(one_block);
+        ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("implicit-gemm");
+        options.seed = ++seed;
+        options.context = context;
+        const ConvCaseResult r = run_conv_case(interior, options);
+        EXPECT_TRUE(r.passed()) << describe(interior, r);
+        EXPECT_NE(r.plan.config.find("over blocks of 64 channels"), std::string::npos) << r.plan.config;
+    }
+    for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
+             {"implicit_gemm_blocked_channels", 0}, {"implicit_gemm_blocked_wg1", 0},
+             {"implicit_gemm_blocked_tiles", 17}, {"implicit_gemm_blocked_tiles", 2.5}}) {
+        DeviceProfile bad = profile;
+        bad.tuned[key] = value;
+        try {
+            implicit_gemm_config(odd, bad);
+            ADD_FAILURE() << key << " " << value << " was taken";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("expected tiles 2..16, channels >= 1"), std::string::npos) << e.what();
+        }
+    }
 
     // The rule: a panel of at least the profile's bytes. ResNet's res5.3x3.stride2 (512 channels x 9 taps x 64
     // output channels: 1.2 MB) is blocked, res3's (128 channels: 295 KB) is not.
@@ -724,6 +751,17 @@ TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
     EXPECT_EQ(implicit_gemm_config(res3, profile).tiles_per_item, 1);
     EXPECT_EQ(implicit_gemm_config(res3, profile).local()[1], 16u);
     EXPECT_EQ(implicit_gemm_config(res3, profile).program().options.find("-DKT"), std::string::npos);
+    // And only where a launch keeps 4 work-items a compute unit: res5's at N = 1 has 8 panels x 5 groups of 3
+    // tiles (49 pixels), enough for 2 cores, not for 16.
+    profile.tuned.erase("implicit_gemm_blocked_min_items_per_unit");
+    ConvShapes res5_one = res5;
+    res5_one.N = 1;
+    set_gemm_tile(profile, "implicit_gemm_few_pixels", GemmTile{4, 4, 16, {1, 16}});
+    profile.compute_units = 2;
+    EXPECT_EQ(implicit_gemm_config(res5_one, profile).tiles_per_item, 3);
+    profile.compute_units = 16;
+    EXPECT_EQ(implicit_gemm_config(res5_one, profile).tiles_per_item, 1);
+    EXPECT_EQ(implicit_gemm_config(res5, profile).tiles_per_item, 3);  // 8 x 33 work-items at N = 8
 }
 
 // One launch of the implicit GEMM takes as many images as keep its int

@@ -76,8 +76,8 @@ std::vector<float> with_specials(std::vector<float> x, double fraction, bool nan
 }
 
 std::vector<float> run(const Strategy& strategy, const ConvShapes& s, const std::vector<float>& x,
-                       const std::vector<float>& w, const std::vector<float>& b) {
-    auto ctx = test::shared_context();
+                       const std::vector<float>& w, const std::vector<float>& b,
+                       std::shared_ptr<Context> ctx = test::shared_context()) {
     Conv2dOptions o = Conv2dOptions::for_shapes(s);
     o.strategy = strategy.kernel;
     o.variant = strategy.variant;
@@ -156,6 +156,40 @@ void check_specials(bool nan, bool inf, double fraction, std::uint64_t seed) {
 TEST(ReliabilityNonFinite, NaNInInputsStaysNaN) { check_specials(true, false, 0.01, 31); }
 TEST(ReliabilityNonFinite, InfInInputsStaysNonFinite) { check_specials(false, true, 0.01, 41); }
 TEST(ReliabilityNonFinite, MixedNaNAndInf) { check_specials(true, true, 0.03, 51); }
+
+// The implicit GEMM's border taps read a pixel outside the input at a clamped
+// address, x[c][0][0] of the launch's first image, and clear it by a mask of
+// its bits: NaN and Inf there must reach exactly the reference's outputs
+// (those whose window covers (0, 0) of image 0), not every border output of
+// every image, a tile a work-item and in blocked tiles.
+TEST(ReliabilityNonFinite, SpecialsAtTheImplicitGemmsClampedAddressStayPut) {
+    ConvShapes s;
+    s.N = 2, s.C = 9, s.H = 9, s.W = 11, s.K = 10, s.R = s.S = 3, s.stride_h = s.stride_w = 2, s.set_padding(1);
+    s.bias = true;
+    auto x = test::random_uniform(static_cast<std::size_t>(s.input_numel()), 71);
+    for (std::int64_t c = 0; c < s.C; ++c) {
+        x[static_cast<std::size_t>(c * s.H * s.W)] =
+            c % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    }
+    const auto w = test::random_uniform(static_cast<std::size_t>(s.weight_numel()), 72);
+    const auto b = test::random_uniform(static_cast<std::size_t>(s.K), 73);
+    const auto ref = reference_conv(s, x, w, b);
+    const auto blocked = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["implicit_gemm_blocked_tiles"] = 2;
+        profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 0;
+        profile.tuned["implicit_gemm_blocked_min_items_per_unit"] = 0;
+        profile.tuned["implicit_gemm_blocked_channels"] = 4;
+    });
+    const Strategy implicit{Kernel::IM2COL, Variant("implicit-gemm")};
+    for (const auto& context : {test::shared_context(), blocked}) {
+        const Counts c = classify(run(implicit, s, x, w, b, context), ref, conv_tolerance(s));
+        ASSERT_GT(c.reference_non_finite, 0u);
+        EXPECT_LT(c.reference_non_finite, ref.size() / 4) << "the specials should reach only image 0's corner";
+        EXPECT_EQ(c.finitised, 0u) << "non-finite reference output " << c.first_finitised << " came out finite";
+        EXPECT_EQ(c.wrong_finite, 0u);
+        expect_exact_where_direct(implicit, c);
+    }
+}
 
 // One NaN weight: every output of that filter whose window covers the tap
 // inside the image is NaN in the reference and must be NaN from every strategy.

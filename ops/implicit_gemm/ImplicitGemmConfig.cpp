@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "netcl/Error.hpp"
 #include "ops/internal/OutputStage.hpp"
 #include "ops/internal/Storage.hpp"
 #include "runtime/EmbeddedSources.hpp"
@@ -51,14 +52,32 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     // res5.3x3.stride2 at N = 8: 0.57 -> 0.68-0.73x of oneDNN on the Intel
     // profile, its item 16). Smaller panels stay a tile a work-item:
     // res3.3x3.stride2's 288 KiB ran 0.77-0.85x so and 0.65-0.67x blocked.
+    // Only where a launch keeps implicit_gemm_blocked_min_items_per_unit
+    // work-items a compute unit (a work-item holds KT tiles' work): measured
+    // on 2 cores, where res5.3x3.stride2 at N = 1 has 16.
     const double panel_bytes = static_cast<double>(s.C / s.groups) * static_cast<double>(s.T * s.R * s.S) *
                                c.tile.nr() * static_cast<double>(sizeof(float));
-    const int blocked_tiles = static_cast<int>(profile.tuned_or("implicit_gemm_blocked_tiles", 1));
+    const double blocked_tiles = profile.tuned_or("implicit_gemm_blocked_tiles", 1);
     if (!thin && blocked_tiles > 1 &&
         panel_bytes >= profile.tuned_or("implicit_gemm_blocked_min_panel_bytes", 1 << 20)) {
-        c.tiles_per_item = blocked_tiles;
-        c.channel_block = static_cast<int>(profile.tuned_or("implicit_gemm_blocked_channels", 32));
-        c.tile.work_group[1] = static_cast<std::size_t>(profile.tuned_or("implicit_gemm_blocked_wg1", 1));
+        const double channels = profile.tuned_or("implicit_gemm_blocked_channels", 32);
+        const double wg1 = profile.tuned_or("implicit_gemm_blocked_wg1", 1);
+        if (blocked_tiles > 16 || blocked_tiles != static_cast<int>(blocked_tiles) || channels < 1 || wg1 < 1) {
+            throw Error("profile " + profile.tuned_source + ": implicit_gemm_blocked_tiles " +
+                        std::to_string(blocked_tiles) + ", _channels " + std::to_string(channels) + ", _wg1 " +
+                        std::to_string(wg1) + " are not a blocked implicit GEMM; expected tiles 2..16, channels >= 1 "
+                        "and a work-group >= 1 (tiles 1: off)");
+        }
+        const std::int64_t tiles = (s.N * s.O() * s.P() * s.Q() + c.tile.mr - 1) / c.tile.mr;
+        const std::int64_t items = (s.K / s.groups + c.tile.nr() - 1) / c.tile.nr() *
+                                   ((tiles + static_cast<std::int64_t>(blocked_tiles) - 1) /
+                                    static_cast<std::int64_t>(blocked_tiles));
+        const double per_unit = profile.tuned_or("implicit_gemm_blocked_min_items_per_unit", 4);
+        if (static_cast<double>(items) >= per_unit * std::max<std::uint32_t>(profile.compute_units, 1)) {
+            c.tiles_per_item = static_cast<int>(blocked_tiles);
+            c.channel_block = static_cast<int>(channels);
+            c.tile.work_group[1] = static_cast<std::size_t>(wg1);
+        }
     }
     return c;
 }

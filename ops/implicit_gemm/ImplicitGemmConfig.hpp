@@ -1,7 +1,8 @@
 #pragma once
 // Internal: how the implicit GEMM runs one layer (kernels_cl/conv_kvec.cl):
 // its tile, the filter width as a build constant (its tap loop unrolls; the
-// rest of the geometry is passed at launch), and the packed-weight layout.
+// rest of the geometry is passed at launch), the packed-weight layout, and
+// whether a work-item owns several pixel tiles over blocks of channels.
 #include <cstdint>
 #include <string>
 
@@ -32,7 +33,8 @@ struct ImplicitGemmConfig {
 
     // Packed weights of one group: ceil(Kg / NR) panels x Cg*T*R*S x NR floats.
     std::size_t packed_floats_per_group(const ConvShapes& shapes) const;
-    // One launch covers `images` images (their pixels are one flat range).
+    // One launch covers `images` images (their pixels are one flat range):
+    // dim0 the channel panels, dim1 the groups of tiles_per_item pixel tiles.
     cl::NDRange global(const ConvShapes& shapes, std::int64_t images) const;
     // The most images one launch can take (its offsets are int): the batch,
     // unless an image is large enough to overflow them.

@@ -63,7 +63,7 @@ public:
         }
         for (const char* key : {"implicit_gemm_fixed_min_flops", "implicit_gemm_blocked_tiles",
                                 "implicit_gemm_blocked_min_panel_bytes", "implicit_gemm_blocked_channels",
-                                "implicit_gemm_blocked_wg1"}) {
+                                "implicit_gemm_blocked_wg1", "implicit_gemm_blocked_min_items_per_unit"}) {
             keys.push_back(key);
         }
         return keys;

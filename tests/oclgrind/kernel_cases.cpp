@@ -366,6 +366,7 @@ TEST(OclgrindNoUninitialized, ImplicitGemmBlockedTiles) {
         profile.tuned["implicit_gemm_blocked_channels"] = 5;
         profile.tuned["implicit_gemm_blocked_min_panel_bytes"] = 0;
         profile.tuned["implicit_gemm_blocked_wg1"] = 2;
+        profile.tuned["implicit_gemm_blocked_min_items_per_unit"] = 0;
     });
     auto strided = shape(2, 9, 6, 7, 10, 3, 0, true);
     strided.stride_h = strided.stride_w = 2;
