@@ -161,8 +161,14 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #pragma unroll
             for (int v = 0; v < NV; ++v) sums[t][i][v] = (vec_t)(0.0f);
     const int channel_block = KCB;
+// A tile's MR x NV vectors from one array to another: into the registers
+// before a block, back after it, and before the store.
+#define TILE_SUMS(to, from)                                   \
+    _Pragma("unroll") for (int i = 0; i < MR; ++i)            \
+        _Pragma("unroll") for (int v = 0; v < NV; ++v) (to)[i][v] = (from)[i][v]
 #else
     const int channel_block = C;
+#define TILE_SUMS(to, from)
 #endif
 
     // PIXEL_BASE(t, i): pixel i of tile t's first float of this filter
@@ -205,12 +211,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
             any_row |= in;
         }
         if (!any_row) continue;
-#if KT > 1
-#pragma unroll
-        for (int i = 0; i < MR; ++i)
-#pragma unroll
-            for (int v = 0; v < NV; ++v) acc[i][v] = sums[t][i][v];
-#endif
+        TILE_SUMS(acc, sums[t]);
         if (row_in & cols_in[t]) {
             int off[MR];
 #pragma unroll
@@ -291,12 +292,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
             }
         }
         }
-#if KT > 1
-#pragma unroll
-        for (int i = 0; i < MR; ++i)
-#pragma unroll
-            for (int v = 0; v < NV; ++v) sums[t][i][v] = acc[i][v];
-#endif
+        TILE_SUMS(sums[t], acc);
     }  // the tiles
     }  // the channel blocks
     }  // the filter rows
@@ -317,12 +313,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 #endif
     const int full_panel = k0 + NR <= K;
     for (int tile = 0; tile < tiles; ++tile) {
-#if KT > 1
-#pragma unroll
-    for (int i = 0; i < MR; ++i)
-#pragma unroll
-        for (int v = 0; v < NV; ++v) acc[i][v] = sums[tile][i][v];
-#endif
+    TILE_SUMS(acc, sums[tile]);
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
         if (m0[tile] + i >= M) continue;  // only when M < MR (the tile is larger than the batch)
@@ -371,6 +362,7 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
     }
     }  // the tiles
 #undef OUT
+#undef TILE_SUMS
 }
 
 #undef R

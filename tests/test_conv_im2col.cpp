@@ -289,13 +289,19 @@ struct PlannedCase {
     bool takes;
 };
 
-ConvCaseResult run_on_gemm1x1(const ConvShapes& s, std::shared_ptr<Context> context, std::uint64_t seed) {
+// One IM2COL variant (its id) under a context's profile.
+ConvCaseResult run_on(const char* variant, const ConvShapes& s, std::shared_ptr<Context> context,
+                      std::uint64_t seed) {
     ConvCaseOptions options;
     options.strategy = Kernel::IM2COL;
-    options.variant = Variant("gemm-1x1");
+    options.variant = Variant(variant);
     options.seed = seed;
     options.context = std::move(context);
     return run_conv_case(s, options);
+}
+
+ConvCaseResult run_on_gemm1x1(const ConvShapes& s, std::shared_ptr<Context> context, std::uint64_t seed) {
+    return run_on("gemm-1x1", s, std::move(context), seed);
 }
 
 // The 1x1 GEMM's work-groups one tile wide and as tall as the layer's rows
@@ -640,12 +646,7 @@ TEST(ConvIm2col, ImplicitGemmTilesSpanImages) {
         context->set_profile(profile);
         for (const ConvShapes& s : {odd, grouped, wide, projection, tall, flat}) {
             SCOPED_TRACE("MR " + std::to_string(mr) + " " + s.str());
-            ConvCaseOptions options;
-            options.strategy = Kernel::IM2COL;
-            options.variant = Variant("implicit-gemm");
-            options.seed = ++seed;
-            options.context = context;
-            const ConvCaseResult r = run_conv_case(s, options);
+            const ConvCaseResult r = run_on("implicit-gemm", s, context, ++seed);
             EXPECT_TRUE(r.passed()) << describe(s, r);
             EXPECT_NE(r.plan.config.find(std::to_string(mr) + "x16 tile"), std::string::npos) << r.plan.config;
         }
@@ -702,12 +703,7 @@ TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
     std::uint64_t seed = 950;
     for (const ConvShapes& s : {odd, summed, half, interior, grouped, depth}) {
         SCOPED_TRACE(s.str());
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("implicit-gemm");
-        options.seed = ++seed;
-        options.context = context;
-        const ConvCaseResult r = run_conv_case(s, options);
+        const ConvCaseResult r = run_on("implicit-gemm", s, context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(s, r);
         EXPECT_NE(r.plan.config.find("3 tiles a work-item over blocks of 5 channels"), std::string::npos)
             << r.plan.config;
@@ -716,12 +712,7 @@ TEST(ConvIm2col, ImplicitGemmBlockedTilesMatchReference) {
         DeviceProfile one_block = profile;
         one_block.tuned["implicit_gemm_blocked_channels"] = 64;
         context->set_profile(one_block);
-        ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("implicit-gemm");
-        options.seed = ++seed;
-        options.context = context;
-        const ConvCaseResult r = run_conv_case(interior, options);
+        const ConvCaseResult r = run_on("implicit-gemm", interior, context, ++seed);
         EXPECT_TRUE(r.passed()) << describe(interior, r);
         EXPECT_NE(r.plan.config.find("over blocks of 64 channels"), std::string::npos) << r.plan.config;
     }

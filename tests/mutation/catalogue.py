@@ -296,7 +296,7 @@ MUTATIONS = [
          replace="const int c1 = c0 + channel_block;",
          bug="blocked tiles: the last block of channels runs past C into the next image's planes"),
     dict(id="kvec-blocked-sums-kept", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
-         find="for (int v = 0; v < NV; ++v) sums[t][i][v] = acc[i][v];",
+         find="TILE_SUMS(sums[t], acc);",
          replace="",
          bug="blocked tiles: a tile's sums over a block of channels are dropped instead of kept for the next block"),
     dict(id="kvec-all-taps-inside", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
