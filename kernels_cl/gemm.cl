@@ -113,6 +113,18 @@
 // read and wrote dW's float32 sum (4 MiB on res5.reduce) once an image:
 // pocl-cpu-avx512-intel.json (item 15).
 //
+// A_PHASES (with A_IMAGES): A is x's column matrix (rows the taps (c, r, s)
+// of a group, columns the output pixels) read in place from x's stride
+// phases (kernels_cl/im2col.cl's im2col_rows under a stride_h x stride_w
+// filter: plane (c, a, b) holds x[c][i * stride_h + a][j * stride_w + b],
+// padded, phase_rows x phase_width), the "images" of A_IMAGES being output
+// rows (a_image_stride = phase_width, Kd = Q). Tap (c, r, s) is the plane of
+// its phase shifted by whole phase rows and columns, so row m of A starts at
+// an offset of its own, not m * lda: the copy is x's size where the columns
+// were R * S / (stride_h * stride_w) times it (ResNet's stem: 147 floats a
+// pixel against 12). ops/weight_gradient/WeightGradientGemmConfig.hpp has
+// the measurement.
+//
 // NDRange: dim0 = ceil(N / NR) column tiles, dim1 = ceil(M / MR) row tiles,
 // dim2 = batch. Offsets and batch strides in floats.
 
@@ -149,6 +161,9 @@
 #if defined(A_IMAGES) && (defined(A_PANEL) || K_SLICE || defined(B_PANEL) || defined(B_IMAGES))
 #error "A_IMAGES reads A's images where they lie, B's rows running on across them: no panels, slices or B_IMAGES"
 #endif
+#if defined(A_PHASES) && !defined(A_IMAGES)
+#error "A_PHASES reads x's phases an output row at a time: it needs A_IMAGES"
+#endif
 #if defined(PREFETCH_PANEL) && !defined(B_PANEL)
 #error "PREFETCH_PANEL prefetches B's panels: it needs B_PANEL"
 #endif
@@ -178,6 +193,10 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #ifdef A_IMAGES
                    , const int a_images, const long a_image_stride
 #endif
+#ifdef A_PHASES
+                   , const int taps_r, const int taps_s, const int stride_h, const int stride_w, const int dil_h,
+                   const int dil_w, const int phase_rows, const int phase_width
+#endif
                    ) {
     const int ntn = (N + NR - 1) / NR, ntm = (M + MR - 1) / MR;
     const int tn = (int)get_global_id(0), tm = (int)get_global_id(1);
@@ -202,6 +221,16 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
     int arow[MR];
 #pragma unroll
     for (int i = 0; i < MR; ++i) arow[i] = min(m0 + i, M - 1);
+#ifdef A_PHASES
+    // Row m's tap (c, r, s): its phase's plane, shifted down and right by the tap's whole phase rows and columns.
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+        const int s = arow[i] % taps_s, r = arow[i] / taps_s % taps_r, c = arow[i] / (taps_s * taps_r);
+        const int h = r * dil_h, w = s * dil_w;
+        arow[i] = (((c * stride_h + h % stride_h) * stride_w + w % stride_w) * phase_rows + h / stride_h) * phase_width +
+                  w / stride_w;
+    }
+#endif
 
     vec_t acc[MR][NV];
 #pragma unroll
@@ -225,6 +254,10 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
     __global const A_TYPE* ap = A + (size_t)tm * Kd * MR;
 #define A_AT(i) LOAD_AS(A_TYPE, ap, i)
 #define A_STEP MR
+#elif defined(A_PHASES)
+    __global const A_TYPE* ap = A;
+#define A_AT(i) LOAD_AS(A_TYPE, ap, arow[i])
+#define A_STEP 1
 #else
     __global const A_TYPE* ap = A;
 #define A_AT(i) LOAD_AS(A_TYPE, ap, arow[i] * lda)

@@ -477,6 +477,7 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
             p.tuned["wgrad_gemm_columns_min_width"] = 0;
+            p.tuned["wgrad_gemm_columns_from_phases"] = 0;  // the columns copied (phases: the test below)
             p.tuned["im2col_rows"] = by_rows;
             if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
         });
@@ -555,6 +556,106 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     ConvShapes narrow = layer(512, 512, 3, 2);  // res5's 3x3 stride 2: 7 output columns to copy along
     narrow.H = narrow.W = 14;
     EXPECT_EQ(config(narrow).find("dy copied"), std::string::npos) << config(narrow);
+}
+
+// x's columns read in place from its stride phases (gemm.cl's A_PHASES): a
+// chunk's phase rows copied by either im2col kernel under a stride_h x
+// stride_w filter, each tap's row of A at its own offset in them, the GEMM's
+// reduction an output row at a time. Every edge shape and random ones with
+// it forced (strides 1 to 3, unequal strides, dilation, groups, depthwise,
+// asymmetric pads); in chunks of output rows, the last one short, each
+// chunk's phases from its first row's on, with beta 0 and 1; and the rule.
+TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const auto forced = [](double by_rows, double chunk_bytes) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
+            p.tuned["wgrad_gemm_columns_min_width"] = 0;
+            p.tuned["wgrad_gemm_columns_from_phases"] = 1;
+            p.tuned["wgrad_gemm_phases_min_width"] = 0;
+            p.tuned["im2col_rows"] = by_rows;
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_phases_chunk_bytes"] = chunk_bytes;
+        });
+    };
+    const auto in_place = [](const ConvShapes& s) {
+        return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
+               s.pad_left == 0 && s.pad_right == 0;
+    };
+    std::vector<ConvShapes> shapes;
+    for (const ConvShapes& edge : edge_case_shapes()) {
+        if (!in_place(edge)) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    }
+    std::mt19937_64 rng(20261129);
+    while (shapes.size() < edge_case_shapes().size() + 8) {
+        const ConvShapes s = random_small_shape(rng);
+        if (!in_place(s)) shapes.push_back(s.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    }
+    std::uint64_t seed = 7700;
+    for (const double by_rows : {1.0, 0.0}) {
+        const auto context = forced(by_rows, 0);
+        for (const ConvShapes& s : shapes) {
+            const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++);
+            EXPECT_TRUE(r.passed()) << "im2col_rows " << by_rows << ": " << describe(s, r);
+            const std::string expected = std::string("stride phases (") + (by_rows ? "im2col_rows" : "im2col") +
+                                         ") and dy copied transposed";
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
+        }
+    }
+    // Stride 2, padding 1 (3 images of 7 x 14 outputs; 11 dy and 4 x 4 phase floats a pixel): chunks of 3, 3 and
+    // 1 output rows, 4 x 15 phases a chunk. Output rows of 38 under stride 2 and pads on three sides (the
+    // copy's 16-column vectors): 3 chunks of 2 rows, 3 x 40 phases. Strides 3 x 2, dilations 2 x 3, groups 2
+    // and pads on three sides (2 images of 5 x 10 outputs): chunks of 2, 2 and 1 rows, 3 x 11 phases.
+    ConvShapes strided = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14) << strided.str();
+    ConvShapes wide;
+    wide.N = 2, wide.C = 3, wide.H = 12, wide.W = 75, wide.K = 16, wide.R = 3, wide.S = 5;
+    wide.stride_h = wide.stride_w = 2, wide.set_padding(1, 2, 0, 3);
+    wide = wide.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(wide.P() == 6 && wide.Q() == 38) << wide.str();
+    ConvShapes dilated;
+    dilated.N = 2, dilated.C = 4, dilated.H = 17, dilated.W = 20, dilated.K = 6, dilated.R = 3, dilated.S = 2;
+    dilated.stride_h = 3, dilated.stride_w = 2, dilated.dilation_h = 2, dilated.dilation_w = 3, dilated.groups = 2;
+    dilated.set_padding(2, 1, 0, 2);
+    dilated = dilated.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    ASSERT_TRUE(dilated.P() == 5 && dilated.Q() == 10) << dilated.str();
+    ConvShapes wide_half = wide;  // and in half: x's phases widened by the copy, dy by its transposed copy
+    wide_half.dtype = DataType::FLOAT16;
+    const std::vector<std::tuple<ConvShapes, double, std::string>> chunked = {
+        {strided, 3 * 14 * (11 + 16) * sizeof(float), "from its 4 x 15 stride phases (im2col_rows) and dy copied "
+                                                      "transposed, 3 chunk(s) of 42 pixels an image"},
+        {wide_half, 2 * 38 * (16 + 12) * sizeof(float), "from its 3 x 40 stride phases (im2col_rows) and dy copied "
+                                                        "transposed, dy's planes in 8 x 8 blocks, 3 chunk(s) of 76"},
+        {wide, 2 * 38 * (16 + 12) * sizeof(float), "from its 3 x 40 stride phases (im2col_rows) and dy copied "
+                                                   "transposed, dy's planes in 8 x 8 blocks, 3 chunk(s) of 76 pixels"},
+        {dilated, 2 * 10 * (6 + 24) * sizeof(float), "from its 3 x 11 stride phases (im2col_rows) and dy copied "
+                                                     "transposed, 3 chunk(s) of 20 pixels an image"}};
+    for (const auto& [s, chunk_bytes, expected] : chunked) {
+        const auto context = forced(1.0, chunk_bytes);
+        for (const float beta : {0.0f, 1.0f}) {
+            const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++, beta);
+            EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << describe(s, r);
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+        }
+    }
+    // The rule: output rows of at least wgrad_gemm_phases_min_width (28) where columns are copied, on a CPU.
+    DeviceProfile cpu;
+    cpu.type = DeviceType::CPU;
+    cpu.tuned["wgrad_gemm_columns_min_width"] = 14;  // res4's rows copied as columns (the Intel profile's)
+    const auto layer = [](std::int64_t c, std::int64_t k, std::int64_t r, std::int64_t hw) {
+        ConvShapes s;
+        s.N = 1, s.C = c, s.H = s.W = hw, s.K = k, s.R = s.S = r, s.stride_h = s.stride_w = 2;
+        s.set_padding(r / 2);
+        return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    };
+    EXPECT_TRUE(weight_gradient_gemm_config(layer(3, 64, 7, 224), cpu).columns_from_phases);   // the stem, Q = 112
+    EXPECT_TRUE(weight_gradient_gemm_config(layer(128, 128, 3, 56), cpu).columns_from_phases);  // res3, Q = 28
+    EXPECT_TRUE(weight_gradient_gemm_config(layer(256, 256, 3, 28), cpu).columns);
+    EXPECT_FALSE(weight_gradient_gemm_config(layer(256, 256, 3, 28), cpu).columns_from_phases);  // res4, Q = 14
+    DeviceProfile gpu = cpu;
+    gpu.type = DeviceType::GPU;
+    EXPECT_FALSE(weight_gradient_gemm_config(layer(3, 64, 7, 224), gpu).columns_from_phases);
+    cpu.tuned["wgrad_gemm_columns_from_phases"] = 0;
+    EXPECT_FALSE(weight_gradient_gemm_config(layer(3, 64, 7, 224), cpu).columns_from_phases);
 }
 
 // Whole images a GEMM (gemm.cl's A_IMAGES: the reduction runs over the

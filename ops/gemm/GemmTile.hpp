@@ -61,6 +61,9 @@ struct GemmPacking {
     // The reduction over several images of A read where each lies (A_IMAGES: kernel arguments a_images and
     // a_image_stride after ldc), B's rows running on across them; not with panels, k slices or B_IMAGES.
     bool a_images = false;
+    // With a_images: A is x's column matrix read from its stride phases, an output row an "image" (A_PHASES:
+    // kernel arguments taps_r, taps_s, stride_h, stride_w, dil_h, dil_w, phase_rows, phase_width after those).
+    bool a_phases = false;
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

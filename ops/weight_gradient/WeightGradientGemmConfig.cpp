@@ -155,6 +155,16 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     }
     c.columns = takes_columns(s, profile, c.tile);
     c.columns_in_place = c.columns && columns_in_place(s);
+    // x's phases in place of its copied columns where output rows are at least wgrad_gemm_phases_min_width
+    // (default 28) wide: the GEMM's reduction then restarts every Q steps. On 2 cores of an Intel Xeon (family 6
+    // model 207), N = 8, the kernels' cycles under perf (netcl-bench --direction bwd_weights --repeat 10, two
+    // runs each, millions, columns copied / phases): the stem (Q = 112) 447, 470 / 297, 319, 342;
+    // res3.3x3.stride2 (128 channels, Q = 28) 361, 362 / 215, 262; res4.3x3.stride2 (256, Q = 14) 228, 242 /
+    // 251, 249, its GEMM 157, 159 / 193, 184.
+    c.columns_from_phases =
+        c.columns && !c.columns_in_place &&
+        profile.tuned_or("wgrad_gemm_columns_from_phases", profile.type == DeviceType::CPU ? 1.0 : 0.0) != 0.0 &&
+        static_cast<double>(s.Q()) >= profile.tuned_or("wgrad_gemm_phases_min_width", 28.0);
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
     if (c.transposes_planes && profile.type == DeviceType::CPU) {  // a CPU's build option (ops/gemm/Gemm1x1Config.cpp)
         c.transpose_prefetch_floats = static_cast<int>(
@@ -190,11 +200,16 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     const std::int64_t PQ = s.P() * s.Q();
     // One pixel's copies, all groups: its patches (dy's with columns), its copied columns, its widened A.
     const auto patch_row_bytes = size(c.gemm_columns(s) * s.groups) * sizeof(float);
-    const auto column_bytes = c.columns && !c.columns_in_place ? size(s.C * s.R * s.S) * sizeof(float) : 0;
+    // x's phases: C·stride_h·stride_w floats a pixel, near enough (the taps' reach past the chunk aside).
+    const auto column_bytes = !c.copies_columns()    ? 0
+                              : c.columns_from_phases ? size(s.C * s.stride_h * s.stride_w) * sizeof(float)
+                                                      : size(s.C * s.R * s.S) * sizeof(float);
     c.widens_a = s.dtype == DataType::FLOAT16 && !(c.columns && !c.columns_in_place);
     const auto widened_a_pixel_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
     const auto chunk_target = static_cast<std::size_t>(
-        profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
+        c.columns_from_phases
+            ? profile.tuned_or("wgrad_gemm_phases_chunk_bytes", static_cast<double>(kWeightGradientPhasesChunkBytes))
+            : profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
     const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
     const std::size_t pixel_bytes = patch_row_bytes + column_bytes + widened_a_pixel_bytes;
     split_into_chunks(c, unit, PQ / unit, chunk_target, pixel_bytes);
@@ -217,6 +232,11 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     }
     c.patches_bytes = size(c.images_per_launch * c.chunk_pixels) * patch_row_bytes;
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
+    if (c.columns_from_phases) {
+        c.phase_rows = c.chunk_pixels / s.Q() + (s.R - 1) * s.dilation_h / s.stride_h;  // chunk_rows is 0 where Q is 1
+        c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
+        c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
+    }
     c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
         c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);
@@ -232,6 +252,10 @@ cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::i
 }
 
 cl::NDRange WeightGradientGemmConfig::columns_global(const ConvShapes& s, std::int64_t rows) const {
+    if (columns_from_phases) {
+        const std::int64_t lanes = columns_by_rows ? phase_rows : blocks(phase_rows * phase_width, 64) * 64;
+        return cl::NDRange(size(lanes), size(s.C * s.stride_h * s.stride_w), 1);
+    }
     const std::int64_t lanes = columns_by_rows ? rows : blocks(rows * s.Q(), 64) * 64;
     return cl::NDRange(size(lanes), size(s.C * s.R * s.S), 1);
 }
@@ -275,7 +299,8 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
         return list;
     }
     GemmPacking packing;
-    packing.a_images = images_per_launch > 1;
+    packing.a_images = images_per_launch > 1 || columns_from_phases;
+    packing.a_phases = columns_from_phases;
     std::vector<KernelSpec> copies = {{patches_kernel(), {patches_local()[0], patches_local()[1], 1}}};
     if (copies_columns()) copies.push_back({columns_kernel(), {columns_local()[0], 1, 1}});
     std::vector<ProgramSpec> list = {
@@ -306,8 +331,11 @@ std::string WeightGradientGemmConfig::str() const {
     }
     const std::string layout = !columns          ? ""
                                : columns_in_place ? "x in place, dy copied transposed, "
-                                                  : std::string("x's columns (") + columns_kernel() +
-                                                        ") and dy copied transposed, ";
+                               : columns_from_phases
+                                   ? "x's columns read from its " + std::to_string(phase_rows) + " x " +
+                                         std::to_string(phase_width) + " stride phases (" + columns_kernel() +
+                                         ") and dy copied transposed, "
+                                   : std::string("x's columns (") + columns_kernel() + ") and dy copied transposed, ";
     const std::string planes =
         transposes_planes ? std::string(columns ? "dy's" : "x's") + " planes in 8 x 8 blocks, " : "";
     return layout + planes + (widens_a ? "A widened to float32 a chunk at a time, " : "") +

@@ -53,6 +53,13 @@ struct WeightGradientGemmConfig {
     bool columns = false;               // A = x's columns, B = dy copied transposed: dW transposed
     bool columns_in_place = false;      // ... the columns being x itself (1x1, stride 1, unpadded)
     bool columns_by_rows = false;       // ... copied by im2col_rows (profile key im2col_rows), else im2col
+    // ... or read in place from x's stride phases (gemm.cl's A_PHASES), a chunk's phase rows copied by that
+    // kernel under a stride_h x stride_w filter: phase_rows (the chunk's output rows and the taps' reach below
+    // them) x phase_width a plane, C·stride_h·stride_w planes. Profile key wgrad_gemm_columns_from_phases
+    // (default: on for CPUs; a GPU's is unmeasured). ResNet's stem copied 147 floats a pixel as columns and
+    // 12 as phases; the measurement is in WeightGradientGemmConfig.cpp.
+    bool columns_from_phases = false;
+    std::int64_t phase_rows = 0, phase_width = 0;
     bool edge_m = false;                // the GEMM's M (K/groups; C/groups·R·S with columns) < MR
     bool edge_n = false;                // its N (C/groups·R·S; K/groups with columns) < NR
     std::int64_t chunk_pixels = 1;      // output pixels a chunk reduces over (the last of an image may be fewer)
@@ -130,7 +137,7 @@ struct WeightGradientGemmConfig {
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
     cl::NDRange patches_local() const { return transposes_planes ? cl::NDRange(1, 8, 1) : cl::NDRange(4, 16, 1); }
     const char* patches_kernel() const { return transposes_planes ? "transpose_planes" : "im2col_patches"; }
-    // The copy of a chunk of `rows` output rows' columns (one image).
+    // The copy of a chunk of `rows` output rows' columns (one image); of phase_rows phase rows with phases.
     cl::NDRange columns_global(const ConvShapes& shapes, std::int64_t rows) const;
     cl::NDRange columns_local() const;
     const char* columns_kernel() const { return columns_by_rows ? "im2col_rows" : "im2col"; }
@@ -151,6 +158,13 @@ inline constexpr std::size_t kWeightGradientFoldImagesBytes = std::size_t{1} << 
 inline constexpr std::size_t kWeightGradientDotChunkBytes = std::size_t{1} << 20;
 // A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.
 inline constexpr std::size_t kWeightGradientChunkBytes = std::size_t{2} << 20;
+// A chunk's copies where x's columns are read from its stride phases and the profile sets no
+// wgrad_gemm_phases_chunk_bytes: nearly all of it dy's transposed copy, the B that every row tile of the GEMM
+// re-reads. ResNet's stem at N = 8 on 2 cores of an Intel Xeon (family 6 model 207), the kernels' cycles
+// under perf (netcl-bench --direction bwd_weights --repeat 10, two runs each, millions): 2 MiB (2 chunks an
+// image) 359, 412; 1.25 MiB 333; 1 MiB (4 chunks) 297, 319, 342; 768 KiB 325, 369; the columns copied
+// (2 MiB, 6 chunks) 447, 470.
+inline constexpr std::size_t kWeightGradientPhasesChunkBytes = std::size_t{1} << 20;
 // Pixels a work-item of the patch copy takes in turn (kernels_cl/im2col.cl,
 // im2col_patches), with work-groups of 4 patch columns x 16 runs: the
 // weight gradient of a 1x1 layer (256 -> 64 channels at 56x56, N = 1) took

@@ -57,6 +57,17 @@ void WeightGradientGemmConv::enqueue_columns(const Tensor& x, const Workspace& w
     const ConvShapes& s = shapes_;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     const std::int64_t p0 = pq0 / s.Q(), rows = pixels / s.Q();
+    if (config_.columns_from_phases) {
+        // x's stride phases from output row p0's on: the column matrix of a stride_h x stride_w filter, unit
+        // dilation, over phase_rows x phase_width outputs (every chunk's, so that the GEMM's offsets hold).
+        internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x), workspace.buffer,
+                           static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(config_.phase_rows),
+                           i(config_.phase_width), i(s.stride_h), i(s.stride_w), i(s.stride_h), i(s.stride_w),
+                           i(s.pad_top - p0 * s.stride_h), i(s.pad_left), 1, 1);
+        internal::launch(context_->queue(), columns_, config_.columns_kernel(), config_.columns_global(s, rows),
+                         config_.columns_local(), chain);
+        return;
+    }
     internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x), workspace.buffer,
                        static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(rows), i(s.Q()), i(s.R), i(s.S),
                        i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h), i(s.pad_left), i(s.dilation_h),
@@ -169,7 +180,18 @@ void WeightGradientGemmConv::enqueue_backward_weights(const Tensor& x, const Ten
         cl::Kernel& gemm = chunk == 0 && !(writes_into_dw && beta == 1.0f) ? gemm_ : gemm_sum_;
         const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
         const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
-        if (config_.images_per_launch > 1) {
+        if (config_.columns_from_phases) {
+            // A_PHASES: the reduction runs over the chunk's output rows, Q pixels each, A's rows the taps' offsets
+            // in x's phases (group g's planes bsA on), B's rows running on across the output rows.
+            const std::int64_t width = config_.phase_width;
+            internal::set_args(gemm, "gemm", a_buffer, u(a),
+                               i(s.C / s.groups * s.stride_h * s.stride_w * config_.phase_rows * width),
+                               workspace.buffer, u(patches), i(pixels * columns), c_buffer, u(c),
+                               i(rows_a * columns), dy.buffer(), internal::offset_of(dy), i(rows_a), i(columns),
+                               i(s.Q()), i(width), i(columns), i(columns), i(pixels / s.Q()),
+                               static_cast<cl_long>(width), i(s.R), i(s.S), i(s.stride_h), i(s.stride_w),
+                               i(s.dilation_h), i(s.dilation_w), i(config_.phase_rows), i(width));
+        } else if (config_.images_per_launch > 1) {
             // A_IMAGES: the reduction runs over the launch's images, A's next one an image of its tensor on.
             internal::set_args(gemm, "gemm", a_buffer, u(a), i(rows_a * lda), workspace.buffer, u(patches),
                                i(pixels * columns), c_buffer, u(c), i(rows_a * columns), dy.buffer(),

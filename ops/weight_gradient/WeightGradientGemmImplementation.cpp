@@ -24,6 +24,9 @@ public:
         keys.push_back("wgrad_gemm_dy_copy_max_ratio");
         keys.push_back("wgrad_gemm_columns_min_width");
         keys.push_back("wgrad_gemm_chunk_bytes");
+        keys.push_back("wgrad_gemm_columns_from_phases");
+        keys.push_back("wgrad_gemm_phases_chunk_bytes");
+        keys.push_back("wgrad_gemm_phases_min_width");
         keys.push_back("wgrad_gemm_transpose_prefetch_floats");
         keys.push_back("wgrad_gemm_min_work_groups_per_unit");
         keys.push_back("wgrad_gemm_fold_images_max_pixels");
