@@ -120,6 +120,18 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     shapes.push_back(make(2, 8, 9, 10, 12, 1, 1, 2, 2, 1));      // 1x1 stride 2: three phases of zeros
     shapes.push_back(make(1, 3, 23, 23, 16, 7, 7, 2, 2, 1));     // ResNet's stem, small
     shapes.back().set_padding(3);
+    // Under stride 2 each row phase's two column phases interleave in one pass (gather_phase_pair), 32 dx
+    // columns a work-item: rows of 75 (two runs and a tail) whose odd columns come first in the phase list
+    // (left padding 1); rows of exactly 64; a 1x1 layer's rows of 70 (its odd phases' zeros); a top padding of
+    // 2 on a 3x3 (the odd row phase's first forward row skipped); and in half.
+    shapes.push_back(make(2, 3, 9, 75, 5, 3, 3, 2, 2, 1));
+    shapes.back().set_padding(1, 1, 0, 2);
+    shapes.push_back(make(1, 2, 7, 40, 3, 3, 3, 2, 2, 1));
+    shapes.back().set_padding(2, 1, 1, 0);
+    shapes.push_back(make(1, 2, 6, 64, 4, 3, 3, 2, 2, 1));
+    shapes.push_back(make(2, 4, 5, 70, 6, 1, 1, 2, 2, 1));
+    shapes.push_back(shapes[6]);
+    shapes.back().dtype = DataType::FLOAT16;
     std::uint64_t seed = 5600;
     for (const ConvShapes& s : shapes) {
         const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, Variant("implicit-gemm"), seed++);

@@ -12,9 +12,12 @@ constexpr const char* kName = "backward data as forward";
 constexpr const char* kRotate = "rotate_filters";
 constexpr const char* kScatterFile = "stride_phases";
 constexpr const char* kScatter = "scatter_phase";
+constexpr const char* kGatherPair = "gather_phase_pair";
 constexpr std::size_t kLocal = 64;
 // Along a phase's row (dim 0) for runs of reads; 64 work-items as elsewhere.
 const cl::NDRange kScatterLocal{16, 4, 1};
+// Runs of 32 columns a work-item, already vectors: 4 rows a work-group.
+const cl::NDRange kGatherLocal{1, 4, 1};
 
 std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::size_t>(n) + m - 1) / m * m; }
 }  // namespace
@@ -28,7 +31,7 @@ ProgramSpec filter_rotation_program(DataType type) {
 
 ProgramSpec stride_phases_program(DataType type) {
     return {kScatterFile, internal::storage_source() + embedded_source(kScatterFile), internal::storage_options(type),
-            {{kScatter, {16, 4, 1}}}};
+            {{kScatter, {16, 4, 1}}, {kGatherPair, {1, 4, 1}}}};
 }
 
 BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
@@ -43,8 +46,9 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
     rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options), kRotate);
     if (!phases_.direct) {
         const ProgramSpec scatter = stride_phases_program(shapes_.dtype);
-        scatter_ = internal::make_kernel(
-            context_->programs().get_source(scatter.label, scatter.source, scatter.options), kScatter);
+        const cl::Program program = context_->programs().get_source(scatter.label, scatter.source, scatter.options);
+        scatter_ = internal::make_kernel(program, kScatter);
+        gather_pair_ = internal::make_kernel(program, kGatherPair);
     }
     rotated_.resize(phases_.phases.size());
 }
@@ -91,18 +95,42 @@ void BackwardDataAsForward::enqueue_backward_data(const Tensor& dy, const Tensor
     // The phases' own forward workspaces follow the scratch.
     const Workspace rest{workspace.buffer, workspace.offset_bytes + scratch_bytes, workspace.bytes - scratch_bytes};
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    // Every phase's forward output into the scratch, then into dx.
+    std::vector<cl_ulong> part_offsets(phases_.phases.size(), 0);
     for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
         const BackwardDataPhase& p = phases_.phases[n];
-        cl_ulong part_offset = 0;
-        Tensor part;
-        if (p.has_taps()) {
-            const std::size_t offset_bytes = workspace.offset_bytes + phases_.scratch_offset(n) * sizeof(float);
-            part = Tensor::view(context_, workspace.buffer(), offset_bytes, {s.N, s.C, p.rows.length, p.cols.length},
-                                s.dtype);
-            forwards_[n]->enqueue(dy, part, rest, chain);
-            part_offset = internal::offset_of(part);
-        }
-        const cl::Buffer& source = p.has_taps() ? part.buffer() : dx.buffer();  // unread without taps
+        if (!p.has_taps()) continue;
+        const std::size_t offset_bytes = workspace.offset_bytes + phases_.scratch_offset(n) * sizeof(float);
+        const Tensor part = Tensor::view(context_, workspace.buffer(), offset_bytes,
+                                         {s.N, s.C, p.rows.length, p.cols.length}, s.dtype);
+        forwards_[n]->enqueue(dy, part, rest, chain);
+        part_offsets[n] = internal::offset_of(part);
+    }
+    // Under stride_w 2, a row phase's two column phases (first columns 0 and 1) in one pass.
+    std::vector<bool> moved(phases_.phases.size(), false);
+    for (std::size_t n = 0; s.stride_w == 2 && n + 1 < phases_.phases.size(); ++n) {
+        if (phases_.phases[n].a != phases_.phases[n + 1].a) continue;
+        const std::size_t e = phases_.phases[n].cols.first == 0 ? n : n + 1, o = n + n + 1 - e;
+        const BackwardDataPhase& even = phases_.phases[e];
+        const BackwardDataPhase& odd = phases_.phases[o];
+        if (even.cols.first != 0 || odd.cols.first != 1) continue;
+        internal::set_args(gather_pair_, kGatherPair, workspace.buffer, part_offsets[e], i(even.has_taps()),
+                           i(even.cols.length), i(even.cols.skip), part_offsets[o], i(odd.has_taps()),
+                           i(odd.cols.length), i(odd.cols.skip), i(even.rows.length), i(even.rows.skip), dx.buffer(),
+                           internal::offset_of(dx), i(s.N * s.C), i(s.H), i(s.W), i(even.rows.first), i(s.stride_h),
+                           i(even.rows.count));
+        internal::launch(context_->queue(), gather_pair_, kGatherPair,
+                         cl::NDRange(static_cast<std::size_t>((s.W + 31) / 32), round_up(even.rows.count, 4),
+                                     static_cast<std::size_t>(s.N * s.C)),
+                         kGatherLocal, chain);
+        moved[n] = moved[n + 1] = true;
+        ++n;
+    }
+    for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
+        const BackwardDataPhase& p = phases_.phases[n];
+        if (moved[n]) continue;
+        const cl_ulong part_offset = part_offsets[n];
+        const cl::Buffer& source = workspace.buffer;  // unread without taps
         internal::set_args(scatter_, kScatter, source, part_offset, i(p.has_taps()), i(p.rows.length),
                            i(p.cols.length), i(p.rows.skip), i(p.cols.skip), dx.buffer(), internal::offset_of(dx),
                            i(s.N * s.C), i(s.H), i(s.W), i(p.rows.first), i(p.cols.first), i(s.stride_h),

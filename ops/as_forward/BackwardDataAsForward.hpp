@@ -40,7 +40,7 @@ private:
     ConvShapes shapes_;
     BackwardDataPhases phases_;
     std::vector<std::unique_ptr<ConvStrategy>> forwards_;  // per phase; null where the phase has no taps
-    cl::Kernel rotate_, scatter_;
+    cl::Kernel rotate_, scatter_, gather_pair_;
     std::vector<Tensor> rotated_;
 };
 

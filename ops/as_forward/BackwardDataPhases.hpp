@@ -13,7 +13,9 @@
 //
 // Where a phase's forward output is not exactly its dx rows (any stride, or
 // a padding past the dilated filter's reach) it is written to scratch and
-// copied into its places in dx (kernels_cl/stride_phases.cl): one pass over dx.
+// copied into its places in dx (kernels_cl/stride_phases.cl): under stride_w
+// 2 a row phase's two column phases interleaved in one pass over its rows,
+// else a pass a phase.
 #include <cstdint>
 #include <optional>
 #include <string>

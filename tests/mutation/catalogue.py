@@ -124,6 +124,24 @@ MUTATIONS = [
          find="skip_h + p) * length_w",
          replace="p) * length_w",
          bug="a phase whose first rows fall in the padding copies its output into dx a row off"),
+    # Expected: test_conv_backward StridePhasesRunBackwardDataOnTheGemmEngine (rows of 75, 64 and 70 under
+    # stride 2), and the edge shapes' stride-2 backward data.
+    dict(id="gather-pair-interleave", area="gradients", file="kernels_cl/stride_phases.cl",
+         find="(BITS16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23)",
+         replace="(BITS16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 23, 7)",
+         bug="two of a run's dx columns swapped where a row phase's column phases interleave"),
+    dict(id="gather-pair-skip", area="gradients", file="kernels_cl/stride_phases.cl",
+         find="from + even_offset + ((size_t)nc * length_h + skip_h + p) * even_length_w",
+         replace="from + even_offset + ((size_t)nc * length_h + p) * even_length_w",
+         bug="a row phase whose first rows fall in the padding takes its even columns a row off"),
+    dict(id="gather-pair-no-taps-read", area="gradients", file="kernels_cl/stride_phases.cl",
+         find="const BITS16 o = odd_has ? vload16(0, odd) : (BITS16)(0);",
+         replace="const BITS16 o = vload16(0, odd);",
+         bug="a column phase without taps (a 1x1 stride-2 layer's odd columns) reads the scratch instead of zeros"),
+    dict(id="gather-pair-tail-has", area="gradients", file="kernels_cl/stride_phases.cl",
+         find="to[t] = t % 2 == 0 ? (even_has ? even[j] : 0)",
+         replace="to[t] = t % 2 == 0 ? (odd_has ? even[j] : 0)",
+         bug="a row's tail takes its even columns' presence from the odd phase: zeros where the even phase has taps"),
 
     # --- IM2COL: kernels_cl/im2col.cl, kernels_cl/output_stage.cl -----------
     dict(id="im2col-pad-left", area="padding", file="kernels_cl/im2col.cl",

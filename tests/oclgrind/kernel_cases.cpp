@@ -137,7 +137,9 @@ TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
 // each group, uneven pads) before the implicit GEMM and Winograd F(2x2); and
 // under strides 2x3, the sub-filters of the stride phases and their copy into
 // dx (kernels_cl/stride_phases.cl), a phase without taps (3 columns of a 3x2
-// filter) written as zeros.
+// filter) written as zeros; and under stride 2, each row phase's two column
+// phases interleaved in one pass (gather_phase_pair) on rows of 35 (a run of
+// 32 columns, the other order of first columns and a tail), in half.
 TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     auto s = shape(2, 4, 5, 6, 6, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
     s.set_padding(2, 0, 1, 1);
@@ -147,6 +149,10 @@ TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     strided.S = 2, strided.stride_h = 2, strided.stride_w = 3, strided.groups = 2;
     strided.set_padding(1, 0, 0, 1);
     expect_clean(strided, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto wide = shape(1, 2, 5, 35, 3, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    wide.stride_h = wide.stride_w = 2, wide.dtype = DataType::FLOAT16;
+    wide.set_padding(1, 1, 0, 2);
+    expect_clean(wide, Kernel::IM2COL, Variant("implicit-gemm"));
     auto w = shape(1, 3, 6, 5, 4, 3, 1, true).in_direction(ConvDirection::BACKWARD_DATA);
     expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant("wino-f2-gemm"), tolerance_factor(Variant("wino-f2-gemm")));
 }
