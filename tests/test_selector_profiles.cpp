@@ -198,13 +198,26 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),
                                             intel).dot);
     EXPECT_FALSE(weight_gradient_gemm_config(res2_expand, intel).dot);  // dW of 16384
-    // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel (2 KiB of dy transposed a pixel on
-    // res5.reduce: all 8 images in 1 MiB), an image a GEMM on AMD and at 14x14.
+    // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel, an image a GEMM on AMD and at 14x14.
+    // On Intel res5.reduce copies x's planes, not dy's (item 17: dy's copy would save 0.57 of dW's size, under
+    // 0.6), 8 KiB a pixel: 2 images in 1 MiB; at N = 1 (0.07) one GEMM writes dw itself. Res4.reduce at N = 8
+    // (4.6) and res4.reduce.first at N = 1 (1.5) copy dy, as AMD does everywhere.
     const ConvShapes res5_reduce = shape(8, 2048, 7, 7, 512, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     const ConvShapes res4_reduce = shape(8, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
-    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, intel).images_per_launch, 8);
+    EXPECT_FALSE(weight_gradient_gemm_config(res5_reduce, intel).columns);
+    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, intel).images_per_launch, 2);
+    EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce, amd).columns);
     EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, amd).images_per_launch, 1);
+    EXPECT_TRUE(weight_gradient_gemm_config(res4_reduce, intel).columns);
     EXPECT_EQ(weight_gradient_gemm_config(res4_reduce, intel).images_per_launch, 1);
+    ConvShapes res5_reduce_one = res5_reduce;
+    res5_reduce_one.N = 1;
+    EXPECT_FALSE(weight_gradient_gemm_config(res5_reduce_one, intel).columns);
+    EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce_one, intel).writes_dw);
+    EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce_one, amd).columns);
+    EXPECT_TRUE(weight_gradient_gemm_config(
+                    shape(1, 512, 28, 28, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
+                    .columns);
     DeviceProfile narrow = amd;
     set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, narrow).columns);

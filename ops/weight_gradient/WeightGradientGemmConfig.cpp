@@ -58,10 +58,23 @@ bool columns_in_place(const ConvShapes& s) {
 // 6 x 64 tiles 13.5 / 4.1 at N = 1 and 154 / 46 at N = 8; 8 x 48 tiles 10.3 /
 // 6.6 and 79 / 57. With AVX2's 16-wide tiles the 27 taps fill them, and the
 // measurement above (Zen 3) stands.
+// And, where x lies in place (a 1x1 stride-1 layer) and the profile sets
+// wgrad_gemm_dy_copy_min_saving (0: off), only where copying dy rather than
+// x saves at least that many times dW's size in floats, N·P·Q·(C - K) >=
+// saving x K·C/groups: the columns' sum is dW transposed, which the blend
+// reads and writes again, where the patches' GEMM writes dw itself from one
+// launch. Few-pixel layers copy little either way: pocl-cpu-avx512-intel.json
+// (item 17) has the measurement.
 bool takes_columns(const ConvShapes& s, const DeviceProfile& profile, const GemmTile& tile) {
     const bool short_patches = patch_length(s) < tile.nr() && s.K / s.groups >= tile.nr();
     const double ratio = profile.tuned_or("wgrad_gemm_dy_copy_max_ratio", 1.0);
     if (!short_patches && static_cast<double>(s.K / s.groups) > ratio * static_cast<double>(patch_length(s))) {
+        return false;
+    }
+    const double min_saving = profile.tuned_or("wgrad_gemm_dy_copy_min_saving", 0.0);
+    if (columns_in_place(s) && min_saving > 0.0 &&
+        static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) <
+            min_saving * static_cast<double>(s.K * s.C / s.groups)) {
         return false;
     }
     return columns_in_place(s) ||

@@ -22,6 +22,7 @@ public:
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");
         keys.push_back("wgrad_gemm_dy_copy_max_ratio");
+        keys.push_back("wgrad_gemm_dy_copy_min_saving");
         keys.push_back("wgrad_gemm_columns_min_width");
         keys.push_back("wgrad_gemm_chunk_bytes");
         keys.push_back("wgrad_gemm_columns_from_phases");

@@ -569,6 +569,12 @@ MUTATIONS = [
          find="static_cast<double>(s.Q()) >= profile.tuned_or(\"wgrad_gemm_phases_min_width\", 28.0);",
          replace="static_cast<double>(s.Q()) >= 0.0;",
          bug="res4's 14-pixel output rows read from phases, where the GEMM's reduction restarting every row made it slower"),
+    # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (res5.reduce
+    # copies x's planes on Intel, res4.reduce dy's).
+    dict(id="wgrad-dy-copy-saving-flipped", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) <",
+         replace="static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) >",
+         bug="dy copied transposed where that saves little and x's copy where it saves much: res5.reduce's dW blended transposed"),
     # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (conv1.1's
     # weight gradient on x's columns under AMD's 48-wide tile; on Intel it takes the dot-product form).
     dict(id="wgrad-short-patches-ignored", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
