@@ -198,14 +198,15 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),
                                             intel).dot);
     EXPECT_FALSE(weight_gradient_gemm_config(res2_expand, intel).dot);  // dW of 16384
-    // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel, an image a GEMM on AMD and at 14x14.
-    // On Intel res5.reduce copies x's planes, not dy's (item 17: dy's copy would save 0.57 of dW's size, under
-    // 0.6), 8 KiB a pixel: 2 images in 1 MiB; at N = 1 (0.07) one GEMM writes dw itself. Res4.reduce at N = 8
-    // (4.6) and res4.reduce.first at N = 1 (1.5) copy dy, as AMD does everywhere.
+    // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel (2 KiB of dy transposed a pixel on
+    // res5.reduce: all 8 images in 1 MiB), an image a GEMM on AMD and at 14x14. At N = 1 res5.reduce copies
+    // x's planes on Intel, not dy's (item 17: dy's copy would save 0.07 of dW's size, under 0.5), one GEMM
+    // writing dw itself; at N = 8 (0.57), res4.reduce (4.6) and res4.reduce.first at N = 1 (1.5) copy dy, as
+    // AMD does everywhere.
     const ConvShapes res5_reduce = shape(8, 2048, 7, 7, 512, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     const ConvShapes res4_reduce = shape(8, 1024, 14, 14, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
-    EXPECT_FALSE(weight_gradient_gemm_config(res5_reduce, intel).columns);
-    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, intel).images_per_launch, 2);
+    EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce, intel).columns);
+    EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, intel).images_per_launch, 8);
     EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce, amd).columns);
     EXPECT_EQ(weight_gradient_gemm_config(res5_reduce, amd).images_per_launch, 1);
     EXPECT_TRUE(weight_gradient_gemm_config(res4_reduce, intel).columns);
