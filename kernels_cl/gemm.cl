@@ -115,8 +115,8 @@
 //
 // A_PHASES (with A_IMAGES): A is x's column matrix (rows the taps (c, r, s)
 // of a group, columns the output pixels) read in place from x's stride
-// phases (kernels_cl/im2col.cl's im2col_rows under a stride_h x stride_w
-// filter: plane (c, a, b) holds x[c][i * stride_h + a][j * stride_w + b],
+// phases (kernels_cl/im2col.cl's im2col or im2col_rows under a stride_h x
+// stride_w filter: plane (c, a, b) holds x[c][i * stride_h + a][j * stride_w + b],
 // padded, phase_rows x phase_width), the "images" of A_IMAGES being output
 // rows (a_image_stride = phase_width, Kd = Q). Tap (c, r, s) is the plane of
 // its phase shifted by whole phase rows and columns, so row m of A starts at
@@ -227,8 +227,8 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
     for (int i = 0; i < MR; ++i) {
         const int s = arow[i] % taps_s, r = arow[i] / taps_s % taps_r, c = arow[i] / (taps_s * taps_r);
         const int h = r * dil_h, w = s * dil_w;
-        arow[i] = (((c * stride_h + h % stride_h) * stride_w + w % stride_w) * phase_rows + h / stride_h) * phase_width +
-                  w / stride_w;
+        const int plane = (c * stride_h + h % stride_h) * stride_w + w % stride_w;
+        arow[i] = (plane * phase_rows + h / stride_h) * phase_width + w / stride_w;
     }
 #endif
 

@@ -122,8 +122,8 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     shapes.back().set_padding(3);
     // Under stride 2 each row phase's two column phases interleave in one pass (gather_phase_pair), 32 dx
     // columns a work-item: rows of 75 (two runs and a tail) whose odd columns come first in the phase list
-    // (left padding 1); rows of exactly 64; a 1x1 layer's rows of 70 (its odd phases' zeros); a top padding of
-    // 2 on a 3x3 (the odd row phase's first forward row skipped); and in half.
+    // (left padding 1); rows of 40 under a top padding of 2 on a 3x3 (the odd row phase's first forward row
+    // skipped); rows of exactly 64; a 1x1 layer's rows of 70 (its odd phases' zeros); and the first in half.
     shapes.push_back(make(2, 3, 9, 75, 5, 3, 3, 2, 2, 1));
     shapes.back().set_padding(1, 1, 0, 2);
     shapes.push_back(make(1, 2, 7, 40, 3, 3, 3, 2, 2, 1));
@@ -492,7 +492,8 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
             p.tuned["wgrad_gemm_columns_min_width"] = 0;
             p.tuned["wgrad_gemm_columns_from_phases"] = 0;  // the columns copied (phases: the test below)
             p.tuned["im2col_rows"] = by_rows;
-            if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;  // copied columns
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;  // x in place
         });
     };
     const auto in_place = [](const ConvShapes& s) {
@@ -574,10 +575,12 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
 // x's columns read in place from its stride phases (gemm.cl's A_PHASES): a
 // chunk's phase rows copied by either im2col kernel under a stride_h x
 // stride_w filter, each tap's row of A at its own offset in them, the GEMM's
-// reduction an output row at a time. Every edge shape and random ones with
-// it forced (strides 1 to 3, unequal strides, dilation, groups, depthwise,
-// asymmetric pads); in chunks of output rows, the last one short, each
-// chunk's phases from its first row's on, with beta 0 and 1; and the rule.
+// reduction an output row at a time. Every strided edge shape and random
+// ones with it forced (strides 2 and 3, unequal strides, dilation, groups,
+// depthwise, asymmetric pads), the others (stride 1, a filter no larger than
+// its stride) on copied columns; in chunks of output rows, the last one
+// short, each chunk's phases from its first row's on, with beta 0 and 1; and
+// the rule.
 TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
     const Variant variant("wgrad-gemm");
     const auto forced = [](double by_rows, double chunk_bytes) {
@@ -587,47 +590,57 @@ TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
             p.tuned["wgrad_gemm_columns_from_phases"] = 1;
             p.tuned["wgrad_gemm_phases_min_width"] = 0;
             p.tuned["im2col_rows"] = by_rows;
-            if (chunk_bytes > 0) p.tuned["wgrad_gemm_phases_chunk_bytes"] = chunk_bytes;
+            if (chunk_bytes > 0) p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;
         });
     };
     const auto in_place = [](const ConvShapes& s) {
         return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
                s.pad_left == 0 && s.pad_right == 0;
     };
+    const auto phased = [](const ConvShapes& s) {
+        return s.stride_h * s.stride_w > 1 && s.R * s.S > s.stride_h * s.stride_w;
+    };
     std::vector<ConvShapes> shapes;
+    int phased_edges = 0;
     for (const ConvShapes& edge : edge_case_shapes()) {
         if (!in_place(edge)) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+        phased_edges += phased(edge);
     }
     std::mt19937_64 rng(20261129);
-    while (shapes.size() < edge_case_shapes().size() + 8) {
+    for (int drawn = 0; drawn < 8;) {
         const ConvShapes s = random_small_shape(rng);
-        if (!in_place(s)) shapes.push_back(s.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+        if (phased(s)) shapes.push_back(s.in_direction(ConvDirection::BACKWARD_WEIGHTS)), ++drawn;
     }
+    EXPECT_GE(phased_edges, 6);
     std::uint64_t seed = 7700;
     for (const double by_rows : {1.0, 0.0}) {
         const auto context = forced(by_rows, 0);
         for (const ConvShapes& s : shapes) {
             const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++);
             EXPECT_TRUE(r.passed()) << "im2col_rows " << by_rows << ": " << describe(s, r);
-            const std::string expected = std::string("stride phases (") + (by_rows ? "im2col_rows" : "im2col") +
-                                         ") and dy copied transposed";
+            const std::string kernel = by_rows ? "im2col_rows" : "im2col";
+            const std::string expected = phased(s) ? "stride phases (" + kernel + ") and dy copied transposed"
+                                                   : "x's columns (" + kernel + ") and dy copied transposed";
             EXPECT_NE(r.plan.config.find(expected), std::string::npos) << s.str() << ": " << r.plan.config;
         }
     }
     // Stride 2, padding 1 (3 images of 7 x 14 outputs; 11 dy and 4 x 4 phase floats a pixel): chunks of 3, 3 and
     // 1 output rows, 4 x 15 phases a chunk. Output rows of 38 under stride 2 and pads on three sides (the
-    // copy's 16-column vectors): 3 chunks of 2 rows, 3 x 40 phases. Strides 3 x 2, dilations 2 x 3, groups 2
-    // and pads on three sides (2 images of 5 x 10 outputs): chunks of 2, 2 and 1 rows, 3 x 11 phases.
+    // copy's 16-column vectors): 3 chunks of 2 rows, 3 x 40 phases. Strides 3 x 2, dilations 2 x 2, a 3 x 3
+    // filter, groups 2 and pads on three sides (2 images of 5 x 10 outputs): chunks of 2, 2 and 1 rows, 3 x 12
+    // phases; its taps' column phase and shift (dilated offsets 0, 2, 4 over a stride of 2) differ from what
+    // their index or the vertical stride would give.
     ConvShapes strided = edge_case_shapes()[8].in_direction(ConvDirection::BACKWARD_WEIGHTS);
-    ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14) << strided.str();
+    ASSERT_TRUE(strided.stride_h == 2 && strided.pad_top == 1 && strided.P() == 7 && strided.Q() == 14)
+        << strided.str();
     ConvShapes wide;
     wide.N = 2, wide.C = 3, wide.H = 12, wide.W = 75, wide.K = 16, wide.R = 3, wide.S = 5;
     wide.stride_h = wide.stride_w = 2, wide.set_padding(1, 2, 0, 3);
     wide = wide.in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ASSERT_TRUE(wide.P() == 6 && wide.Q() == 38) << wide.str();
     ConvShapes dilated;
-    dilated.N = 2, dilated.C = 4, dilated.H = 17, dilated.W = 20, dilated.K = 6, dilated.R = 3, dilated.S = 2;
-    dilated.stride_h = 3, dilated.stride_w = 2, dilated.dilation_h = 2, dilated.dilation_w = 3, dilated.groups = 2;
+    dilated.N = 2, dilated.C = 4, dilated.H = 17, dilated.W = 20, dilated.K = 6, dilated.R = 3, dilated.S = 3;
+    dilated.stride_h = 3, dilated.stride_w = 2, dilated.dilation_h = 2, dilated.dilation_w = 2, dilated.groups = 2;
     dilated.set_padding(2, 1, 0, 2);
     dilated = dilated.in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ASSERT_TRUE(dilated.P() == 5 && dilated.Q() == 10) << dilated.str();
@@ -640,7 +653,7 @@ TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
                                                         "transposed, dy's planes in 8 x 8 blocks, 3 chunk(s) of 76"},
         {wide, 2 * 38 * (16 + 12) * sizeof(float), "from its 3 x 40 stride phases (im2col_rows) and dy copied "
                                                    "transposed, dy's planes in 8 x 8 blocks, 3 chunk(s) of 76 pixels"},
-        {dilated, 2 * 10 * (6 + 24) * sizeof(float), "from its 3 x 11 stride phases (im2col_rows) and dy copied "
+        {dilated, 2 * 10 * (6 + 24) * sizeof(float), "from its 3 x 12 stride phases (im2col_rows) and dy copied "
                                                      "transposed, 3 chunk(s) of 20 pixels an image"}};
     for (const auto& [s, chunk_bytes, expected] : chunked) {
         const auto context = forced(1.0, chunk_bytes);
@@ -661,6 +674,8 @@ TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
         return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
     };
     EXPECT_TRUE(weight_gradient_gemm_config(layer(3, 64, 7, 224), cpu).columns_from_phases);   // the stem, Q = 112
+    EXPECT_TRUE(weight_gradient_gemm_config(layer(256, 128, 1, 112), cpu).columns);
+    EXPECT_FALSE(weight_gradient_gemm_config(layer(256, 128, 1, 112), cpu).columns_from_phases);  // 1x1: 1 plane of 4
     EXPECT_TRUE(weight_gradient_gemm_config(layer(128, 128, 3, 56), cpu).columns_from_phases);  // res3, Q = 28
     EXPECT_TRUE(weight_gradient_gemm_config(layer(256, 256, 3, 28), cpu).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(layer(256, 256, 3, 28), cpu).columns_from_phases);  // res4, Q = 14
@@ -853,11 +868,11 @@ TEST(ConvBackward, GemmWeightGradientTransposesPlanesInBlocks) {
         return s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
     };
     const auto chunked = context_with_profile([](DeviceProfile& p) {
-        p.tuned["wgrad_gemm_chunk_bytes"] = 23 * 8 * 2 * sizeof(float);  // 23 pixels of 8 dy floats in 2 groups
+        p.tuned["wgrad_gemm_dy_chunk_bytes"] = 23 * 8 * 2 * sizeof(float);  // 23 pixels of 8 dy floats in 2 groups
         p.tuned["wgrad_gemm_dy_copy_min_saving"] = 0;
     });
     const std::shared_ptr<Context> shared = shared_context();
-    // dy copied wherever dy's rows are the shorter (the Intel profile's item 17 copies x for few pixels).
+    // dy copied wherever dy's rows are the shorter, whatever a profile's wgrad_gemm_dy_copy_min_saving says.
     const auto dy_copied = context_with_profile([](DeviceProfile& p) { p.tuned["wgrad_gemm_dy_copy_min_saving"] = 0; });
     struct Case {
         ConvShapes shapes;

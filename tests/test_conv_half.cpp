@@ -446,6 +446,7 @@ TEST(Half, WeightGradientGemmWidensItsOperandAChunkAtATime) {
             p.tuned["wgrad_gemm_dy_copy_max_ratio"] = dy_copy_ratio;
             p.tuned["wgrad_gemm_columns_min_width"] = 0;
             p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;
+            p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;  // x in place
         });
     };
     struct Case {

@@ -200,7 +200,7 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_FALSE(weight_gradient_gemm_config(res2_expand, intel).dot);  // dW of 16384
     // Res5's 1x1 weight gradients (7x7) take whole images a GEMM on Intel (2 KiB of dy transposed a pixel on
     // res5.reduce: all 8 images in 1 MiB), an image a GEMM on AMD and at 14x14. At N = 1 res5.reduce copies
-    // x's planes on Intel, not dy's (item 17: dy's copy would save 0.07 of dW's size, under 0.5), one GEMM
+    // x's planes on Intel, not dy's (item 17: dy's copy would save 0.07 of dW's size, under 0.3), one GEMM
     // writing dw itself; at N = 8 (0.57), res4.reduce (4.6) and res4.reduce.first at N = 1 (1.5) copy dy, as
     // AMD does everywhere.
     const ConvShapes res5_reduce = shape(8, 2048, 7, 7, 512, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
@@ -218,6 +218,10 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(res5_reduce_one, amd).columns);
     EXPECT_TRUE(weight_gradient_gemm_config(
                     shape(1, 512, 28, 28, 256, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
+                    .columns);
+    // Patches shorter than the 64-wide tile that K fills (32 -> 64) take the columns whatever item 17 says.
+    EXPECT_TRUE(weight_gradient_gemm_config(
+                    shape(1, 32, 7, 7, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
                     .columns);
     DeviceProfile narrow = amd;
     set_gemm_tile(narrow, "wgrad_gemm", GemmTile{6, 1, 16, {8, 2}});

@@ -72,7 +72,7 @@ bool takes_columns(const ConvShapes& s, const DeviceProfile& profile, const Gemm
         return false;
     }
     const double min_saving = profile.tuned_or("wgrad_gemm_dy_copy_min_saving", 0.0);
-    if (columns_in_place(s) && min_saving > 0.0 &&
+    if (!short_patches && columns_in_place(s) && min_saving > 0.0 &&
         static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) <
             min_saving * static_cast<double>(s.K * s.C / s.groups)) {
         return false;
@@ -168,14 +168,18 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     }
     c.columns = takes_columns(s, profile, c.tile);
     c.columns_in_place = c.columns && columns_in_place(s);
-    // x's phases in place of its copied columns where output rows are at least wgrad_gemm_phases_min_width
-    // (default 28) wide: the GEMM's reduction then restarts every Q steps. On 2 cores of an Intel Xeon (family 6
-    // model 207), N = 8, the kernels' cycles under perf (netcl-bench --direction bwd_weights --repeat 10, two
-    // runs each, millions, columns copied / phases): the stem (Q = 112) 447, 470 / 297, 319, 342;
-    // res3.3x3.stride2 (128 channels, Q = 28) 361, 362 / 215, 262; res4.3x3.stride2 (256, Q = 14) 228, 242 /
-    // 251, 249, its GEMM 157, 159 / 193, 184.
+    // x's phases in place of its copied columns under a stride the filter is larger than (else the phases
+    // copy more than the columns: a 1x1 stride-2 layer would copy 4 planes to read 1), where output rows are
+    // at least wgrad_gemm_phases_min_width (default 28) wide: the GEMM's reduction then restarts every Q steps.
+    // On 2 cores of an Intel Xeon (family 6 model 207), N = 8, the kernels' cycles under perf (netcl-bench
+    // --direction bwd_weights --repeat 10, two runs each, millions, columns copied / phases): the stem (Q = 112)
+    // 447, 470 / 297, 319, 342; res3.3x3.stride2 (128 channels, Q = 28) 361, 362 / 215, 262; res4.3x3.stride2
+    // (256, Q = 14) 228, 242 / 251, 249, its GEMM 157, 159 / 193, 184. Unmeasured, hence left out of the
+    // default: stride-1 layers (their phase is x padded; ResNet's and VGG's run on Winograd) and AVX2 parts,
+    // which take it as every CPU does.
+    const bool strided = s.stride_h * s.stride_w > 1 && s.R * s.S > s.stride_h * s.stride_w;
     c.columns_from_phases =
-        c.columns && !c.columns_in_place &&
+        c.columns && !c.columns_in_place && strided &&
         profile.tuned_or("wgrad_gemm_columns_from_phases", profile.type == DeviceType::CPU ? 1.0 : 0.0) != 0.0 &&
         static_cast<double>(s.Q()) >= profile.tuned_or("wgrad_gemm_phases_min_width", 28.0);
     c.transposes_planes = (c.columns || columns_in_place(s)) && c.gemm_columns(s) % 8 == 0;
@@ -219,10 +223,14 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
                                                       : size(s.C * s.R * s.S) * sizeof(float);
     c.widens_a = s.dtype == DataType::FLOAT16 && !(c.columns && !c.columns_in_place);
     const auto widened_a_pixel_bytes = c.widens_a ? size(c.gemm_rows(s) * s.groups) * sizeof(float) : 0;
+    // Where x's columns are not copied (x in place, or read from its phases) the chunk is nearly all dy's
+    // transposed copy, the B that every row tile re-reads while A streams past: wgrad_gemm_dy_chunk_bytes, else
+    // wgrad_gemm_chunk_bytes (pocl-cpu-avx512-intel.json's item 18 has the measurement).
+    const double chunk_bytes =
+        profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes));
+    const bool copies_dy_alone = c.columns && (c.columns_in_place || c.columns_from_phases);
     const auto chunk_target = static_cast<std::size_t>(
-        c.columns_from_phases
-            ? profile.tuned_or("wgrad_gemm_phases_chunk_bytes", static_cast<double>(kWeightGradientPhasesChunkBytes))
-            : profile.tuned_or("wgrad_gemm_chunk_bytes", static_cast<double>(kWeightGradientChunkBytes)));
+        copies_dy_alone ? profile.tuned_or("wgrad_gemm_dy_chunk_bytes", chunk_bytes) : chunk_bytes);
     const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
     const std::size_t pixel_bytes = patch_row_bytes + column_bytes + widened_a_pixel_bytes;
     split_into_chunks(c, unit, PQ / unit, chunk_target, pixel_bytes);

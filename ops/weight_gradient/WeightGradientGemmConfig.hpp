@@ -158,13 +158,6 @@ inline constexpr std::size_t kWeightGradientFoldImagesBytes = std::size_t{1} << 
 inline constexpr std::size_t kWeightGradientDotChunkBytes = std::size_t{1} << 20;
 // A chunk's patches where the profile sets no wgrad_gemm_chunk_bytes.
 inline constexpr std::size_t kWeightGradientChunkBytes = std::size_t{2} << 20;
-// A chunk's copies where x's columns are read from its stride phases and the profile sets no
-// wgrad_gemm_phases_chunk_bytes: nearly all of it dy's transposed copy, the B that every row tile of the GEMM
-// re-reads. ResNet's stem at N = 8 on 2 cores of an Intel Xeon (family 6 model 207), the kernels' cycles
-// under perf (netcl-bench --direction bwd_weights --repeat 10, two runs each, millions): 2 MiB (2 chunks an
-// image) 359, 412; 1.25 MiB 333; 1 MiB (4 chunks) 297, 319, 342; 768 KiB 325, 369; the columns copied
-// (2 MiB, 6 chunks) 447, 470.
-inline constexpr std::size_t kWeightGradientPhasesChunkBytes = std::size_t{1} << 20;
 // Pixels a work-item of the patch copy takes in turn (kernels_cl/im2col.cl,
 // im2col_patches), with work-groups of 4 patch columns x 16 runs: the
 // weight gradient of a 1x1 layer (256 -> 64 channels at 56x56, N = 1) took

@@ -26,7 +26,7 @@ public:
         keys.push_back("wgrad_gemm_columns_min_width");
         keys.push_back("wgrad_gemm_chunk_bytes");
         keys.push_back("wgrad_gemm_columns_from_phases");
-        keys.push_back("wgrad_gemm_phases_chunk_bytes");
+        keys.push_back("wgrad_gemm_dy_chunk_bytes");
         keys.push_back("wgrad_gemm_phases_min_width");
         keys.push_back("wgrad_gemm_transpose_prefetch_floats");
         keys.push_back("wgrad_gemm_min_work_groups_per_unit");

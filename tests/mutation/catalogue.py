@@ -541,12 +541,12 @@ MUTATIONS = [
     # Expected: test_conv_backward GemmWeightGradientFromStridePhasesMatchesReference (every strided, dilated
     # and grouped edge shape), and oclgrind's WeightGradientFromStridePhases.
     dict(id="wgrad-phases-tap-phase", area="weight-gradient", file="kernels_cl/gemm.cl",
-         find="arow[i] = (((c * stride_h + h % stride_h) * stride_w + w % stride_w) * phase_rows + h / stride_h) * phase_width +",
-         replace="arow[i] = (((c * stride_h + h % stride_h) * stride_w + s % stride_w) * phase_rows + h / stride_h) * phase_width +",
+         find="const int plane = (c * stride_h + h % stride_h) * stride_w + w % stride_w;",
+         replace="const int plane = (c * stride_h + h % stride_h) * stride_w + s % stride_w;",
          bug="a tap's column phase taken from its index, not its dilated offset: dw wrong under dilation"),
     dict(id="wgrad-phases-tap-shift", area="weight-gradient", file="kernels_cl/gemm.cl",
-         find="                  w / stride_w;",
-         replace="                  w / stride_h;",
+         find="arow[i] = (plane * phase_rows + h / stride_h) * phase_width + w / stride_w;",
+         replace="arow[i] = (plane * phase_rows + h / stride_h) * phase_width + w / stride_h;",
          bug="a tap's shift along the row divided by the vertical stride: dw wrong under unequal strides"),
     dict(id="wgrad-phases-row-stride", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConv.cpp",
          find="                               static_cast<cl_long>(width), i(s.R), i(s.S),",
@@ -575,6 +575,11 @@ MUTATIONS = [
          find="static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) <",
          replace="static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) >",
          bug="dy copied transposed where that saves little and x's copy where it saves much: res5.reduce's dW blended transposed"),
+    dict(id="wgrad-dy-copy-saving-short-patches", area="weight-gradient",
+         file="ops/weight_gradient/WeightGradientGemmConfig.cpp",
+         find="if (!short_patches && columns_in_place(s) && min_saving > 0.0 &&",
+         replace="if (columns_in_place(s) && min_saving > 0.0 &&",
+         bug="a 1x1 layer of fewer channels in than the tile is wide (32 -> 64) runs its patches a lane at a time"),
     # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512 (conv1.1's
     # weight gradient on x's columns under AMD's 48-wide tile; on Intel it takes the dot-product form).
     dict(id="wgrad-short-patches-ignored", area="weight-gradient", file="ops/weight_gradient/WeightGradientGemmConfig.cpp",

@@ -412,7 +412,7 @@ TEST(Oclgrind, WeightGradientImagesInOneGemm) {
 // x's columns read from its stride phases (gemm.cl's A_PHASES): a padded
 // stride-2 layer in chunks of 2 and 1 output rows (each chunk's phases from
 // its first row's, read up to the last tap's reach), and strides 3 x 2 with
-// dilations 2 x 3, groups 2 and pads on three sides, in half. Each on a
+// dilations 2 x 2, groups 2 and pads on three sides, in half. Each on a
 // context of its own: oclgrind 21.10 reports a second GEMM layer on one
 // context as reading uninitialised values (Im2colGemmBothColumnCopies
 // above); so, the uninitialised-value check holds for both.
@@ -423,7 +423,7 @@ TEST(Oclgrind, WeightGradientFromStridePhases) {
             profile.tuned["wgrad_gemm_columns_min_width"] = 0;
             profile.tuned["wgrad_gemm_columns_from_phases"] = 1;
             profile.tuned["wgrad_gemm_phases_min_width"] = 0;
-            profile.tuned["wgrad_gemm_phases_chunk_bytes"] = 2 * 7 * (5 + 3 * 4) * sizeof(float);
+            profile.tuned["wgrad_gemm_dy_chunk_bytes"] = 2 * 7 * (5 + 3 * 4) * sizeof(float);
             profile.tuned["wgrad_gemm_dot_min_pixels"] = 0;
         });
     };
@@ -431,7 +431,7 @@ TEST(Oclgrind, WeightGradientFromStridePhases) {
     strided.stride_h = strided.stride_w = 2;
     strided.set_padding(1, 0, 1, 2);
     auto dilated = shape(2, 4, 11, 14, 6, 3, 0, false);
-    dilated.S = 2, dilated.stride_h = 3, dilated.stride_w = 2, dilated.dilation_h = 2, dilated.dilation_w = 3;
+    dilated.stride_h = 3, dilated.stride_w = 2, dilated.dilation_h = 2, dilated.dilation_w = 2;
     dilated.groups = 2, dilated.dtype = DataType::FLOAT16;
     dilated.set_padding(2, 1, 0, 2);
     expect_clean_weight_gradient(strided, context(), 23, "from its 3 x 8 stride phases (im2col");
