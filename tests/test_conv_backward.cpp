@@ -483,23 +483,31 @@ TEST(ConvBackward, GemmWeightGradientOnSmallerWorkGroupsMatchesReference) {
 // and padding) and of pixels (in place), with beta 0 and 1; and the default
 // rule, which takes it where dy's rows are no longer than the patches'
 // (and, for copied columns, output rows of at least 16 pixels).
+// wgrad-gemm's layout forced to x's columns and dy copied transposed (whatever the ratio, the rows' width or
+// the profile's saving rule), the columns copied or read from x's stride phases wherever those may be, by
+// either copy kernel, in chunks of chunk_bytes (0: the profile's).
+std::shared_ptr<Context> columns_forced(bool from_phases, double by_rows, double chunk_bytes) {
+    return context_with_profile([=](DeviceProfile& p) {
+        p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
+        p.tuned["wgrad_gemm_dy_copy_min_saving"] = 0;
+        p.tuned["wgrad_gemm_columns_min_width"] = 0;
+        p.tuned["wgrad_gemm_columns_from_phases"] = from_phases ? 1 : 0;
+        p.tuned["wgrad_gemm_phases_min_width"] = 0;
+        p.tuned["im2col_rows"] = by_rows;
+        if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;     // copied columns
+        if (chunk_bytes > 0) p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;  // x in place or from phases
+    });
+}
+
+bool x_in_place(const ConvShapes& s) {
+    return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
+           s.pad_left == 0 && s.pad_right == 0;
+}
+
 TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const auto forced = [](double by_rows, double chunk_bytes) {
-        return context_with_profile([=](DeviceProfile& p) {
-            p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
-            p.tuned["wgrad_gemm_dy_copy_min_saving"] = 0;
-            p.tuned["wgrad_gemm_columns_min_width"] = 0;
-            p.tuned["wgrad_gemm_columns_from_phases"] = 0;  // the columns copied (phases: the test below)
-            p.tuned["im2col_rows"] = by_rows;
-            if (chunk_bytes > 0) p.tuned["wgrad_gemm_chunk_bytes"] = chunk_bytes;  // copied columns
-            if (chunk_bytes > 0) p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;  // x in place
-        });
-    };
-    const auto in_place = [](const ConvShapes& s) {
-        return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
-               s.pad_left == 0 && s.pad_right == 0;
-    };
+    const auto forced = [](double by_rows, double chunk_bytes) { return columns_forced(false, by_rows, chunk_bytes); };
+    const auto in_place = x_in_place;
     std::vector<ConvShapes> shapes;
     for (const ConvShapes& edge : edge_case_shapes()) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
     std::mt19937_64 rng(20261127);
@@ -583,20 +591,8 @@ TEST(ConvBackward, GemmWeightGradientFromColumnsMatchesReference) {
 // the rule.
 TEST(ConvBackward, GemmWeightGradientFromStridePhasesMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const auto forced = [](double by_rows, double chunk_bytes) {
-        return context_with_profile([=](DeviceProfile& p) {
-            p.tuned["wgrad_gemm_dy_copy_max_ratio"] = 1e9;
-            p.tuned["wgrad_gemm_columns_min_width"] = 0;
-            p.tuned["wgrad_gemm_columns_from_phases"] = 1;
-            p.tuned["wgrad_gemm_phases_min_width"] = 0;
-            p.tuned["im2col_rows"] = by_rows;
-            if (chunk_bytes > 0) p.tuned["wgrad_gemm_dy_chunk_bytes"] = chunk_bytes;
-        });
-    };
-    const auto in_place = [](const ConvShapes& s) {
-        return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 && s.pad_bottom == 0 &&
-               s.pad_left == 0 && s.pad_right == 0;
-    };
+    const auto forced = [](double by_rows, double chunk_bytes) { return columns_forced(true, by_rows, chunk_bytes); };
+    const auto in_place = x_in_place;
     const auto phased = [](const ConvShapes& s) {
         return s.stride_h * s.stride_w > 1 && s.R * s.S > s.stride_h * s.stride_w;
     };
