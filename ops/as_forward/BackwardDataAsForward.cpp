@@ -49,6 +49,17 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
         const cl::Program program = context_->programs().get_source(scatter.label, scatter.source, scatter.options);
         scatter_ = internal::make_kernel(program, kScatter);
         gather_pair_ = internal::make_kernel(program, kGatherPair);
+        // Under stride_w 2, a row phase's two column phases (first columns 0 and 1, in either order in the
+        // list) are interleaved in one pass; every other phase is scattered on its own.
+        for (std::size_t n = 0; shapes_.stride_w == 2 && n + 1 < phases_.phases.size(); ++n) {
+            const BackwardDataPhase& p = phases_.phases[n];
+            const BackwardDataPhase& q = phases_.phases[n + 1];
+            const bool firsts_0_and_1 =
+                (p.cols.first == 0 && q.cols.first == 1) || (p.cols.first == 1 && q.cols.first == 0);
+            if (p.a != q.a || !firsts_0_and_1) continue;
+            column_pairs_.push_back(p.cols.first == 0 ? std::pair{n, n + 1} : std::pair{n + 1, n});
+            ++n;
+        }
     }
     rotated_.resize(phases_.phases.size());
 }
@@ -106,14 +117,10 @@ void BackwardDataAsForward::enqueue_backward_data(const Tensor& dy, const Tensor
         forwards_[n]->enqueue(dy, part, rest, chain);
         part_offsets[n] = internal::offset_of(part);
     }
-    // Under stride_w 2, a row phase's two column phases (first columns 0 and 1) in one pass.
     std::vector<bool> moved(phases_.phases.size(), false);
-    for (std::size_t n = 0; s.stride_w == 2 && n + 1 < phases_.phases.size(); ++n) {
-        if (phases_.phases[n].a != phases_.phases[n + 1].a) continue;
-        const std::size_t e = phases_.phases[n].cols.first == 0 ? n : n + 1, o = n + n + 1 - e;
+    for (const auto& [e, o] : column_pairs_) {
         const BackwardDataPhase& even = phases_.phases[e];
         const BackwardDataPhase& odd = phases_.phases[o];
-        if (even.cols.first != 0 || odd.cols.first != 1) continue;
         internal::set_args(gather_pair_, kGatherPair, workspace.buffer, part_offsets[e], i(even.has_taps()),
                            i(even.cols.length), i(even.cols.skip), part_offsets[o], i(odd.has_taps()),
                            i(odd.cols.length), i(odd.cols.skip), i(even.rows.length), i(even.rows.skip), dx.buffer(),
@@ -123,8 +130,7 @@ void BackwardDataAsForward::enqueue_backward_data(const Tensor& dy, const Tensor
                          cl::NDRange(static_cast<std::size_t>((s.W + 31) / 32), round_up(even.rows.count, 4),
                                      static_cast<std::size_t>(s.N * s.C)),
                          kGatherLocal, chain);
-        moved[n] = moved[n + 1] = true;
-        ++n;
+        moved[e] = moved[o] = true;
     }
     for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
         const BackwardDataPhase& p = phases_.phases[n];

@@ -7,6 +7,7 @@
 // implementation opts in through ProblemKinds::backward_data_as_forward.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netcl/Context.hpp"
@@ -41,6 +42,7 @@ private:
     BackwardDataPhases phases_;
     std::vector<std::unique_ptr<ConvStrategy>> forwards_;  // per phase; null where the phase has no taps
     cl::Kernel rotate_, scatter_, gather_pair_;
+    std::vector<std::pair<std::size_t, std::size_t>> column_pairs_;  // (even, odd) phases gathered in one pass
     std::vector<Tensor> rotated_;
 };
 

@@ -252,12 +252,13 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
         c.images_per_launch = images_that_fit(s, std::min(fold_bytes, room), pixel_bytes);
     }
     c.patches_bytes = size(c.images_per_launch * c.chunk_pixels) * patch_row_bytes;
-    c.columns_bytes = size(c.chunk_pixels) * column_bytes;
     if (c.columns_from_phases) {
         c.phase_rows = c.chunk_pixels / s.Q() + (s.R - 1) * s.dilation_h / s.stride_h;  // chunk_rows is 0 where Q is 1
         c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
-        c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
     }
+    c.columns_bytes = c.columns_from_phases
+                          ? size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float)
+                          : size(c.chunk_pixels) * column_bytes;
     c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
         c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);
@@ -272,13 +273,16 @@ cl::NDRange WeightGradientGemmConfig::patches_global(const ConvShapes& s, std::i
     return cl::NDRange(size(gemm_columns(s)), size(blocks(pixels, kWeightGradientPatchRun)), size(s.groups));
 }
 
+WeightGradientGemmConfig::ColumnsCopy WeightGradientGemmConfig::columns_copy(const ConvShapes& s,
+                                                                            std::int64_t rows) const {
+    if (columns_from_phases) return {phase_rows, phase_width, s.stride_h, s.stride_w, 1, 1};
+    return {rows, s.Q(), s.R, s.S, s.dilation_h, s.dilation_w};
+}
+
 cl::NDRange WeightGradientGemmConfig::columns_global(const ConvShapes& s, std::int64_t rows) const {
-    if (columns_from_phases) {
-        const std::int64_t lanes = columns_by_rows ? phase_rows : blocks(phase_rows * phase_width, 64) * 64;
-        return cl::NDRange(size(lanes), size(s.C * s.stride_h * s.stride_w), 1);
-    }
-    const std::int64_t lanes = columns_by_rows ? rows : blocks(rows * s.Q(), 64) * 64;
-    return cl::NDRange(size(lanes), size(s.C * s.R * s.S), 1);
+    const ColumnsCopy copy = columns_copy(s, rows);
+    const std::int64_t lanes = columns_by_rows ? copy.rows : blocks(copy.rows * copy.width, 64) * 64;
+    return cl::NDRange(size(lanes), size(s.C * copy.taps_r * copy.taps_s), 1);
 }
 
 cl::NDRange WeightGradientGemmConfig::columns_local() const {

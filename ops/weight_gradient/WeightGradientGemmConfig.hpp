@@ -137,7 +137,13 @@ struct WeightGradientGemmConfig {
     cl::NDRange patches_global(const ConvShapes& shapes, std::int64_t pixels) const;
     cl::NDRange patches_local() const { return transposes_planes ? cl::NDRange(1, 8, 1) : cl::NDRange(4, 16, 1); }
     const char* patches_kernel() const { return transposes_planes ? "transpose_planes" : "im2col_patches"; }
-    // The copy of a chunk of `rows` output rows' columns (one image); of phase_rows phase rows with phases.
+    // The copy of a chunk of `rows` output rows' columns (one image): forward's column matrix of the layer
+    // over those rows, or with phases of a stride_h x stride_w filter at unit dilation over phase_rows x
+    // phase_width outputs (every chunk's, so that the GEMM's offsets hold).
+    struct ColumnsCopy {
+        std::int64_t rows, width, taps_r, taps_s, dilation_h, dilation_w;
+    };
+    ColumnsCopy columns_copy(const ConvShapes& shapes, std::int64_t rows) const;
     cl::NDRange columns_global(const ConvShapes& shapes, std::int64_t rows) const;
     cl::NDRange columns_local() const;
     const char* columns_kernel() const { return columns_by_rows ? "im2col_rows" : "im2col"; }

@@ -52,26 +52,16 @@ void WeightGradientGemmConv::enqueue(const Tensor&, const Tensor&, const Workspa
 void WeightGradientGemmConv::enqueue_columns(const Tensor& x, const Workspace& workspace, std::size_t at,
                                              std::int64_t n, std::int64_t pq0, std::int64_t pixels,
                                              internal::EventChain& chain) {
-    // The chunk's output rows p0.. as an image of `rows` output rows whose top padding is p0 rows less:
-    // forward's column matrix of them, P·Q = this chunk's pixels.
+    // The chunk's output rows p0.. as an image whose top padding is p0 rows less: forward's column matrix of
+    // its `rows` rows, or x's stride phases from row p0's on (WeightGradientGemmConfig::columns_copy).
     const ConvShapes& s = shapes_;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     const std::int64_t p0 = pq0 / s.Q(), rows = pixels / s.Q();
-    if (config_.columns_from_phases) {
-        // x's stride phases from output row p0's on: the column matrix of a stride_h x stride_w filter, unit
-        // dilation, over phase_rows x phase_width outputs (every chunk's, so that the GEMM's offsets hold).
-        internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x), workspace.buffer,
-                           static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(config_.phase_rows),
-                           i(config_.phase_width), i(s.stride_h), i(s.stride_w), i(s.stride_h), i(s.stride_w),
-                           i(s.pad_top - p0 * s.stride_h), i(s.pad_left), 1, 1);
-        internal::launch(context_->queue(), columns_, config_.columns_kernel(), config_.columns_global(s, rows),
-                         config_.columns_local(), chain);
-        return;
-    }
+    const WeightGradientGemmConfig::ColumnsCopy copy = config_.columns_copy(s, rows);
     internal::set_args(columns_, config_.columns_kernel(), x.buffer(), internal::offset_of(x), workspace.buffer,
-                       static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(rows), i(s.Q()), i(s.R), i(s.S),
-                       i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h), i(s.pad_left), i(s.dilation_h),
-                       i(s.dilation_w));
+                       static_cast<cl_ulong>(at), i(n), i(s.C), i(s.H), i(s.W), i(copy.rows), i(copy.width),
+                       i(copy.taps_r), i(copy.taps_s), i(s.stride_h), i(s.stride_w), i(s.pad_top - p0 * s.stride_h),
+                       i(s.pad_left), i(copy.dilation_h), i(copy.dilation_w));
     internal::launch(context_->queue(), columns_, config_.columns_kernel(), config_.columns_global(s, rows),
                      config_.columns_local(), chain);
 }
