@@ -21,7 +21,8 @@
 // Build options: MR, NV, VW (gemm_tile.cl), S (the filter width: its taps
 // unroll), FSW (the column stride, so each tap's phase and shift are
 // constants: with the stride an argument the stem ran 7.1-7.9 ms against
-// 5.3-5.7 at N = 8), BIAS. The filter height and the row stride are arguments.
+// 5.3-5.7 at N = 8), BIAS, STREAM_OUTPUT (kernels_cl/storage.cl: the
+// outputs' whole vectors stored past the caches). The filter height and the row stride are arguments.
 
 // The split input: [image][C][plane_h][FSW][plane_w], zeros outside the image.
 // NDRange: dim0 = plane_w, dim1 = plane_h * FSW, dim2 = images * C.
@@ -113,7 +114,7 @@ __kernel void conv_rows(__global const float* restrict xs, const ulong xs_offset
 #endif
         if (Q >= NR && q_own == 0) {
 #pragma unroll
-            for (int v = 0; v < NV; ++v) STOREN(VW, POST_OPS(acc[m][v] + b, LOADN(VW, v, yp)), v, yp);
+            for (int v = 0; v < NV; ++v) STOREN_STREAM(VW, POST_OPS(acc[m][v] + b, LOADN(VW, v, yp)), v, yp);
         } else {
 #pragma unroll
             for (int v = 0; v < NV; ++v) {

@@ -1,18 +1,23 @@
 // CONV2D_NAIVE's variants against the fp64 reference: the naive kernel on the
 // edge-case table and 200 random small shapes (fixed seed); direct-rows (the
 // row-vectorised direct convolution) on the edge table, random shapes, its
-// tile at every vector width and in passes under a workspace limit.
+// tile at every vector width and in passes under a workspace limit, and with
+// its outputs streamed past the caches.
 // Tolerance: conv_tolerance(shapes) = 1e-6 x (C/groups·R·S + bias), see
 // ops/ReferenceConv.hpp.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <tuple>
 
+#include "netcl/Conv2d.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
 #include "ops/direct_rows/DirectRowsConfig.hpp"
 #include "ops/gemm/GemmTile.hpp"
 #include "tests/support/ConvCase.hpp"
+#include "tests/support/ReferenceConv.hpp"
 #include "tests/support/TestData.hpp"
 
 namespace netcl::test {
@@ -62,7 +67,8 @@ TEST(ConvNaive, LargerLayerMatchesSampledReference) {
 // filter width and column stride, stay few), with the workspace it declares.
 TEST(ConvDirectRows, EdgeAndRandomShapesMatchReference) {
     const Variant variant("direct-rows");
-    const DeviceProfile& profile = shared_context()->profile();
+    // As the layer plans: the stored profiles under the context's own values (the tile may be the profile's).
+    const DeviceProfile profile = KernelSelector::global().resolve_profile(shared_context()->profile());
     std::uint64_t seed = 1500;
     int ran = 0;
     for (const ConvShapes& s : edge_case_shapes()) {
@@ -141,6 +147,95 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
     const auto reason = why_not(Variant("direct-rows"), wide, tight);
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("the limit is " + std::to_string(per_image - 1)), std::string::npos) << *reason;
+}
+
+
+// STREAM_OUTPUT (kernels_cl/storage.cl): with stream_output_min_bytes 1
+// every launch streams, on both tiles (unstrided and strided) at float16 and
+// float8: rows of 64 (every vector aligned), rows of 37 (some aligned, some
+// not: both branches), K off the channel panel, a ReLU (streamed) and a sum
+// (never streamed: it reads y), half storage (plain stores); then y as a view
+// one float into the caller's buffer, NaN around it: every vector misaligned
+// by 4 bytes, nothing written outside. And the rule: the launch's bytes
+// against the threshold, never with a sum, never at 0.
+TEST(ConvDirectRows, OutputsStreamedPastTheCaches) {
+    ConvShapes rows64;  // stride 1, Q = 64
+    rows64.N = 2, rows64.C = 3, rows64.H = 5, rows64.W = 64, rows64.K = 10, rows64.R = 3, rows64.S = 3;
+    rows64.set_padding(1), rows64.bias = true;
+    ConvShapes rows37;  // stride 2, Q = 37
+    rows37.N = 3, rows37.C = 2, rows37.H = 7, rows37.W = 75, rows37.K = 9, rows37.R = 5, rows37.S = 5;
+    rows37.stride_h = rows37.stride_w = 2, rows37.set_padding(2, 1, 1, 2), rows37.bias = true;
+    ConvShapes relu = rows64;
+    relu.post_ops = PostOps::relu();
+    ConvShapes sum = rows37;
+    sum.post_ops = PostOps::leaky_relu(0.25f).with_sum();
+    ConvShapes half = rows37;
+    half.dtype = DataType::FLOAT16;
+    const auto streaming = [](int vw) {
+        return [vw](DeviceProfile& p) {
+            p.tuned["stream_output_min_bytes"] = 1;
+            set_gemm_tile(p, "direct_rows", GemmTile{4, 2, vw, {1, 4}});
+            set_gemm_tile(p, "direct_rows_unstrided", GemmTile{5, 2, vw, {2, 2}});
+        };
+    };
+    std::uint64_t seed = 1900;
+    for (const int vw : {16, 8}) {
+        const auto context = context_with_profile(streaming(vw));
+        for (const ConvShapes& s : {rows64, rows37, relu, sum, half}) {
+            SCOPED_TRACE("float" + std::to_string(vw) + ": " + s.str());
+            ConvCaseOptions options;
+            options.strategy = Kernel::CONV2D_NAIVE;
+            options.variant = Variant("direct-rows");
+            options.seed = ++seed;
+            options.context = context;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            const bool streamed = r.plan.config.find("outputs streamed past the caches") != std::string::npos;
+            EXPECT_EQ(streamed, !s.post_ops.sum) << r.plan.config;
+            EXPECT_NE(r.plan.config.find(s.stride_w == 1 ? "5 channels" : "4 channels"), std::string::npos)
+                << r.plan.config;
+        }
+    }
+
+    // y one float into the caller's buffer, NaN before and after it.
+    const ConvShapes& s = rows64;
+    const auto context = context_with_profile(streaming(16));
+    const std::size_t ny = s.output_numel(), gap = 5;
+    Tensor buffer = Tensor::from_host(context, std::vector<float>(1 + ny + gap, std::numeric_limits<float>::quiet_NaN()),
+                                      {static_cast<std::int64_t>(1 + ny + gap)});
+    Tensor y = Tensor::view(context, buffer.buffer()(), sizeof(float), {s.N, s.K, s.P(), s.Q()});
+    Conv2dOptions options = Conv2dOptions::for_shapes(s);
+    options.strategy = Kernel::CONV2D_NAIVE;
+    options.variant = Variant("direct-rows");
+    Conv2d conv(context, options);
+    const auto x = random_uniform(s.input_numel(), 31), w = random_uniform(s.weight_numel(), 32),
+               b = random_uniform(static_cast<std::size_t>(s.K), 33);
+    conv.set_weights(w, b);
+    conv.forward(Tensor::from_host(context, x, {s.N, s.C, s.H, s.W}), y).wait();
+    EXPECT_NE(conv.last_plan().config.find("outputs streamed past the caches"), std::string::npos);
+    const auto all = buffer.to_host();
+    EXPECT_TRUE(std::isnan(all.front())) << "the float before y was written";
+    for (std::size_t i = 1 + ny; i < all.size(); ++i) EXPECT_TRUE(std::isnan(all[i])) << "past y: " << i;
+    const Comparison c = compare(std::vector<float>(all.begin() + 1, all.begin() + 1 + ny), reference_conv(s, x, w, b));
+    EXPECT_EQ(c.non_finite, 0u);
+    EXPECT_LE(c.max_abs_error, conv_tolerance(s));
+
+    // The rule: one pass of rows64 writes N x K x P x Q floats.
+    DeviceProfile p = context->profile();
+    const auto pass_bytes = static_cast<double>(ny * sizeof(float));
+    p.tuned["stream_output_min_bytes"] = pass_bytes;
+    EXPECT_TRUE(direct_rows_config(s, p).stream_output);
+    p.tuned["stream_output_min_bytes"] = pass_bytes + 1;
+    EXPECT_FALSE(direct_rows_config(s, p).stream_output);
+    p.tuned["stream_output_min_bytes"] = 0;
+    EXPECT_FALSE(direct_rows_config(s, p).stream_output);
+    p.tuned["stream_output_min_bytes"] = 1;
+    EXPECT_FALSE(direct_rows_config(sum, p).stream_output);
+    EXPECT_TRUE(direct_rows_config(relu, p).stream_output);
+    p.tuned["direct_rows_workspace_limit_bytes"] = static_cast<double>(direct_rows_config(s, p).split_bytes_per_image);
+    p.tuned["stream_output_min_bytes"] = pass_bytes;  // a pass of one image: half the layer's output
+    EXPECT_EQ(direct_rows_config(s, p).images_per_pass, 1);
+    EXPECT_FALSE(direct_rows_config(s, p).stream_output);
 }
 
 }  // namespace

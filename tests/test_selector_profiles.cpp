@@ -17,6 +17,7 @@
 #include "selector/Thresholds.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
+#include "ops/direct_rows/DirectRowsConfig.hpp"
 #include "ops/gemm/Gemm1x1Config.hpp"
 #include "ops/implicit_gemm/ImplicitGemmConfig.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
@@ -304,6 +305,26 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
         EXPECT_EQ(gemm1x1_config(layer, amd).prefetch_x_rows, 0) << layer.str();
     }
     EXPECT_EQ(gemm1x1_config(shape(8, 1024, 14, 14, 256, 1, 1), intel).prefetch_x_rows, 0);
+    // Item 19: VGG's conv1.1 (27 taps, under im2col_gemm_max_reduction's 32) on the direct rows on Intel, on its
+    // unstrided tile of 8 x 48, the output streamed from 8 MiB a launch (12.8 MB at N = 1); im2col-gemm on AMD.
+    // The stem keeps the 4 x 64 tile, streamed at N = 8 (25.7 MB) but not at N = 1 (3.2 MB).
+    KernelSelector selector;
+    const ConvShapes vgg_first = shape(1, 3, 224, 224, 64, 3, 3, 1, 1);
+    const Plan on_intel = selector.select("conv2d", vgg_first, intel);
+    EXPECT_EQ(on_intel.variant, Variant("direct-rows")) << on_intel.reason;
+    EXPECT_NE(on_intel.reason.find("but direct_rows_short_reductions"), std::string::npos) << on_intel.reason;
+    EXPECT_EQ(selector.select("conv2d", vgg_first, amd).variant, Variant("im2col-gemm"));
+    const DirectRowsConfig vgg_rows = direct_rows_config(vgg_first, intel);
+    EXPECT_EQ(vgg_rows.tile.prefix, "direct_rows_unstrided");
+    EXPECT_EQ(vgg_rows.tile.mr, 8);
+    EXPECT_EQ(vgg_rows.tile.nr(), 48);
+    EXPECT_TRUE(vgg_rows.stream_output);
+    EXPECT_FALSE(direct_rows_config(vgg_first, amd).stream_output);
+    const ConvShapes stem_one = shape(1, 3, 224, 224, 64, 7, 7, 2, 3), stem_eight = shape(8, 3, 224, 224, 64, 7, 7, 2, 3);
+    EXPECT_EQ(direct_rows_config(stem_one, intel).tile.prefix, "direct_rows");
+    EXPECT_EQ(direct_rows_config(stem_one, intel).tile.nr(), 64);
+    EXPECT_FALSE(direct_rows_config(stem_one, intel).stream_output);
+    EXPECT_TRUE(direct_rows_config(stem_eight, intel).stream_output);
 }
 
 TEST_F(SelectorTest, UserDirectoryFromTheEnvironment) {

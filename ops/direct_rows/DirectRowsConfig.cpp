@@ -14,6 +14,9 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     // (AVX-512 PoCL, N = 8, one run of a prototype of this kernel) 5.1-5.3 ms
     // against 5.4-7.0 for 8 x 32, 6 x 64 and 3 x 112 outputs.
     c.tile = gemm_tile(profile, "direct_rows", GemmTile{4, 4, 16, {1, 8}});
+    // Unstrided rows read each tap's vector from one plane where strided rows alternate between phases: their
+    // best tile measured differently (pocl-cpu-avx512-intel.json item 19), so a profile may set it apart.
+    if (s.stride_w == 1) c.tile = gemm_tile(profile, "direct_rows_unstrided", c.tile);
     c.S = static_cast<int>(s.S), c.stride_w = static_cast<int>(s.stride_w);
     c.bias = s.bias;
     c.post_ops = s.post_ops;
@@ -28,6 +31,9 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     const auto fit = static_cast<std::int64_t>(direct_rows_workspace_limit(profile) /
                                                std::max<std::size_t>(c.split_bytes_per_image, 1));
     c.images_per_pass = std::clamp<std::int64_t>(fit, 1, s.N);
+    const std::size_t pass_output_bytes =
+        static_cast<std::size_t>(c.images_per_pass * s.K * s.P() * s.Q()) * size_of(s.dtype);
+    c.stream_output = internal::stream_output(profile, pass_output_bytes, s.post_ops);
     return c;
 }
 
@@ -43,6 +49,7 @@ std::size_t DirectRowsConfig::packed_floats(const ConvShapes& s) const {
 ProgramSpec DirectRowsConfig::program() const {
     std::string options = tile.build_options() + " -DS=" + std::to_string(S) + " -DFSW=" + std::to_string(stride_w);
     if (bias) options += " -DBIAS";
+    if (stream_output) options += " -DSTREAM_OUTPUT";
     options += internal::post_ops_options(post_ops) + internal::storage_options(dtype);
     return {"conv_rows", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_rows"), options,
             {{"conv_rows", {tile.work_group[0], tile.work_group[1], 1}},
@@ -55,7 +62,7 @@ std::string DirectRowsConfig::str() const {
            std::to_string(tile.vw) + "), work-group " + std::to_string(tile.work_group[0]) + "x" +
            std::to_string(tile.work_group[1]) + "; input split into " + std::to_string(stride_w) +
            " column phase(s), " + std::to_string(images_per_pass) + " image(s) a pass, workspace " +
-           std::to_string(workspace_bytes()) + " bytes";
+           std::to_string(workspace_bytes()) + " bytes" + (stream_output ? ", outputs streamed past the caches" : "");
 }
 
 }  // namespace netcl

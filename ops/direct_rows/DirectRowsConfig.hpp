@@ -21,6 +21,7 @@ struct DirectRowsConfig {
     // stride (the number of column phases); the rest is passed at launch.
     int S = 1, stride_w = 1;
     bool bias = false;
+    bool stream_output = false;  // y's whole vectors stored past the caches (STREAM_OUTPUT)
     PostOps post_ops;  // forward's output stage (kernels_cl/post_ops.cl)
     DataType dtype = DataType::FLOAT32;  // of x, w, bias and y; the split planes and panels are float32
     std::int64_t plane_h = 0, plane_w = 0;  // one phase plane of one channel: padded rows x columns
@@ -33,8 +34,10 @@ struct DirectRowsConfig {
     std::string str() const;
 };
 
-// Profile keys direct_rows_{mr,nv,vw,wg0,wg1} (the tile) and
-// direct_rows_workspace_limit_bytes (the split copy of one pass).
+// Profile keys direct_rows_{mr,nv,vw,wg0,wg1} (the tile; a layer of column
+// stride 1 direct_rows_unstrided_*, falling back to those), and
+// direct_rows_workspace_limit_bytes (the split copy of one pass), and
+// stream_output_min_bytes against the output of one pass.
 DirectRowsConfig direct_rows_config(const ConvShapes& shapes, const DeviceProfile& profile);
 std::size_t direct_rows_workspace_limit(const DeviceProfile& profile);
 

@@ -56,7 +56,9 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         auto keys = gemm_tile_keys("direct_rows");
+        for (auto& key : gemm_tile_keys("direct_rows_unstrided")) keys.push_back(key);
         keys.push_back("direct_rows_workspace_limit_bytes");
+        keys.push_back("stream_output_min_bytes");
         return keys;
     }
     std::unique_ptr<ConvStrategy> do_create(std::shared_ptr<Context> context, const Variant&, const ConvShapes& shapes,

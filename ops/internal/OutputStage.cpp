@@ -31,6 +31,11 @@ std::string post_ops_options(const PostOps& post_ops) {
     return options;
 }
 
+bool stream_output(const DeviceProfile& profile, std::size_t launch_output_bytes, const PostOps& post_ops) {
+    const double min_bytes = profile.tuned_or("stream_output_min_bytes", 0.0);
+    return min_bytes > 0 && static_cast<double>(launch_output_bytes) >= min_bytes && !post_ops.sum;
+}
+
 // Storage first: every kernel that writes an output also reads a tensor.
 std::string post_ops_source() { return storage_source() + embedded_source("post_ops"); }
 

@@ -5,7 +5,10 @@
 // direct-rows stores whole rows (the stem at N = 8 on the AVX-512 PoCL
 // profile: 8.5-17.7 ms on the implicit GEMM, README for this rule's figure).
 // Reductions of at most im2col_gemm_max_reduction stay with im2col-gemm
-// (VGG's conv1.1, 27 steps: 1.4 ms here against 0.6-1.2).
+// (VGG's conv1.1, 27 steps: 1.4 ms here against 0.6-1.2), but where the
+// profile sets direct_rows_short_reductions: once its outputs are streamed
+// past the caches, direct-rows ran conv1.1 at 0.79-0.83x of oneDNN against
+// im2col-gemm's 0.50-0.54x (pocl-cpu-avx512-intel.json item 19).
 #include "ops/Implementations.hpp"
 #include "selector/Thresholds.hpp"
 #include "selector/VariantChoice.hpp"
@@ -29,16 +32,21 @@ public:
         }
         const double reduction = channels * static_cast<double>(s.R * s.S);
         const double short_reduction = threshold(profile, k::im2col_gemm_max_reduction);
-        if (reduction <= short_reduction) {
+        const bool takes_short = threshold(profile, k::direct_rows_short_reductions) != 0;
+        if (reduction <= short_reduction && !takes_short) {
             return reject("reduction " + summed + "*R*S " + number(reduction) + " <= im2col_gemm_max_reduction " +
                           number(short_reduction) + " (im2col-gemm takes short reductions)");
         }
         const Variant variant("direct-rows");
         if (auto reason = why_not(variant, s, profile)) return reject(*reason);
+        const std::string over =
+            reduction > short_reduction
+                ? " > im2col_gemm_max_reduction " + number(short_reduction)
+                : " <= im2col_gemm_max_reduction " + number(short_reduction) + " but direct_rows_short_reductions";
         return accept(Kernel::CONV2D_NAIVE, variant,
                       "few input channels: " + summed + " " + number(channels) + " <= direct_rows_max_channels " +
-                          number(max_channels) + " over a reduction of " + number(reduction) +
-                          " > im2col_gemm_max_reduction " + number(short_reduction) + "; outputs stored as whole rows");
+                          number(max_channels) + " over a reduction of " + number(reduction) + over +
+                          "; outputs stored as whole rows");
     }
 };
 
