@@ -224,12 +224,8 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
 #ifdef A_PHASES
     // Row m's tap (c, r, s): its phase's plane, shifted down and right by the tap's whole phase rows and columns.
 #pragma unroll
-    for (int i = 0; i < MR; ++i) {
-        const int s = arow[i] % taps_s, r = arow[i] / taps_s % taps_r, c = arow[i] / (taps_s * taps_r);
-        const int h = r * dil_h, w = s * dil_w;
-        const int plane = (c * stride_h + h % stride_h) * stride_w + w % stride_w;
-        arow[i] = (plane * phase_rows + h / stride_h) * phase_width + w / stride_w;
-    }
+    for (int i = 0; i < MR; ++i)
+        arow[i] = phase_tap_offset(arow[i], taps_r, taps_s, stride_h, stride_w, dil_h, dil_w, phase_rows, phase_width);
 #endif
 
     vec_t acc[MR][NV];

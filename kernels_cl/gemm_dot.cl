@@ -37,9 +37,18 @@
 // stretch a_image (d_image) elements on (one launch over every image of a
 // layer whose operands lie in place). Batched over groups (dimension 2).
 //
+// D_PHASES: D's rows are the taps of x's columns read from x's stride phases
+// (kernels_cl/phase_taps.cl, which goes before this file), not a copy of the
+// columns: row n starts at its tap's offset, and the stretches are output
+// rows (K = Q, d_image = phase_width, a_image = Q). The columns of VGG's
+// conv1.1 are 27 floats a pixel, 5.4 MB an image, re-read by every
+// work-item's rows of dy from beyond the L2; its phases are x padded, 0.6 MB.
+// Kernel arguments taps_r, taps_s, stride_h, stride_w, dil_h, dil_w,
+// phase_rows, phase_width after accumulate.
+//
 // Build options: DOT_MR, DOT_NR, DOT_VW (4, 8 or 16); DOT_TILES_M, DOT_TILES_N,
 // DOT_KB (default 1, 1, 256); A_TYPE, D_TYPE (float or half: storage.cl's
-// LOADN_AS; the accumulation is float32 either way).
+// LOADN_AS; the accumulation is float32 either way); D_PHASES.
 
 #if !defined(DOT_MR) || !defined(DOT_NR) || !defined(DOT_VW)
 #error "gemm_dot needs DOT_MR, DOT_NR and DOT_VW from its configuration"
@@ -97,7 +106,19 @@ __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int
                        const long a_image, __global const D_TYPE* d, const ulong d_offset, const int ldd,
                        const long d_batch, const long d_image, __global float* c, const ulong c_offset,
                        const int ldc, const long c_batch, const int M, const int N, const int K, const int images,
-                       const int accumulate) {
+                       const int accumulate
+#ifdef D_PHASES
+                       , const int taps_r, const int taps_s, const int stride_h, const int stride_w, const int dil_h,
+                       const int dil_w, const int phase_rows, const int phase_width
+#endif
+                       ) {
+// Where D's row n (clamped into the matrix) starts.
+#ifdef D_PHASES
+#define D_ROW(n) \
+    ((long)phase_tap_offset(min((n), N - 1), taps_r, taps_s, stride_h, stride_w, dil_h, dil_w, phase_rows, phase_width))
+#else
+#define D_ROW(n) ((long)min((n), N - 1) * ldd)
+#endif
     const int m_base = (int)get_global_id(1) * (DOT_MR * DOT_TILES_M);
     const int n_base = (int)get_global_id(0) * (DOT_NR * DOT_TILES_N);
     const long g = (long)get_global_id(2);
@@ -110,6 +131,11 @@ __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int
         for (int i = 0; i < DOT_MR; ++i)
 #pragma unroll
             for (int j = 0; j < DOT_NR; ++j) acc[t][i][j] = (dot_vec)(0.0f);
+    // D's rows' starts, once: under D_PHASES each is a tap's offset (divisions), the same for every stretch.
+    long d_rows[DOT_TILES_N][DOT_NR];
+    for (int tn = 0; tn < DOT_TILES_N; ++tn)
+#pragma unroll
+        for (int j = 0; j < DOT_NR; ++j) d_rows[tn][j] = D_ROW(n_base + tn * DOT_NR + j);
     const int whole = K - K % DOT_VW;
     for (int image = 0; image < images; ++image) {
         __global const A_TYPE* ai = a0 + image * a_image;
@@ -123,7 +149,7 @@ __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int
                 for (int tn = 0; tn < DOT_TILES_N && n_base + tn * DOT_NR < N; ++tn) {
                     long d_row[DOT_NR];
 #pragma unroll
-                    for (int j = 0; j < DOT_NR; ++j) d_row[j] = (long)min(n_base + tn * DOT_NR + j, N - 1) * ldd;
+                    for (int j = 0; j < DOT_NR; ++j) d_row[j] = d_rows[tn][j];
                     dot_vec tile[DOT_MR][DOT_NR];
 #pragma unroll
                     for (int i = 0; i < DOT_MR; ++i)
@@ -152,7 +178,7 @@ __kernel void gemm_dot(__global const A_TYPE* a, const ulong a_offset, const int
                 for (int tn = 0; tn < DOT_TILES_N && n_base + tn * DOT_NR < N; ++tn) {
 #pragma unroll
                     for (int j = 0; j < DOT_NR; ++j) {
-                        const float dk = LOAD_AS(D_TYPE, di, (long)min(n_base + tn * DOT_NR + j, N - 1) * ldd + k);
+                        const float dk = LOAD_AS(D_TYPE, di, d_rows[tn][j] + k);
 #pragma unroll
                         for (int i = 0; i < DOT_MR; ++i) {
                             const float ak = LOAD_AS(A_TYPE, ai, (long)min(m_base + tm * DOT_MR + i, M - 1) * lda + k);

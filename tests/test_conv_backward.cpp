@@ -849,6 +849,96 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
     EXPECT_FALSE(dot(256, 64, 1, 56)); // dW of 16384
 }
 
+// The dot form with x's columns read from its stride phases (gemm_dot.cl's
+// D_PHASES): forced on every edge shape and random ones with 4-lane vectors
+// (rows of at least 4 take the phases where the filter is larger than the
+// stride; the rest keep copied columns or x in place), a tile a work-item and
+// 2 x 3 tiles over blocks of 8 pixels; then 16 lanes on wide layers: rows of
+// 37 (two vectors and a tail of 5 a row), asymmetric padding, N = 2; stride 2
+// with dilation 2, groups 2 and padding on three sides (rows of 35); rows of
+// exactly 16; in float32 and half, beta 0, 1 and 0.5. And the rule: the key
+// off, a 1x1 stride-2 filter (its phases 4 planes to read 1), rows narrower
+// than a vector.
+TEST(ConvBackward, GemmWeightGradientInDotFormFromStridePhasesMatchesReference) {
+    const Variant variant("wgrad-gemm");
+    const auto forced = [](int lanes, bool phases, bool blocked) {
+        return context_with_profile([=](DeviceProfile& p) {
+            p.tuned["wgrad_gemm_dot_min_pixels"] = 1;
+            p.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+            p.tuned["wgrad_gemm_dot_vw"] = lanes;
+            p.tuned["wgrad_gemm_dot_columns_from_phases"] = phases ? 1 : 0;
+            if (blocked) {
+                p.tuned["wgrad_gemm_dot_tiles_m"] = 2;
+                p.tuned["wgrad_gemm_dot_tiles_n"] = 3;
+                p.tuned["wgrad_gemm_dot_kb"] = 8;
+            }
+        });
+    };
+    const auto takes_phases = [](const ConvShapes& s, int lanes) {
+        const bool in_place = s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+                              s.pad_left == 0 && s.pad_bottom == 0 && s.pad_right == 0;
+        return !in_place && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= lanes;
+    };
+    std::vector<ConvShapes> shapes;
+    for (const ConvShapes& edge : edge_case_shapes()) shapes.push_back(edge.in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    std::mt19937_64 rng(20261130);
+    for (int i = 0; i < 8; ++i) shapes.push_back(random_small_shape(rng).in_direction(ConvDirection::BACKWARD_WEIGHTS));
+    std::uint64_t seed = 8400;
+    int from_phases = 0;
+    for (const bool blocked : {false, true}) {
+        const auto context = forced(4, true, blocked);
+        for (const ConvShapes& s : shapes) {
+            const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++);
+            EXPECT_TRUE(r.passed()) << (blocked ? "blocked: " : "") << describe(s, r);
+            const bool phases = r.plan.config.find("stride phases") != std::string::npos;
+            EXPECT_EQ(phases, takes_phases(s, 4)) << s.str() << ": " << r.plan.config;
+            from_phases += phases ? 1 : 0;
+        }
+    }
+    EXPECT_GE(from_phases, 20) << "too few shapes read x's columns from its phases";
+
+    ConvShapes tails;  // Q = 37
+    tails.N = 2, tails.C = 3, tails.H = 9, tails.W = 37, tails.K = 10, tails.R = tails.S = 3;
+    tails.set_padding(1, 0, 2, 2);
+    ConvShapes dilated;  // stride 2, dilation 2, groups 2: Q = (70 + 1 + 2 - 5) / 2 + 1 = 35
+    dilated.N = 3, dilated.C = 4, dilated.H = 11, dilated.W = 70, dilated.K = 6, dilated.R = dilated.S = 3;
+    dilated.stride_h = dilated.stride_w = 2, dilated.dilation_h = dilated.dilation_w = 2, dilated.groups = 2;
+    dilated.set_padding(2, 1, 0, 2);
+    ConvShapes exact;  // Q = 16
+    exact.N = 2, exact.C = 2, exact.H = 5, exact.W = 16, exact.K = 7, exact.R = exact.S = 3, exact.set_padding(1);
+    ASSERT_EQ(tails.in_direction(ConvDirection::BACKWARD_WEIGHTS).Q(), 37);
+    ASSERT_EQ(dilated.in_direction(ConvDirection::BACKWARD_WEIGHTS).Q(), 35);
+    const auto context = forced(16, true, false);
+    for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
+        for (ConvShapes s : {tails, dilated, exact}) {
+            s.dtype = dtype;
+            s = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+            for (const float beta : {0.0f, 1.0f, 0.5f}) {
+                const ConvCaseResult r = run_im2col_variant(variant, s, context, seed++, beta);
+                EXPECT_TRUE(r.passed()) << "beta " << beta << " " << to_string(dtype) << ": " << describe(s, r);
+                EXPECT_NE(r.plan.config.find("stride phases"), std::string::npos) << r.plan.config;
+                EXPECT_NE(r.plan.config.find("rows of 16 lanes"), std::string::npos) << r.plan.config;
+            }
+        }
+    }
+
+    // The rule: the key off, a 1x1 stride-2 filter, rows of 15 under 16 lanes.
+    DeviceProfile profile = forced(16, true, false)->profile();
+    const auto phases = [&](const ConvShapes& s) {
+        return weight_gradient_gemm_config(s.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile).columns_from_phases;
+    };
+    EXPECT_TRUE(phases(tails));
+    ConvShapes pointwise = dilated;
+    pointwise.R = pointwise.S = 1, pointwise.dilation_h = pointwise.dilation_w = 1;
+    EXPECT_FALSE(phases(pointwise));
+    ConvShapes narrow = exact;
+    narrow.W = 15;
+    EXPECT_FALSE(phases(narrow));
+    profile.tuned["wgrad_gemm_dot_columns_from_phases"] = 0;
+    EXPECT_FALSE(phases(tails));
+    EXPECT_TRUE(weight_gradient_gemm_config(tails.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile).dot);
+}
+
 // Where the patches are a 1x1 stride-1 unpadded view's planes transposed
 // and their length is a multiple of 8, transpose_planes copies them in 8 x 8
 // blocks: dy's (x in place: K/groups 8 and 24) and x's (an expansion, C 16),

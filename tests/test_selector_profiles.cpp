@@ -194,6 +194,7 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     // Intel it runs in dot-product form (dW of 1728 over 50176 pixels), as res2.reduce.first (4096 over 3136).
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).dot);
+    EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).columns_from_phases);  // item 20: x padded, 0.6 MB
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, amd).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, amd).dot);
     EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),

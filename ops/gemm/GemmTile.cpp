@@ -51,7 +51,10 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";
     if (types.b == DataType::FLOAT16) options += " -DB_TYPE=half";
     if (types.c == DataType::FLOAT16) options += " -DC_TYPE=half";
-    return {"gemm", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("gemm"), options,
+    return {"gemm",
+            internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") +
+                (packing.a_phases ? embedded_source("phase_taps") : std::string()) + embedded_source("gemm"),
+            options,
             {{"gemm", {tile.work_group[0], tile.work_group[1], 1}}}};
 }
 

@@ -148,6 +148,25 @@ void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProf
     const auto target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_dot_chunk_bytes", static_cast<double>(kWeightGradientDotChunkBytes)));
     const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
+    // x's columns read from its stride phases (gemm_dot.cl's D_PHASES), an image's phases copied at a time
+    // (x's size where the columns are R·S / (stride_h·stride_w) times it), where the filter is larger than the
+    // stride and output rows hold a vector of lanes (the reduction restarts every Q pixels, its last Q % lanes
+    // one at a time). Profile key wgrad_gemm_dot_columns_from_phases (default on: only a profile that sets
+    // wgrad_gemm_dot_min_pixels takes the dot form at all); pocl-cpu-avx512-intel.json's item 20 has the
+    // measurement.
+    c.columns_from_phases = c.copies_columns() && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= c.dot_vw &&
+                            profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0;
+    if (c.columns_from_phases) {
+        c.chunks_per_image = 1;
+        c.chunk_pixels = PQ;
+        c.chunk_rows = s.P();
+        c.phase_rows = s.P() + (s.R - 1) * s.dilation_h / s.stride_h;
+        c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
+        c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
+        c.workspace_bytes = c.columns_bytes + size(s.weight_numel()) * sizeof(float);
+        c.writes_dw = c.chunks(s) == 1 && s.dtype == DataType::FLOAT32;
+        return;
+    }
     split_into_chunks(c, unit, PQ / unit, target, pixel_bytes);
     if (!c.copies_columns() && c.chunks_per_image == 1) c.images_per_launch = images_that_fit(s, target, pixel_bytes);
     c.columns_bytes = size(c.chunk_pixels) * column_bytes;
@@ -313,9 +332,14 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
                                     std::to_string(dot_nr) + " -DDOT_VW=" + std::to_string(dot_vw) +
                                     " -DDOT_TILES_M=" + std::to_string(dot_tiles_m) + " -DDOT_TILES_N=" +
                                     std::to_string(dot_tiles_n) + " -DDOT_KB=" + std::to_string(dot_kb) +
-                                    " -DA_TYPE=" + half + " -DD_TYPE=" + (copies_columns() ? "float" : half);
+                                    " -DA_TYPE=" + half + " -DD_TYPE=" + (copies_columns() ? "float" : half) +
+                                    (columns_from_phases ? " -DD_PHASES" : "");
         std::vector<ProgramSpec> list = {
-            {"gemm_dot", internal::storage_source() + embedded_source("gemm_dot"), options, {{"gemm_dot", {1, 1, 1}}}},
+            {"gemm_dot",
+             internal::storage_source() + (columns_from_phases ? embedded_source("phase_taps") : std::string()) +
+                 embedded_source("gemm_dot"),
+             options,
+             {{"gemm_dot", {1, 1, 1}}}},
             sums};
         if (copies_columns()) {
             list.push_back({"im2col", internal::storage_source() + embedded_source("im2col"), storage,
@@ -341,8 +365,12 @@ std::vector<ProgramSpec> WeightGradientGemmConfig::programs() const {
 
 std::string WeightGradientGemmConfig::str() const {
     if (dot) {
-        return std::string("dot-product form, dy in place, ") +
-               (columns_in_place ? "x in place" : std::string("x's columns (") + columns_kernel() + ")") + ", " +
+        const std::string d = columns_in_place ? "x in place"
+                              : columns_from_phases
+                                  ? "x's columns read from its " + std::to_string(phase_rows) + " x " +
+                                        std::to_string(phase_width) + " stride phases (" + columns_kernel() + ")"
+                                  : std::string("x's columns (") + columns_kernel() + ")";
+        return std::string("dot-product form, dy in place, ") + d + ", " +
                (images_per_launch > 1 ? std::to_string(images_per_launch) + " images a launch"
                                       : std::to_string(chunks_per_image) + " chunk(s) of " +
                                             std::to_string(chunk_pixels) + " pixels an image") +

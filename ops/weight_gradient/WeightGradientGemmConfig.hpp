@@ -57,7 +57,9 @@ struct WeightGradientGemmConfig {
     // kernel under a stride_h x stride_w filter: phase_rows (the chunk's output rows and the taps' reach below
     // them) x phase_width a plane, C·stride_h·stride_w planes. Profile key wgrad_gemm_columns_from_phases
     // (default: on for CPUs; a GPU's is unmeasured). ResNet's stem copied 147 floats a pixel as columns and
-    // 12 as phases; the measurement is in WeightGradientGemmConfig.cpp.
+    // 12 as phases; the measurement is in WeightGradientGemmConfig.cpp. The dot form reads them too (D_PHASES,
+    // kernels_cl/gemm_dot.cl: x's columns are its D), an image's phases at a time (profile key
+    // wgrad_gemm_dot_columns_from_phases).
     bool columns_from_phases = false;
     std::int64_t phase_rows = 0, phase_width = 0;
     bool edge_m = false;                // the GEMM's M (K/groups; C/groups·R·S with columns) < MR

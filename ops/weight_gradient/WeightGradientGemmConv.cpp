@@ -87,9 +87,21 @@ void WeightGradientGemmConv::enqueue_dot(const Tensor& x, const Tensor& dy, cons
         const cl::Buffer& c_buffer = writes_into_dw ? dw.buffer() : workspace.buffer;
         const std::size_t c = writes_into_dw ? internal::offset_of(dw) : sum;
         const int accumulate = launch > 0 || (writes_into_dw && beta == 1.0f) ? 1 : 0;
-        internal::set_args(gemm_dot_, "gemm_dot", dy.buffer(), internal::offset_of(dy) + u(n * s.K * PQ + pq0),
-                           i(PQ), l(kg * PQ), l(s.K * PQ), d_buffer, u(d), i(ldd), l(taps * ldd), l(s.C * PQ),
-                           c_buffer, u(c), i(taps), l(kg * taps), i(kg), i(taps), i(pixels), i(images), accumulate);
+        const std::size_t a = internal::offset_of(dy) + u(n * s.K * PQ + pq0);
+        if (config_.columns_from_phases) {
+            // D_PHASES: the reduction runs over the image's output rows, Q pixels each (dy's next row Q on, the
+            // phases' phase_width on), D's rows the taps' offsets in the phases (group g's planes d_batch on).
+            const std::int64_t width = config_.phase_width;
+            internal::set_args(gemm_dot_, "gemm_dot", dy.buffer(), a, i(PQ), l(kg * PQ), l(s.Q()), d_buffer, u(d),
+                               i(width), l(s.C / s.groups * s.stride_h * s.stride_w * config_.phase_rows * width),
+                               l(width), c_buffer, u(c), i(taps), l(kg * taps), i(kg), i(taps), i(s.Q()), i(s.P()),
+                               accumulate, i(s.R), i(s.S), i(s.stride_h), i(s.stride_w), i(s.dilation_h),
+                               i(s.dilation_w), i(config_.phase_rows), i(width));
+        } else {
+            internal::set_args(gemm_dot_, "gemm_dot", dy.buffer(), a, i(PQ), l(kg * PQ), l(s.K * PQ), d_buffer,
+                               u(d), i(ldd), l(taps * ldd), l(s.C * PQ), c_buffer, u(c), i(taps), l(kg * taps),
+                               i(kg), i(taps), i(pixels), i(images), accumulate);
+        }
         internal::launch(context_->queue(), gemm_dot_, "gemm_dot", config_.gemm_global(s), config_.gemm_local(),
                          chain);
     }

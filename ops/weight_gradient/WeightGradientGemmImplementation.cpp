@@ -34,7 +34,8 @@ public:
         keys.push_back("wgrad_gemm_fold_images_bytes");
         for (const char* key : {"wgrad_gemm_dot_min_pixels", "wgrad_gemm_dot_max_weights", "wgrad_gemm_dot_mr",
                                 "wgrad_gemm_dot_nr", "wgrad_gemm_dot_vw", "wgrad_gemm_dot_tiles_m",
-                                "wgrad_gemm_dot_tiles_n", "wgrad_gemm_dot_kb", "wgrad_gemm_dot_chunk_bytes"}) {
+                                "wgrad_gemm_dot_tiles_n", "wgrad_gemm_dot_kb", "wgrad_gemm_dot_chunk_bytes",
+                                "wgrad_gemm_dot_columns_from_phases"}) {
             keys.push_back(key);
         }
         keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes

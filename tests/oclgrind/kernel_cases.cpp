@@ -418,8 +418,8 @@ TEST(Oclgrind, WeightGradientImagesInOneGemm) {
 // x's columns read from its stride phases (gemm.cl's A_PHASES): a padded
 // stride-2 layer in chunks of 2 and 1 output rows (each chunk's phases from
 // its first row's, read up to the last tap's reach), and strides 3 x 2 with
-// dilations 2 x 2, groups 2 and pads on three sides, in half. Each on a
-// context of its own: oclgrind 21.10 reports a second GEMM layer on one
+// dilations 2 x 2, groups 2 and pads on three sides, in half; and both in the
+// dot form (gemm_dot.cl's D_PHASES). Each on a context of its own: oclgrind 21.10 reports a second GEMM layer on one
 // context as reading uninitialised values (Im2colGemmBothColumnCopies
 // above); so, the uninitialised-value check holds for both.
 TEST(Oclgrind, WeightGradientFromStridePhases) {
@@ -442,6 +442,21 @@ TEST(Oclgrind, WeightGradientFromStridePhases) {
     dilated.set_padding(2, 1, 0, 2);
     expect_clean_weight_gradient(strided, context(), 23, "from its 3 x 8 stride phases (im2col");
     expect_clean_weight_gradient(dilated, context(), 29, "stride phases (im2col");
+    // The dot form's (gemm_dot.cl's D_PHASES) on both, 4-lane vectors so that rows of 7 and 6 take them (a tail
+    // of 3 and 2 a row), 2 x 3 tiles a work-item over blocks of 8 pixels.
+    const auto dot = [] {
+        return test::context_with_profile([](DeviceProfile& profile) {
+            profile.tuned["wgrad_gemm_dot_min_pixels"] = 1;
+            profile.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+            profile.tuned["wgrad_gemm_dot_vw"] = 4;
+            profile.tuned["wgrad_gemm_dot_columns_from_phases"] = 1;
+            profile.tuned["wgrad_gemm_dot_tiles_m"] = 2;
+            profile.tuned["wgrad_gemm_dot_tiles_n"] = 3;
+            profile.tuned["wgrad_gemm_dot_kb"] = 8;
+        });
+    };
+    expect_clean_weight_gradient(strided, dot(), 31, "dot-product form, dy in place, x's columns read from its 4 x 8 stride phases");
+    expect_clean_weight_gradient(dilated, dot(), 37, "dot-product form, dy in place, x's columns read from its");
 }
 
 // float16 storage (kernels_cl/storage.cl, -DSTORAGE_HALF): the builds that
