@@ -67,6 +67,13 @@
 // alternating processes); the multiply's fastest run unchanged at 56x56,
 // its median 2-4% slower (126 runs each over 6 alternating processes).
 //
+// STREAM_OUTPUT (kernels_cl/storage.cl): C's whole vectors, in the plain and
+// C_IMAGES stores, leave past the caches where aligned, without the read for
+// ownership a plain store of a line not in cache costs; a convolution's
+// output of at least stream_output_min_bytes a launch (ResNet-50's res2 and
+// res3 1x1 layers at N = 8 on an Intel Xeon: pocl-cpu-avx512-intel.json,
+// item 19).
+//
 // A_PANEL: A stored in panels of MR rows, row tile t's at A[t * Kd * MR],
 // its rows' step-k values side by side at [k * MR + i] (the last panel holds
 // the shifted-back tile's rows, clamped where M < MR; kernels_cl/panels.cl
@@ -154,6 +161,9 @@
 #endif
 #if defined(C_GROUP) && (defined(POST_SUM) || POST_ACT)
 #error "C_GROUP writes the Winograd multiply's M, not a convolution's output: no post-ops"
+#endif
+#if defined(C_GROUP) && defined(STREAM_OUTPUT)
+#error "C_GROUP writes the Winograd multiply's M, which its output transform reads next: not past the caches"
 #endif
 #if defined(PREFETCH_B) && (defined(B_PANEL) || defined(B_IMAGES) || EDGE_N)
 #error "PREFETCH_B prefetches row-major B where it lies: not with B_PANEL, B_IMAGES or EDGE_N"
@@ -423,7 +433,7 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
             const int j0 = n0 + v * VW, image = j0 / ldc, pixel = j0 - image * ldc;
             __global C_TYPE* cp = Cm + (size_t)image * bsC + (size_t)m * ldc + pixel;
             if (j0 + VW <= N && pixel + VW <= ldc && j0 >= tn * NR) {
-                STOREN_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, 0, cp)), 0, cp);
+                STOREN_STREAM_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, 0, cp)), 0, cp);
             } else {
                 // Across an image's end, past the last column (the last panel's padding), or before tn * NR (the
                 // shifted-back last tile under B_IMAGES: its neighbour's columns).
@@ -458,7 +468,7 @@ __kernel void gemm(__global const A_TYPE* restrict A, const ulong a_offset, cons
                 continue;
             }
 #endif
-            STOREN_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, v, cp)), v, cp);
+            STOREN_STREAM_AS(C_TYPE, VW, POST_OPS(o, LOADN_AS(C_TYPE, VW, v, cp)), v, cp);
 #endif
         }
 #endif

@@ -141,13 +141,17 @@ typedef _Float16 netcl_half16_bits __attribute__((ext_vector_type(16)));
 // model 207) 103 MB of zmm stores took 7.9-9.3 ms plain and 2.9-3.5 ms
 // non-temporal, and VGG's conv1.1 at N = 8 (its 103 MB output) through the
 // direct rows went from 0.55-0.62x to 0.79-0.83x of oneDNN. Half stores and
-// unaligned vectors stay plain STOREN; a compiler other than clang (no
+// unaligned vectors stay plain STOREN (the configurations ask for it only
+// for float32 outputs); a compiler other than clang (no
 // __builtin_nontemporal_store) ignores the option. Never with POST_SUM: that
-// reads the output first, so its lines are in the caches anyway.
-#if defined(STREAM_OUTPUT) && defined(__clang__)
-#ifdef POST_SUM
+// reads the output first, so its lines are in the caches anyway. No sfence
+// after them: the stores are weakly ordered, but a command's completion in
+// PoCL's pthread driver takes a mutex (a locked instruction, which drains
+// the write-combining buffers) before anything can read the output.
+#if defined(STREAM_OUTPUT) && defined(POST_SUM)
 #error "STREAM_OUTPUT with POST_SUM: the sum reads the output, whose lines are then cached anyway"
 #endif
+#if defined(STREAM_OUTPUT) && defined(__clang__)
 #define NETCL_STOREN_STREAM_float(n, v, i, p)                                               \
     do {                                                                                    \
         const NETCL_PASTE(float, n) netcl_value = (v);                                      \

@@ -854,11 +854,12 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
 // (rows of at least 4 take the phases where the filter is larger than the
 // stride; the rest keep copied columns or x in place), a tile a work-item and
 // 2 x 3 tiles over blocks of 8 pixels; then 16 lanes on wide layers: rows of
-// 37 (two vectors and a tail of 5 a row), asymmetric padding, N = 2; stride 2
-// with dilation 2, groups 2 and padding on three sides (rows of 35); rows of
-// exactly 16; in float32 and half, beta 0, 1 and 0.5. And the rule: the key
-// off, a 1x1 stride-2 filter (its phases 4 planes to read 1), rows narrower
-// than a vector.
+// 37 (two vectors and a tail of 5 a row), asymmetric padding, N = 2, and
+// N = 1 (one launch: in float32 the GEMM writes dw, adding at beta 1);
+// stride 2 with dilation 2, groups 2 and padding on three sides (rows of
+// 35); rows of exactly 16; in float32 and half, beta 0, 1 and 0.5. And the
+// rule: the key off, a 1x1 stride-2 filter (its phases 4 planes to read 1),
+// rows narrower than a vector, phases past the workspace limit.
 TEST(ConvBackward, GemmWeightGradientInDotFormFromStridePhasesMatchesReference) {
     const Variant variant("wgrad-gemm");
     const auto forced = [](int lanes, bool phases, bool blocked) {
@@ -906,11 +907,13 @@ TEST(ConvBackward, GemmWeightGradientInDotFormFromStridePhasesMatchesReference) 
     dilated.set_padding(2, 1, 0, 2);
     ConvShapes exact;  // Q = 16
     exact.N = 2, exact.C = 2, exact.H = 5, exact.W = 16, exact.K = 7, exact.R = exact.S = 3, exact.set_padding(1);
+    ConvShapes single = tails;  // one launch in all: the GEMM writes dw (beta 1: adds to it)
+    single.N = 1;
     ASSERT_EQ(tails.in_direction(ConvDirection::BACKWARD_WEIGHTS).Q(), 37);
     ASSERT_EQ(dilated.in_direction(ConvDirection::BACKWARD_WEIGHTS).Q(), 35);
     const auto context = forced(16, true, false);
     for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
-        for (ConvShapes s : {tails, dilated, exact}) {
+        for (ConvShapes s : {tails, dilated, exact, single}) {
             s.dtype = dtype;
             s = s.in_direction(ConvDirection::BACKWARD_WEIGHTS);
             for (const float beta : {0.0f, 1.0f, 0.5f}) {
@@ -934,6 +937,10 @@ TEST(ConvBackward, GemmWeightGradientInDotFormFromStridePhasesMatchesReference) 
     ConvShapes narrow = exact;
     narrow.W = 15;
     EXPECT_FALSE(phases(narrow));
+    const WeightGradientGemmConfig whole = weight_gradient_gemm_config(tails.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile);
+    profile.tuned["wgrad_gemm_workspace_limit_bytes"] = static_cast<double>(whole.workspace_bytes - 1);
+    EXPECT_FALSE(phases(tails));  // the columns in chunks instead
+    profile.tuned.erase("wgrad_gemm_workspace_limit_bytes");
     profile.tuned["wgrad_gemm_dot_columns_from_phases"] = 0;
     EXPECT_FALSE(phases(tails));
     EXPECT_TRUE(weight_gradient_gemm_config(tails.in_direction(ConvDirection::BACKWARD_WEIGHTS), profile).dot);

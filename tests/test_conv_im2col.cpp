@@ -530,6 +530,67 @@ TEST(ConvIm2col, OneByOneGemmFoldsTheImagesIntoItsColumnsWhereTheProfileSays) {
     EXPECT_FALSE(gemm1x1_config(layer(4, 7, 2, 3, 5), folded->profile()).fold_images);  // 6 pixels < a vector
 }
 
+// The GEMM engine's outputs streamed past the caches (STREAM_OUTPUT,
+// kernels_cl/storage.cl) where a launch writes at least
+// stream_output_min_bytes: the 1x1 GEMM image by image (25 and 37 pixels an
+// image: some vectors aligned, some not, the last tile shifted back), with
+// its images folded into the columns (C_IMAGES: vectors across an image's
+// end stored lane by lane), groups 2, a ReLU, backward
+// data (dx from the same GEMM); im2col-gemm row-major and in panels; a sum
+// post-op and half never streamed. The launch's bytes, not the layer's: a
+// group's.
+TEST(ConvIm2col, GemmEngineStreamsLargeOutputsPastTheCaches) {
+    const auto streaming = [](double min_bytes, double fold) {
+        return context_planned_as_avx2([=](DeviceProfile& p) {
+            p.tuned["stream_output_min_bytes"] = min_bytes;
+            p.tuned["gemm1x1_pack_x_max_pixels"] = 0;
+            p.tuned["gemm1x1_fold_images_min_saving"] = fold;
+            p.tuned["im2col_gemm_panels_max_pixels"] = 12;
+        });
+    };
+    const auto streamed = streaming(1, 0), folded = streaming(1, 0.1);
+    const bool cpu = streamed->profile().type == DeviceType::CPU;  // a GPU never streams (its suite runs plain)
+    constexpr const char* kStreamed = "outputs streamed past the caches";
+    ConvShapes grouped = one_by_one(3, 8, 5, 5, 12);
+    grouped.groups = 2;
+    ConvShapes relu = one_by_one(2, 20, 5, 7, 37);
+    relu.post_ops = PostOps::relu();
+    ConvShapes summed = relu;
+    summed.post_ops = PostOps::relu().with_sum();
+    ConvShapes half = one_by_one(2, 20, 5, 7, 37);
+    half.dtype = DataType::FLOAT16;
+    const std::vector<PlannedCase> one_by_ones = {
+        {one_by_one(3, 20, 5, 5, 37), streamed, true}, {one_by_one(3, 20, 5, 5, 37), folded, true},
+        {grouped, streamed, true},                      {relu, streamed, true},
+        {summed, streamed, false},                      {half, streamed, false},
+        {one_by_one(3, 20, 5, 5, 37).in_direction(ConvDirection::BACKWARD_DATA), streamed, true}};
+    std::uint64_t seed = 1200;
+    for (const PlannedCase& c : one_by_ones) {
+        const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);
+        EXPECT_TRUE(r.passed()) << describe(c.s, r);
+        EXPECT_EQ(r.plan.config.find(kStreamed) != std::string::npos, c.takes && cpu) << c.s.str() << ": " << r.plan.config;
+    }
+    EXPECT_NE(run_on_gemm1x1(one_by_one(3, 20, 5, 5, 37), folded, ++seed).plan.config.find("columns across images"),
+              std::string::npos);
+    ConvShapes padded;  // 4 x 37 outputs of a 3x3, rows of 37 pixels
+    padded.N = 2, padded.C = 3, padded.H = 4, padded.W = 37, padded.K = 10, padded.R = padded.S = 3;
+    padded.set_padding(1), padded.bias = true;
+    ConvShapes small = padded;  // 3 x 3 outputs: panels across the images
+    small.H = small.W = 3;
+    for (const ConvShapes& s : {padded, small}) {
+        const ConvCaseResult r = run_on("im2col-gemm", s, streamed, ++seed);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_EQ(r.plan.config.find(kStreamed) != std::string::npos, cpu) << r.plan.config;
+        EXPECT_EQ(r.plan.config.find("in panels") != std::string::npos, s.H == 3) << r.plan.config;
+    }
+    // A launch of the grouped layer writes 3 images x 6 channels x 25 pixels.
+    DeviceProfile p = streaming(3 * 6 * 25 * sizeof(float), 0)->profile();
+    p.type = DeviceType::CPU;
+    EXPECT_TRUE(gemm1x1_config(grouped, p).stream_output);
+    p.tuned["stream_output_min_bytes"] = 3 * 6 * 25 * sizeof(float) + 1;
+    EXPECT_FALSE(gemm1x1_config(grouped, p).stream_output);
+}
+
 // im2col-gemm with its columns in panels across the images and its weights
 // in panels (Im2colGemmConfig::panels): strided, padded asymmetrically,
 // dilated, K off MR (and under it), N = 5 images in passes of one, two and

@@ -315,6 +315,7 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_EQ(on_intel.variant, Variant("direct-rows")) << on_intel.reason;
     EXPECT_NE(on_intel.reason.find("but direct_rows_short_reductions"), std::string::npos) << on_intel.reason;
     EXPECT_EQ(selector.select("conv2d", vgg_first, amd).variant, Variant("im2col-gemm"));
+    EXPECT_NE(selector.select("conv2d", shape(8, 3, 112, 112, 64, 1, 1), intel).variant, Variant("direct-rows"));  // 1x1
     const DirectRowsConfig vgg_rows = direct_rows_config(vgg_first, intel);
     EXPECT_EQ(vgg_rows.tile.prefix, "direct_rows_unstrided");
     EXPECT_EQ(vgg_rows.tile.mr, 8);

@@ -33,7 +33,7 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     c.images_per_pass = std::clamp<std::int64_t>(fit, 1, s.N);
     const std::size_t pass_output_bytes =
         static_cast<std::size_t>(c.images_per_pass * s.K * s.P() * s.Q()) * size_of(s.dtype);
-    c.stream_output = internal::stream_output(profile, pass_output_bytes, s.post_ops);
+    c.stream_output = internal::stream_output(profile, pass_output_bytes, s.post_ops, s.dtype);
     return c;
 }
 
@@ -62,7 +62,7 @@ std::string DirectRowsConfig::str() const {
            std::to_string(tile.vw) + "), work-group " + std::to_string(tile.work_group[0]) + "x" +
            std::to_string(tile.work_group[1]) + "; input split into " + std::to_string(stride_w) +
            " column phase(s), " + std::to_string(images_per_pass) + " image(s) a pass, workspace " +
-           std::to_string(workspace_bytes()) + " bytes" + (stream_output ? ", outputs streamed past the caches" : "");
+           std::to_string(workspace_bytes()) + " bytes" + (stream_output ? internal::kStreamedOutputs : "");
 }
 
 }  // namespace netcl

@@ -1,6 +1,7 @@
 #include "ops/gemm/Gemm1x1Config.hpp"
 
 #include "ops/gemm/PanelGemm.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "ops/im2col/Im2colLayout.hpp"
 
 #include <algorithm>
@@ -124,6 +125,11 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
+    // One launch writes a group of every image's y (a pass's images, with x packed).
+    const std::int64_t launch_images = c.pack_x ? c.images_per_pass : s.N;
+    c.stream_output = internal::stream_output(
+        profile, static_cast<std::size_t>(launch_images * (s.K / s.groups) * s.P() * s.Q()) * size_of(s.dtype),
+        s.post_ops, s.dtype);
     return c;
 }
 
@@ -152,14 +158,15 @@ ProgramSpec Gemm1x1Config::program() const {
     // packed), C y and bias in the layer's type.
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
                         {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype},
-                        {pack_weights, pack_x, fold_images, prefetch_x_rows});
+                        {pack_weights, pack_x, fold_images, prefetch_x_rows, false, false, stream_output});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
            (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
            (fold_images ? ", columns across images" : "") +
-           (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "");
+           (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "") +
+           (stream_output ? internal::kStreamedOutputs : "");
 }
 
 }  // namespace netcl

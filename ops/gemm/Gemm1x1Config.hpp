@@ -28,6 +28,7 @@ struct Gemm1x1Config {
     std::int64_t images_per_pass = 1;  // pack_x: the images packed and multiplied at once (im2col's pass target)
     bool fold_images = false;  // x in place, the GEMM's columns across the images (one launch for the batch)
     int prefetch_x_rows = 0;   // x in place image by image: each step prefetches its columns that many channels ahead
+    bool stream_output = false;  // y's whole vectors stored past the caches (a launch's y, stream_output_min_bytes)
 
     std::size_t weight_floats(const ConvShapes& shapes) const;     // netcl's copy of the weights (0: the caller's)
     std::size_t workspace_bytes(const ConvShapes& shapes) const;   // x's panels

@@ -59,6 +59,7 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("gemm");
+        keys.push_back("stream_output_min_bytes");
         keys.push_back("gemm1x1_tall_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_max_row_tiles");
         keys.push_back("gemm1x1_tall_reduction_min_pixels");

@@ -46,6 +46,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (packing.prefetch_b_rows > 0) options += " -DPREFETCH_B=" + std::to_string(packing.prefetch_b_rows);
     if (packing.a_images) options += " -DA_IMAGES";
     if (packing.a_phases) options += " -DA_PHASES";
+    if (packing.stream_c) options += " -DSTREAM_OUTPUT";
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.
     if (types.a == DataType::FLOAT16) options += " -DA_TYPE=half";

@@ -64,6 +64,9 @@ struct GemmPacking {
     // With a_images: A is x's column matrix read from its stride phases, an output row an "image" (A_PHASES:
     // kernel arguments taps_r, taps_s, stride_h, stride_w, dil_h, dil_w, phase_rows, phase_width after those).
     bool a_phases = false;
+    // Not a packing but how C leaves: its whole vectors stored past the caches (STREAM_OUTPUT,
+    // kernels_cl/storage.cl; not with C_GROUP, the Winograd multiply's M, which its output transform reads).
+    bool stream_c = false;
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

@@ -5,6 +5,7 @@
 #include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/gemm/PanelGemm.hpp"
 #include "ops/internal/KernelLaunch.hpp"
+#include "ops/internal/OutputStage.hpp"
 #include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 #include "netcl/Error.hpp"
@@ -40,6 +41,10 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
         c.images_per_pass = internal::panel_gemm_images_per_pass(
             s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
     }
+    // A GEMM launch writes a group of a pass's images.
+    c.stream_output = internal::stream_output(
+        profile, static_cast<std::size_t>(c.images_per_pass * (s.K / s.groups) * s.P() * s.Q()) * size_of(s.dtype),
+        s.post_ops, s.dtype);
     return c;
 }
 
@@ -60,19 +65,20 @@ ProgramSpec Im2colGemmConfig::gemm_program() const {
     // input is the column matrix.
     const DataType type = layout.dtype;
     return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
-                               {DataType::FLOAT32, layout.direct ? type : DataType::FLOAT32, type}, {panels, panels});
+                               {DataType::FLOAT32, layout.direct ? type : DataType::FLOAT32, type},
+                               {panels, panels, false, 0, false, false, stream_output});
 }
 
 std::string Im2colGemmConfig::str() const {
     if (panels) {
         return std::to_string(images_per_pass) + " image(s) per pass, columns and weights in panels, GEMM " +
-               tile.str();
+               tile.str() + (stream_output ? internal::kStreamedOutputs : "");
     }
     return (layout.direct ? std::string("1x1: the input is the column matrix")
                           : std::to_string(layout.images_per_pass) + " image(s) per pass, workspace " +
                                 std::to_string(layout.workspace_bytes) + " bytes" +
                                 (layout.by_rows ? ", columns a row a work-item" : "")) +
-           ", GEMM " + tile.str();
+           ", GEMM " + tile.str() + (stream_output ? internal::kStreamedOutputs : "");
 }
 
 Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShapes& shapes,

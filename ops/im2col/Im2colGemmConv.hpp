@@ -43,6 +43,7 @@ struct Im2colGemmConfig {
     // longer than im2col_gemm_max_reduction (one group).
     bool panels = false;
     std::int64_t images_per_pass = 1;  // the layout's, or the panels' (the same pass target)
+    bool stream_output = false;  // y's whole vectors stored past the caches (a launch's y, stream_output_min_bytes)
 
     std::size_t workspace_bytes(const ConvShapes& shapes) const;
     std::size_t weight_floats(const ConvShapes& shapes) const;  // netcl's copy of the weights (0: the caller's)

@@ -76,7 +76,8 @@ public:
         return {im2col_gemm_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override {
-        std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "im2col_gemm_enabled"};
+        std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "im2col_gemm_enabled",
+                                         "stream_output_min_bytes"};
         for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);
         return keys;
     }

@@ -31,9 +31,12 @@ std::string post_ops_options(const PostOps& post_ops) {
     return options;
 }
 
-bool stream_output(const DeviceProfile& profile, std::size_t launch_output_bytes, const PostOps& post_ops) {
+bool stream_output(const DeviceProfile& profile, std::size_t launch_output_bytes, const PostOps& post_ops,
+                   DataType type) {
+    // A CPU's build option: the non-temporal store is clang's builtin, and a GPU's caches are another matter.
     const double min_bytes = profile.tuned_or("stream_output_min_bytes", 0.0);
-    return min_bytes > 0 && static_cast<double>(launch_output_bytes) >= min_bytes && !post_ops.sum;
+    return profile.type == DeviceType::CPU && min_bytes > 0 &&
+           static_cast<double>(launch_output_bytes) >= min_bytes && !post_ops.sum && type == DataType::FLOAT32;
 }
 
 // Storage first: every kernel that writes an output also reads a tensor.

@@ -109,6 +109,14 @@ std::int64_t images_that_fit(const ConvShapes& s, std::size_t target, std::size_
     return std::clamp<std::int64_t>(static_cast<std::int64_t>(target / (pixel_bytes * size(s.P() * s.Q()))), 1, s.N);
 }
 
+// x's phases for `rows` output rows: every row they read (the taps' reach below the last) x the row's width and
+// the taps' reach past it, C·stride_h·stride_w planes of them (gemm.cl's A_PHASES, gemm_dot.cl's D_PHASES).
+void set_phases(WeightGradientGemmConfig& c, const ConvShapes& s, std::int64_t rows) {
+    c.phase_rows = rows + (s.R - 1) * s.dilation_h / s.stride_h;
+    c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
+    c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
+}
+
 bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
     const double min_pixels = profile.tuned_or("wgrad_gemm_dot_min_pixels", 0.0);
     const double max_weights = profile.tuned_or("wgrad_gemm_dot_max_weights", 0.0);
@@ -154,16 +162,18 @@ void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProf
     // one at a time). Profile key wgrad_gemm_dot_columns_from_phases (default on: only a profile that sets
     // wgrad_gemm_dot_min_pixels takes the dot form at all); pocl-cpu-avx512-intel.json's item 20 has the
     // measurement.
-    c.columns_from_phases = c.copies_columns() && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= c.dot_vw &&
-                            profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0;
+    // Not where an image's phases and the sum pass the workspace limit: the columns then go in chunks.
+    const std::size_t sum_bytes = size(s.weight_numel()) * sizeof(float);
+    if (c.copies_columns() && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= c.dot_vw &&
+        profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0) {
+        set_phases(c, s, s.P());
+        c.columns_from_phases = c.columns_bytes + sum_bytes <= weight_gradient_workspace_limit(profile);
+    }
     if (c.columns_from_phases) {
         c.chunks_per_image = 1;
         c.chunk_pixels = PQ;
         c.chunk_rows = s.P();
-        c.phase_rows = s.P() + (s.R - 1) * s.dilation_h / s.stride_h;
-        c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
-        c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
-        c.workspace_bytes = c.columns_bytes + size(s.weight_numel()) * sizeof(float);
+        c.workspace_bytes = c.columns_bytes + sum_bytes;
         c.writes_dw = c.chunks(s) == 1 && s.dtype == DataType::FLOAT32;
         return;
     }
@@ -272,12 +282,10 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     }
     c.patches_bytes = size(c.images_per_launch * c.chunk_pixels) * patch_row_bytes;
     if (c.columns_from_phases) {
-        c.phase_rows = c.chunk_pixels / s.Q() + (s.R - 1) * s.dilation_h / s.stride_h;  // chunk_rows is 0 where Q is 1
-        c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
+        set_phases(c, s, c.chunk_pixels / s.Q());  // chunk_rows is 0 where Q is 1
+    } else {
+        c.columns_bytes = size(c.chunk_pixels) * column_bytes;
     }
-    c.columns_bytes = c.columns_from_phases
-                          ? size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float)
-                          : size(c.chunk_pixels) * column_bytes;
     c.widened_a_bytes = size(c.chunk_pixels) * widened_a_pixel_bytes;
     c.workspace_bytes =
         c.patches_bytes + c.columns_bytes + c.widened_a_bytes + size(s.weight_numel()) * sizeof(float);

@@ -68,7 +68,7 @@ struct WeightGradientGemmConfig {
     std::int64_t chunk_rows = 0;        // with copied columns: whole output rows a chunk (chunk_pixels = rows x Q)
     std::int64_t chunks_per_image = 1;
     std::size_t patches_bytes = 0;      // a launch's copy (its images' side by side): x's patches, or dy's transposed (B) with columns
-    std::size_t columns_bytes = 0;      // one chunk's copied columns of x (A), after the patches
+    std::size_t columns_bytes = 0;      // one chunk's copied columns of x (A), or its phases, after the patches
     // The patches are a 1x1 stride-1 unpadded view's planes transposed (dy's with columns, else x's of such
     // a layer), their length a multiple of 8: transpose_planes, 8 x 8 blocks a work-item
     // (kernels_cl/im2col.cl), in place of im2col_patches. ResNet-50's res2 weight gradients at N = 8

@@ -5,10 +5,12 @@
 // direct-rows stores whole rows (the stem at N = 8 on the AVX-512 PoCL
 // profile: 8.5-17.7 ms on the implicit GEMM, README for this rule's figure).
 // Reductions of at most im2col_gemm_max_reduction stay with im2col-gemm
-// (VGG's conv1.1, 27 steps: 1.4 ms here against 0.6-1.2), but where the
-// profile sets direct_rows_short_reductions: once its outputs are streamed
-// past the caches, direct-rows ran conv1.1 at 0.79-0.83x of oneDNN against
-// im2col-gemm's 0.50-0.54x (pocl-cpu-avx512-intel.json item 19).
+// (VGG's conv1.1, 27 steps: 1.4 ms here against 0.6-1.2), but filters larger
+// than 1x1 where the profile sets direct_rows_short_reductions: on an Intel
+// Xeon direct-rows ran conv1.1 at 0.74-0.75x of oneDNN at N = 1 and, its
+// output streamed past the caches, 0.79-0.83x at N = 8, against
+// im2col-gemm's 0.47-0.64x and 0.50-0.54x (pocl-cpu-avx512-intel.json
+// item 19).
 #include "ops/Implementations.hpp"
 #include "selector/Thresholds.hpp"
 #include "selector/VariantChoice.hpp"
@@ -32,7 +34,7 @@ public:
         }
         const double reduction = channels * static_cast<double>(s.R * s.S);
         const double short_reduction = threshold(profile, k::im2col_gemm_max_reduction);
-        const bool takes_short = threshold(profile, k::direct_rows_short_reductions) != 0;
+        const bool takes_short = threshold(profile, k::direct_rows_short_reductions) != 0 && s.R * s.S > 1;
         if (reduction <= short_reduction && !takes_short) {
             return reject("reduction " + summed + "*R*S " + number(reduction) + " <= im2col_gemm_max_reduction " +
                           number(short_reduction) + " (im2col-gemm takes short reductions)");
