@@ -195,6 +195,15 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     const ConvShapes conv1_1 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).dot);
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, intel).columns_from_phases);  // item 20: x padded, 0.6 MB
+    // Item 21: the stem's dW (9408) in the dot form from x's phases on Intel; a 1x1 layer's of 8192 (x in
+    // place, no phases) stays over item 13's 4096; AMD takes no dot form.
+    const ConvShapes stem_dw = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    EXPECT_TRUE(weight_gradient_gemm_config(stem_dw, intel).dot);
+    EXPECT_TRUE(weight_gradient_gemm_config(stem_dw, intel).columns_from_phases);
+    EXPECT_FALSE(weight_gradient_gemm_config(stem_dw, amd).dot);
+    EXPECT_FALSE(weight_gradient_gemm_config(
+                     shape(8, 128, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
+                     .dot);
     EXPECT_TRUE(weight_gradient_gemm_config(conv1_1, amd).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(conv1_1, amd).dot);
     EXPECT_TRUE(weight_gradient_gemm_config(shape(8, 64, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS),
@@ -234,9 +243,13 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(res4_strided, intel).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(res4_strided, amd).columns);
     EXPECT_FALSE(weight_gradient_gemm_config(res5_strided, intel).columns);
-    // The stem's dy planes transposed with a prefetch 64 floats ahead on Intel, none on AMD.
+    // The stem's dy planes transposed with a prefetch 64 floats ahead on Intel, none on AMD: where it takes
+    // the broadcast GEMM (on Intel it takes the dot form, item 21, unless dW's bound says otherwise).
     const ConvShapes stem = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_WEIGHTS);
-    EXPECT_EQ(weight_gradient_gemm_config(stem, intel).transpose_prefetch_floats, 64);
+    DeviceProfile intel_broadcast = intel;
+    intel_broadcast.tuned["wgrad_gemm_dot_phases_max_weights"] = 4096;
+    EXPECT_FALSE(weight_gradient_gemm_config(stem, intel_broadcast).dot);
+    EXPECT_EQ(weight_gradient_gemm_config(stem, intel_broadcast).transpose_prefetch_floats, 64);
     EXPECT_EQ(weight_gradient_gemm_config(stem, amd).transpose_prefetch_floats, 0);
     // Its backward data on col2im-gemm: dy prefetched 8 channels ahead on Intel, none on AMD.
     const ConvShapes stem_dx = shape(8, 3, 224, 224, 64, 7, 7, 2, 3).in_direction(ConvDirection::BACKWARD_DATA);
@@ -248,7 +261,7 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     // (res4.expand), as AMD every one.
     const ConvShapes res2_first = shape(8, 64, 14, 14, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_EQ(weight_gradient_gemm_config(res2_first, intel).tile.work_group, (std::array<std::size_t, 2>{1, 1}));
-    EXPECT_EQ(weight_gradient_gemm_config(stem, intel).tile.work_group, (std::array<std::size_t, 2>{2, 2}));
+    EXPECT_EQ(weight_gradient_gemm_config(stem, intel_broadcast).tile.work_group, (std::array<std::size_t, 2>{2, 2}));
     const ConvShapes res4_expand = shape(8, 256, 14, 14, 1024, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS);
     EXPECT_EQ(weight_gradient_gemm_config(res4_expand, intel).tile.work_group, (std::array<std::size_t, 2>{4, 4}));
     EXPECT_EQ(weight_gradient_gemm_config(res2_first, amd).tile.work_group,

@@ -117,11 +117,34 @@ void set_phases(WeightGradientGemmConfig& c, const ConvShapes& s, std::int64_t r
     c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
 }
 
-bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
+// The dot form's lanes: wgrad_gemm_dot_vw, else the tile's.
+int dot_lanes(const DeviceProfile& profile, const GemmTile& tile) {
+    const int vw = static_cast<int>(profile.tuned_or("wgrad_gemm_dot_vw", static_cast<double>(tile.vw)));
+    return vw == 4 || vw == 8 || vw == 16 ? vw : 8;
+}
+
+// x's columns read from its stride phases (gemm_dot.cl's D_PHASES), an image's phases copied at a time
+// (x's size where the columns are R·S / (stride_h·stride_w) times it), where the filter is larger than the
+// stride and output rows hold a vector of lanes (the reduction restarts every Q pixels, its last Q % lanes
+// one at a time). Profile key wgrad_gemm_dot_columns_from_phases (default on: only a profile that sets
+// wgrad_gemm_dot_min_pixels takes the dot form at all); pocl-cpu-avx512-intel.json's item 20 has the
+// measurement. plan_dot also asks that they fit the workspace limit.
+bool dot_reads_phases(const ConvShapes& s, const DeviceProfile& profile, int lanes) {
+    return !columns_in_place(s) && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= lanes &&
+           profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0;
+}
+
+// An image of at least wgrad_gemm_dot_min_pixels (0: never) and dW a group of at most
+// wgrad_gemm_dot_max_weights, or of at most wgrad_gemm_dot_phases_max_weights where x's columns come from its
+// phases (item 21 of pocl-cpu-avx512-intel.json: ResNet's stem, 9408).
+bool takes_dot(const ConvShapes& s, const DeviceProfile& profile, const GemmTile& tile) {
     const double min_pixels = profile.tuned_or("wgrad_gemm_dot_min_pixels", 0.0);
     const double max_weights = profile.tuned_or("wgrad_gemm_dot_max_weights", 0.0);
+    const double phases_max_weights = profile.tuned_or("wgrad_gemm_dot_phases_max_weights", max_weights);
+    const auto weights = static_cast<double>(s.K / s.groups * patch_length(s));
     return min_pixels > 0.0 && static_cast<double>(s.P() * s.Q()) >= min_pixels &&
-           static_cast<double>(s.K / s.groups * patch_length(s)) <= max_weights;
+           (weights <= max_weights ||
+            (weights <= phases_max_weights && dot_reads_phases(s, profile, dot_lanes(profile, tile))));
 }
 
 // The dot-product form's chunks: both operands' runs of a chunk's pixels (dy's K and the columns' C·R·S
@@ -132,8 +155,7 @@ bool takes_dot(const ConvShapes& s, const DeviceProfile& profile) {
 void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProfile& profile) {
     c.dot = true;
     c.columns_in_place = columns_in_place(s);
-    const int vw = static_cast<int>(profile.tuned_or("wgrad_gemm_dot_vw", static_cast<double>(c.tile.vw)));
-    c.dot_vw = vw == 4 || vw == 8 || vw == 16 ? vw : 8;
+    c.dot_vw = dot_lanes(profile, c.tile);
     // 4 x 6 accumulators where vectors of 16 lanes mean 32 registers (AVX-512); 4 x 3 in 16 (AVX2), where a
     // step's 4 A vectors and a D vector make 17, one spilled (unmeasured: no profile takes the form there).
     // A work-item's tiles keep their sums in private memory between blocks: their count is capped so that
@@ -156,16 +178,10 @@ void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProf
     const auto target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_dot_chunk_bytes", static_cast<double>(kWeightGradientDotChunkBytes)));
     const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
-    // x's columns read from its stride phases (gemm_dot.cl's D_PHASES), an image's phases copied at a time
-    // (x's size where the columns are R·S / (stride_h·stride_w) times it), where the filter is larger than the
-    // stride and output rows hold a vector of lanes (the reduction restarts every Q pixels, its last Q % lanes
-    // one at a time). Profile key wgrad_gemm_dot_columns_from_phases (default on: only a profile that sets
-    // wgrad_gemm_dot_min_pixels takes the dot form at all); pocl-cpu-avx512-intel.json's item 20 has the
-    // measurement.
-    // Not where an image's phases and the sum pass the workspace limit: the columns then go in chunks.
+    // x's phases (dot_reads_phases), but not where an image's and the sum pass the workspace limit: the
+    // columns then go in chunks.
     const std::size_t sum_bytes = size(s.weight_numel()) * sizeof(float);
-    if (c.copies_columns() && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= c.dot_vw &&
-        profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0) {
+    if (dot_reads_phases(s, profile, c.dot_vw)) {
         set_phases(c, s, s.P());
         c.columns_from_phases = c.columns_bytes + sum_bytes <= weight_gradient_workspace_limit(profile);
     }
@@ -191,7 +207,7 @@ WeightGradientGemmConfig weight_gradient_gemm_config(const ConvShapes& s, const 
     c.dtype = s.dtype;
     c.tile = gemm_tile(profile, "wgrad_gemm", gemm_tile(profile, "gemm", GemmTile{6, 2, 8, {8, 2}}));
     c.columns_by_rows = profile.tuned_or("im2col_rows", 0) != 0;
-    if (takes_dot(s, profile)) {
+    if (takes_dot(s, profile, c.tile)) {
         plan_dot(c, s, profile);
         return c;
     }

@@ -35,7 +35,7 @@ public:
         for (const char* key : {"wgrad_gemm_dot_min_pixels", "wgrad_gemm_dot_max_weights", "wgrad_gemm_dot_mr",
                                 "wgrad_gemm_dot_nr", "wgrad_gemm_dot_vw", "wgrad_gemm_dot_tiles_m",
                                 "wgrad_gemm_dot_tiles_n", "wgrad_gemm_dot_kb", "wgrad_gemm_dot_chunk_bytes",
-                                "wgrad_gemm_dot_columns_from_phases"}) {
+                                "wgrad_gemm_dot_columns_from_phases", "wgrad_gemm_dot_phases_max_weights"}) {
             keys.push_back(key);
         }
         keys.push_back(workspace_limit_key());  // wgrad_gemm_workspace_limit_bytes
