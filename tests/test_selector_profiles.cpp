@@ -201,6 +201,12 @@ TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     EXPECT_TRUE(weight_gradient_gemm_config(stem_dw, intel).dot);
     EXPECT_TRUE(weight_gradient_gemm_config(stem_dw, intel).columns_from_phases);
     EXPECT_FALSE(weight_gradient_gemm_config(stem_dw, amd).dot);
+    EXPECT_FALSE(weight_gradient_gemm_config(  // a 3x3 layer's from its phases, but a dW of 36864
+                     shape(8, 64, 56, 56, 64, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
+                     .dot);
+    DeviceProfile intel_tight = intel;  // the stem's phases and sum (672432 bytes) past the limit: no dot form
+    intel_tight.tuned["wgrad_gemm_workspace_limit_bytes"] = 672432 - 1;
+    EXPECT_FALSE(weight_gradient_gemm_config(stem_dw, intel_tight).dot);
     EXPECT_FALSE(weight_gradient_gemm_config(
                      shape(8, 128, 56, 56, 64, 1, 1).in_direction(ConvDirection::BACKWARD_WEIGHTS), intel)
                      .dot);

@@ -128,10 +128,16 @@ int dot_lanes(const DeviceProfile& profile, const GemmTile& tile) {
 // stride and output rows hold a vector of lanes (the reduction restarts every Q pixels, its last Q % lanes
 // one at a time). Profile key wgrad_gemm_dot_columns_from_phases (default on: only a profile that sets
 // wgrad_gemm_dot_min_pixels takes the dot form at all); pocl-cpu-avx512-intel.json's item 20 has the
-// measurement. plan_dot also asks that they fit the workspace limit.
+// measurement. Not where an image's phases and the sum pass the workspace limit (the columns then go in
+// chunks), so that the rule (takes_dot) and the plan ask the same question.
 bool dot_reads_phases(const ConvShapes& s, const DeviceProfile& profile, int lanes) {
-    return !columns_in_place(s) && s.R * s.S > s.stride_h * s.stride_w && s.Q() >= lanes &&
-           profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) != 0.0;
+    if (columns_in_place(s) || s.R * s.S <= s.stride_h * s.stride_w || s.Q() < lanes ||
+        profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) == 0.0) {
+        return false;
+    }
+    WeightGradientGemmConfig phases;
+    set_phases(phases, s, s.P());
+    return phases.columns_bytes + size(s.weight_numel()) * sizeof(float) <= weight_gradient_workspace_limit(profile);
 }
 
 // An image of at least wgrad_gemm_dot_min_pixels (0: never) and dW a group of at most
@@ -178,12 +184,11 @@ void plan_dot(WeightGradientGemmConfig& c, const ConvShapes& s, const DeviceProf
     const auto target = static_cast<std::size_t>(
         profile.tuned_or("wgrad_gemm_dot_chunk_bytes", static_cast<double>(kWeightGradientDotChunkBytes)));
     const std::int64_t unit = c.copies_columns() ? s.Q() : 1;
-    // x's phases (dot_reads_phases), but not where an image's and the sum pass the workspace limit: the
-    // columns then go in chunks.
+    // x's phases (dot_reads_phases: within the workspace limit), an image's at a time.
     const std::size_t sum_bytes = size(s.weight_numel()) * sizeof(float);
     if (dot_reads_phases(s, profile, c.dot_vw)) {
         set_phases(c, s, s.P());
-        c.columns_from_phases = c.columns_bytes + sum_bytes <= weight_gradient_workspace_limit(profile);
+        c.columns_from_phases = true;
     }
     if (c.columns_from_phases) {
         c.chunks_per_image = 1;
