@@ -62,6 +62,16 @@ TEST(ConvNaive, LargerLayerMatchesSampledReference) {
     EXPECT_EQ(r.compared, 2000u);
 }
 
+// direct-rows by strict override on `context`.
+ConvCaseResult run_direct_rows(const ConvShapes& s, const std::shared_ptr<Context>& context, std::uint64_t seed) {
+    ConvCaseOptions options;
+    options.strategy = Kernel::CONV2D_NAIVE;
+    options.variant = Variant("direct-rows");
+    options.seed = seed;
+    options.context = context;
+    return run_conv_case(s, options);
+}
+
 // direct-rows wherever its why_not lets it: the edge table and random shapes
 // (bias on and column strides 1-2 for the random ones, so its builds, one per
 // filter width and column stride, stay few), with the workspace it declares.
@@ -118,12 +128,7 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
         for (const ConvShapes& s : {narrow, wide, stride3}) {
             SCOPED_TRACE(std::to_string(mr) + " channels x float" + std::to_string(vw) + " x " + std::to_string(nv) +
                          ": " + s.str());
-            ConvCaseOptions options;
-            options.strategy = Kernel::CONV2D_NAIVE;
-            options.variant = Variant("direct-rows");
-            options.seed = ++seed;
-            options.context = context;
-            const ConvCaseResult r = run_conv_case(s, options);
+            const ConvCaseResult r = run_direct_rows(s, context, ++seed);
             EXPECT_TRUE(r.passed()) << describe(s, r);
             EXPECT_NE(r.plan.config.find("(float" + std::to_string(vw) + ")"), std::string::npos) << r.plan.config;
         }
@@ -186,12 +191,7 @@ TEST(ConvDirectRows, OutputsStreamedPastTheCaches) {
         const auto context = context_with_profile(streaming(vw));
         for (const ConvShapes& s : {rows64, rows37, relu, sum, half}) {
             SCOPED_TRACE("float" + std::to_string(vw) + ": " + s.str());
-            ConvCaseOptions options;
-            options.strategy = Kernel::CONV2D_NAIVE;
-            options.variant = Variant("direct-rows");
-            options.seed = ++seed;
-            options.context = context;
-            const ConvCaseResult r = run_conv_case(s, options);
+            const ConvCaseResult r = run_direct_rows(s, context, ++seed);
             EXPECT_TRUE(r.passed()) << describe(s, r);
             const bool streamed = r.plan.config.find("outputs streamed past the caches") != std::string::npos;
             EXPECT_EQ(streamed, cpu && !s.post_ops.sum && s.dtype == DataType::FLOAT32) << r.plan.config;

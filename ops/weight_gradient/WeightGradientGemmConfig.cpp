@@ -111,10 +111,18 @@ std::int64_t images_that_fit(const ConvShapes& s, std::size_t target, std::size_
 
 // x's phases for `rows` output rows: every row they read (the taps' reach below the last) x the row's width and
 // the taps' reach past it, C·stride_h·stride_w planes of them (gemm.cl's A_PHASES, gemm_dot.cl's D_PHASES).
+struct PhaseGeometry {
+    std::int64_t rows, width;
+    std::size_t bytes;
+};
+PhaseGeometry phase_geometry(const ConvShapes& s, std::int64_t rows) {
+    const std::int64_t phase_rows = rows + (s.R - 1) * s.dilation_h / s.stride_h;
+    const std::int64_t width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
+    return {phase_rows, width, size(s.C * s.stride_h * s.stride_w * phase_rows * width) * sizeof(float)};
+}
 void set_phases(WeightGradientGemmConfig& c, const ConvShapes& s, std::int64_t rows) {
-    c.phase_rows = rows + (s.R - 1) * s.dilation_h / s.stride_h;
-    c.phase_width = s.Q() + (s.S - 1) * s.dilation_w / s.stride_w;
-    c.columns_bytes = size(s.C * s.stride_h * s.stride_w * c.phase_rows * c.phase_width) * sizeof(float);
+    const PhaseGeometry g = phase_geometry(s, rows);
+    c.phase_rows = g.rows, c.phase_width = g.width, c.columns_bytes = g.bytes;
 }
 
 // The dot form's lanes: wgrad_gemm_dot_vw, else the tile's.
@@ -135,9 +143,8 @@ bool dot_reads_phases(const ConvShapes& s, const DeviceProfile& profile, int lan
         profile.tuned_or("wgrad_gemm_dot_columns_from_phases", 1.0) == 0.0) {
         return false;
     }
-    WeightGradientGemmConfig phases;
-    set_phases(phases, s, s.P());
-    return phases.columns_bytes + size(s.weight_numel()) * sizeof(float) <= weight_gradient_workspace_limit(profile);
+    return phase_geometry(s, s.P()).bytes + size(s.weight_numel()) * sizeof(float) <=
+           weight_gradient_workspace_limit(profile);
 }
 
 // An image of at least wgrad_gemm_dot_min_pixels (0: never) and dW a group of at most
