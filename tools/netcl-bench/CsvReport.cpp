@@ -40,6 +40,7 @@ void write_csv(const std::string& path, const BenchReport& r) {
          << "\n# layer_set: " << r.layer_set << "\n# repeat: " << r.settings.repeat << "\n# warmup: "
          << r.settings.warmup << "\n# order: " << order_text(r.settings)
          << "\n# pocl_affinity: " << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")"
+         << "\n# isa_emulation: " << r.isa_emulation.text()
          << "\n# clock: " << to_string(r.clock) << "\n";
     if (r.onednn.built_in) {
         file << "# onednn: " << r.onednn.version << ", " << r.onednn.cpu_isa << ", OMP_WAIT_POLICY="

@@ -87,17 +87,18 @@ std::optional<std::string> fma_peak_why_not(bool device_is_cpu) {
     return std::nullopt;
 }
 
-FmaPeak measure_fma_peak(int threads) {
+FmaPeak measure_fma_peak(int threads, bool avx2_only) {
     if (const auto why = fma_peak_why_not(true)) throw Error(*why);
     FmaPeak peak;
     peak.threads = std::max(threads, 1);
+    peak.avx2_only = avx2_only;
     add_fma_batch(peak);
     return peak;
 }
 
 void add_fma_batch(FmaPeak& peak) {
     std::vector<Variant> variants{{"avx2", 8, kChainsAvx2, chains_avx2}};
-    if (__builtin_cpu_supports("avx512f")) variants.push_back({"avx512", 16, kChainsAvx512, chains_avx512});
+    if (!peak.avx2_only && __builtin_cpu_supports("avx512f")) variants.push_back({"avx512", 16, kChainsAvx512, chains_avx512});
     // About 50 ms a run at 4 GHz and 2 FMAs a cycle: iterations x chains FMAs per thread.
     constexpr std::int64_t kFmasPerThread = 400'000'000;
     for (const Variant& v : variants) {

@@ -22,14 +22,16 @@ struct FmaPeak {
     int threads = 0;
     int batches = 0;
     double gflops = 0;  // 2 flops per lane per FMA, the fastest timed run of every batch
+    bool avx2_only = false;  // --isa avx2: the AVX2 loop alone, the ceiling of the code being timed
 };
 
 // Why the FMA peak cannot be measured: the device is not the host's CPU, or
 // the host has no AVX2 + FMA. Nothing when it can.
 std::optional<std::string> fma_peak_why_not(bool device_is_cpu);
 
-// Measures it on `threads` threads: per variant a warm-up run, then 5 timed (about 50 ms each).
-FmaPeak measure_fma_peak(int threads);
+// Measures it on `threads` threads: per variant a warm-up run, then 5 timed (about 50 ms each); with
+// `avx2_only` (IsaEmulation.hpp) not in AVX-512 even where the host has it.
+FmaPeak measure_fma_peak(int threads, bool avx2_only = false);
 // One more batch of the same; the peak becomes the faster of all.
 void add_fma_batch(FmaPeak& peak);
 

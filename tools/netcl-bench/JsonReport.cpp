@@ -191,6 +191,7 @@ void write_json(const std::string& path, const BenchReport& r) {
         {"device", device_json(r.info)},
         {"driver", r.info.device.driver_version},
         {"pocl_affinity", {{"value", r.pocl_affinity.value}, {"source", r.pocl_affinity.source}}},
+        {"isa_emulation", r.isa_emulation.active() ? json(r.isa_emulation.text()) : json(nullptr)},
         {"layer_set", r.layer_set},
         {"settings",
          {{"repeat", r.settings.repeat},

@@ -225,6 +225,10 @@ void print_table(std::ostream& out, const BenchReport& r) {
     out << "device " << r.info.device_id << ": " << d.name << " | " << d.platform_name << " | driver "
         << d.driver_version << " | " << d.compute_units << " compute units | profile: " << d.tuned_source
         << " | POCL_AFFINITY=" << r.pocl_affinity.value << " (" << r.pocl_affinity.source << ")\n";
+    if (r.isa_emulation.active()) {
+        out << "ISA emulated: " << r.isa_emulation.text()
+            << "; the caches, clocks and memory are still this host's\n";
+    }
     const Layout layout{r.clock == Clock::Wall, r.peak.has_value(), r.fma_peak.has_value(), r.any_onednn()};
     if (r.onednn.built_in && (layout.vs_onednn || r.peak)) {
         const auto& policy = r.onednn.omp_wait_policy;

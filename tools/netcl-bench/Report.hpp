@@ -9,6 +9,7 @@
 #include "OmpWaitPolicy.hpp"
 #include "RunInfo.hpp"
 #include "FmaPeak.hpp"
+#include "IsaEmulation.hpp"
 #include "SgemmPeak.hpp"
 #include "netcl/ConvShapes.hpp"
 
@@ -75,6 +76,7 @@ struct BenchReport {
     Clock clock = Clock::Events;
     OneDnnInfo onednn;
     tools::PoclAffinity pocl_affinity;  // POCL_AFFINITY for this run (tools/PoclAffinity.hpp)
+    IsaEmulation isa_emulation;         // --isa: the ISA emulated, or the host's own
     std::optional<SgemmPeak> peak;  // the machine's SGEMM peak, when measured (--peak, or oneDNN ran)
     std::string peak_skipped;       // why --peak measured nothing
     std::optional<FmaPeak> fma_peak;  // the cores' FMA ceiling, measured with the SGEMM peak on CPU devices

@@ -22,6 +22,7 @@
 #include "Candidates.hpp"
 #include "FmaPeak.hpp"
 #include "Layers.hpp"
+#include "IsaEmulation.hpp"
 #include "OmpWaitPolicy.hpp"
 #include "OneDnnLibraries.hpp"
 #include "Plot.hpp"
@@ -53,6 +54,7 @@ struct Arguments {
     std::string device;
     std::string direction = "fwd";
     std::string dtype = "float32";
+    std::string isa = "native";
     std::size_t samples = ReferencePolicy{}.samples;
     double full_reference_macs = ReferencePolicy{}.full_limit_macs;
 };
@@ -113,7 +115,9 @@ int run(const Arguments& a, int argc, char** argv) {
     const std::vector<BenchLayer> layers = a.accuracy ? std::vector<BenchLayer>{} : chosen_layers(a);
 
     const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
+    const IsaEmulation isa = emulate_isa(a.isa);  // likewise, and before oneDNN's first primitive
     const auto context = netcl::tools::tool_context("netcl-bench", a.device);
+    check_isa_emulation(isa, context->profile().platform_name, context->profile().name);
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
     if (a.accuracy) {
         return a.dtype == "float16" ? run_accuracy_half(context, info, policy, a.json, std::cout)
@@ -123,6 +127,7 @@ int run(const Arguments& a, int argc, char** argv) {
     BenchReport report;
     report.info = info;
     report.pocl_affinity = pocl_affinity;
+    report.isa_emulation = isa;
     report.onednn = {onednn_built_in(), onednn_version(), onednn_cpu_isa(), omp_wait_policy(),
                      onednn_load_failures()};
     // oneDNN can run here when it is built in and the device is a CPU (its reason does not depend on the shape).
@@ -142,7 +147,7 @@ int run(const Arguments& a, int argc, char** argv) {
         if (const auto why = fma_peak_why_not(cpu)) {
             report.fma_peak_skipped = *why;
         } else {
-            report.fma_peak = measure_fma_peak(static_cast<int>(context->profile().compute_units));
+            report.fma_peak = measure_fma_peak(static_cast<int>(context->profile().compute_units), isa.active());
         }
     }
     report.layer_set = a.net.empty() ? "--shape" : a.net;
@@ -222,6 +227,11 @@ int main(int argc, char** argv) {
                  "measure the machine's SGEMM peak (oneDNN's dnnl_sgemm, 1024^3) for a % of peak per result; "
                  "on by itself when oneDNN runs");
     app.add_flag("--accuracy", a.accuracy, "Lavin & Gray Table 4: max element error on the VGG layers, N = 1");
+    app.add_option("--isa", a.isa,
+                   "native, or avx2: PoCL's kernels, oneDNN and the FMA peak in AVX2 on an AVX-512 host (PoCL "
+                   "device pthread-haswell, profile pocl-cpu; the host's caches and clocks stay: "
+                   "tools/netcl-bench/IsaEmulation.hpp)")
+        ->capture_default_str();
     app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
     app.add_option("--samples", a.samples, "outputs checked when the full fp64 reference is too costly")
         ->capture_default_str()
