@@ -20,8 +20,8 @@ std::string record_key(const ConvShapes& shapes) {
 }
 
 int ProfileData::specificity() const {
-    if (match.count("name")) return match.count("driver") ? 4 : match.count("vendor") ? 3 : 2;
-    return match.empty() ? 0 : 1;
+    if (match.count("name")) return match.count("driver") ? 5 : match.count("vendor") ? 4 : 3;
+    return match.count("vendor") ? 2 : match.empty() ? 0 : 1;
 }
 
 bool ProfileData::matches(const DeviceProfile& d) const {

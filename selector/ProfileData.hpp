@@ -33,10 +33,13 @@ struct ProfileData {
     // max_stack_bytes, max_registers, max_shared_bytes.
     std::map<std::string, double> budget;
 
-    // 0: matches every device (default); 1: vendor/platform/type; 2: device
-    // name; 3: device name and vendor (one vendor's share of a device class,
-    // pocl-cpu-avx512-intel over pocl-cpu-avx512); 4: device name and driver
-    // (netcl-tune's file for one device). Higher layers over lower.
+    // 0: matches every device (default); 1: platform/type (a device class,
+    // pocl-cpu); 2: vendor, without a name (one vendor's devices of a class,
+    // whatever their ISA: pocl-cpu-intel over pocl-cpu); 3: device name
+    // (pocl-cpu-avx512); 4: device name and vendor (one vendor's share of a
+    // named class, pocl-cpu-avx512-intel over pocl-cpu-avx512); 5: device
+    // name and driver (netcl-tune's file for one device). Higher layers over
+    // lower.
     int specificity() const;
     // vendor/platform/name: case-insensitive substring; type: exact; driver: exact.
     bool matches(const DeviceProfile& device) const;

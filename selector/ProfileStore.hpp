@@ -12,7 +12,7 @@ namespace netcl {
 
 // What the stored profiles say about one device: tuned values and per-shape
 // records, layered from every profile that matches it (default, then
-// vendor/platform/type, then device name, then name+vendor, then
+// platform/type, then vendor, then device name, then name+vendor, then
 // name+driver; at equal specificity a user-cache file over a shipped one).
 struct StoredProfile {
     std::map<std::string, double> tuned;

@@ -121,7 +121,7 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
     std::uint64_t seed = 1700;
     auto context = context_with_profile();  // its own, every implementation on (TestData.hpp)
     const DeviceProfile base = context->profile();
-    for (const auto& [mr, nv, vw] : {std::tuple{3, 2, 4}, std::tuple{4, 2, 8}, std::tuple{5, 2, 16}}) {
+    for (const auto& [mr, nv, vw] : {std::tuple{3, 2, 4}, std::tuple{6, 2, 8}, std::tuple{5, 2, 16}}) {  // 6 x 2 x 8: pocl-cpu.json (AVX2)
         DeviceProfile profile = base;
         set_gemm_tile(profile, "direct_rows", GemmTile{mr, nv, vw, {1, 4}});
         context->set_profile(profile);
@@ -134,8 +134,10 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
         }
     }
     context->set_profile(base);
-    // Room for one image's split input: a pass per image.
-    const std::size_t per_image = direct_rows_config(wide, base).split_bytes_per_image;
+    // Room for one image's split input: a pass per image. The split's width follows the tile the layer plans
+    // with, the stored profiles' under the context's own values (pocl-cpu's 6 x 16 on an AVX2 device).
+    const std::size_t per_image =
+        direct_rows_config(wide, KernelSelector::global().resolve_profile(base)).split_bytes_per_image;
     ConvCaseOptions options;
     options.strategy = Kernel::CONV2D_NAIVE;
     options.variant = Variant("direct-rows");
@@ -147,7 +149,7 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
     EXPECT_NE(r.plan.config.find("1 image(s) a pass"), std::string::npos) << r.plan.config;
     EXPECT_EQ(r.workspace_bytes, per_image) << r.plan.config;
     // Under one image's need: refused with the reason, before anything runs.
-    DeviceProfile tight = base;
+    DeviceProfile tight = KernelSelector::global().resolve_profile(base);
     tight.tuned["direct_rows_workspace_limit_bytes"] = static_cast<double>(per_image - 1);
     const auto reason = why_not(Variant("direct-rows"), wide, tight);
     ASSERT_TRUE(reason.has_value());

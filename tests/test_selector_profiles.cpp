@@ -59,7 +59,7 @@ const char* const kValidUserProfile = R"({
 TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
     const auto names = shipped_profile_names();
     EXPECT_EQ(names, (std::vector<std::string>{"default", "nvidia-gpu", "pocl-cpu-avx512-intel", "pocl-cpu-avx512",
-                                               "pocl-cpu"}));
+                                               "pocl-cpu-intel", "pocl-cpu"}));
     for (const auto& name : names) EXPECT_NO_THROW(load_profile(name)) << name;
     const DeviceProfile defaults = load_profile("default");
     for (const auto& key : threshold_keys()) EXPECT_TRUE(defaults.tuned.count(key)) << "default.json lacks " << key;
@@ -75,7 +75,8 @@ TEST(ShippedProfiles, ParseAndHoldTheirFacts) {
         FAIL() << "expected netcl::Error";
     } catch (const Error& e) {
         const std::string message = e.what();
-        const std::string names_listed = "default, nvidia-gpu, pocl-cpu-avx512-intel, pocl-cpu-avx512, pocl-cpu";
+        const std::string names_listed =
+            "default, nvidia-gpu, pocl-cpu-avx512-intel, pocl-cpu-avx512, pocl-cpu-intel, pocl-cpu";
         EXPECT_NE(message.find(names_listed), std::string::npos) << message;
     }
 }
@@ -143,13 +144,75 @@ TEST_F(SelectorTest, PoclOnAvx512LayersItsGemmTilesOverPoclCpu) {
     EXPECT_EQ(narrow->tuned.at(threshold_key::winograd_f4_min_tiles), 16);  // pocl-cpu's own (Zen 3, AVX2)
 }
 
+// An Intel CPU of either ISA class: pocl-cpu-intel (the vendor's file, no
+// device name) layers over pocl-cpu and under the named AVX-512 files. On an
+// AVX2 Intel CPU it brings Intel's memory-system choices; on an AVX-512 one
+// every key it sets is pocl-cpu-avx512-intel's own value, so it changes
+// nothing there. Direct-rows' tile follows the ISA: 6 x 16 (float8) under
+// AVX2, the built-in 4 x 64 (float16) under AVX-512, AMD's included.
+TEST_F(SelectorTest, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName) {
+    DeviceProfile haswell = pocl_avx512_device("GenuineIntel");
+    haswell.name = "pthread-haswell-Intel(R) Xeon(R) Processor";
+    const auto stored = ProfileStore::global().lookup(haswell);
+    EXPECT_EQ(stored->sources,
+              (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-intel"}));
+    const ProfileData vendor = load_profile_data("pocl-cpu-intel");
+    EXPECT_EQ(vendor.specificity(), 2);
+    ASSERT_FALSE(vendor.device.tuned.empty());
+    const DeviceProfile avx2 = with_stored_tuned(haswell, *stored);
+    const DeviceProfile avx512 = pocl_avx512_profile("GenuineIntel");
+    for (const auto& [key, value] : vendor.device.tuned) {
+        EXPECT_EQ(avx2.tuned.at(key), value) << key << " on the AVX2 Intel CPU";
+        EXPECT_EQ(avx512.tuned.at(key), value) << key << ": pocl-cpu-avx512-intel holds another value";
+    }
+    // Over pocl-cpu's Zen 3 values: the strided projections packed up to 28x28, reductions tall from 28x28.
+    EXPECT_EQ(load_profile("pocl-cpu").tuned.at("gemm1x1_pack_strided_max_pixels"), 196);
+    EXPECT_EQ(avx2.tuned.at("gemm1x1_pack_strided_max_pixels"), 784);
+    EXPECT_EQ(avx2.tuned.at("gemm1x1_tall_reduction_min_pixels"), 784);
+    // The stem on direct rows everywhere on PoCL; VGG's conv1.1 (27 taps) only on Intel, streamed.
+    const ConvShapes stem = shape(1, 3, 224, 224, 64, 7, 7, 2, 3), conv11 = shape(1, 3, 224, 224, 64, 3, 3, 1, 1);
+    DeviceProfile zen3 = haswell;
+    zen3.vendor = "AuthenticAMD", zen3.name = "pthread-haswell-AMD EPYC 7B13";
+    const DeviceProfile amd_avx2 = with_stored_tuned(zen3, *ProfileStore::global().lookup(zen3));
+    KernelSelector selector;
+    for (const DeviceProfile* p : {&avx2, &amd_avx2, &avx512}) {
+        EXPECT_EQ(selector.select("conv2d", stem, *p).variant, Variant("direct-rows")) << p->name;
+    }
+    const Plan on_intel = selector.select("conv2d", conv11, avx2);
+    EXPECT_EQ(on_intel.variant, Variant("direct-rows")) << on_intel.reason;
+    EXPECT_NE(on_intel.reason.find("but direct_rows_short_reductions"), std::string::npos) << on_intel.reason;
+    EXPECT_TRUE(direct_rows_config(conv11, avx2).stream_output) << "12.8 MB of output, over the 8 MiB";
+    const ConvShapes stem8 = shape(8, 3, 224, 224, 64, 7, 7, 2, 3);  // 25.7 MB of output
+    EXPECT_TRUE(direct_rows_config(stem8, avx2).stream_output);
+    EXPECT_FALSE(direct_rows_config(stem8, amd_avx2).stream_output) << "no streaming outside Intel's file";
+    EXPECT_EQ(selector.select("conv2d", conv11, amd_avx2).variant, Variant("im2col-gemm"));
+    for (const DeviceProfile* p : {&avx2, &amd_avx2}) {
+        const GemmTile tile = direct_rows_config(stem, *p).tile;
+        EXPECT_EQ(tile.mr, 6) << p->name;
+        EXPECT_EQ(tile.nr(), 16) << p->name;
+        EXPECT_EQ(tile.vw, 8) << p->name;
+        const GemmTile rows = direct_rows_config(conv11, *p).tile;
+        EXPECT_EQ(rows.prefix, "direct_rows_unstrided") << p->name;
+        EXPECT_EQ(rows.mr, 6) << p->name;
+        EXPECT_EQ(rows.work_group, (std::array<std::size_t, 2>{4, 2})) << p->name;
+    }
+    for (const DeviceProfile& p : {pocl_avx512_profile(), avx512}) {
+        const GemmTile tile = direct_rows_config(stem, p).tile;
+        EXPECT_EQ(tile.mr, 4) << p.name;
+        EXPECT_EQ(tile.nr(), 64) << p.name;
+        EXPECT_EQ(tile.work_group, (std::array<std::size_t, 2>{1, 8})) << p.name;
+    }
+    EXPECT_EQ(direct_rows_config(conv11, pocl_avx512_profile()).tile.nr(), 64) << "AMD AVX-512: the built-in tile";
+    EXPECT_EQ(direct_rows_config(conv11, avx512).tile.nr(), 48) << "pocl-cpu-avx512-intel's 8 x 48";
+}
+
 TEST_F(SelectorTest, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512) {
     // The vendor's file layers over the device class's: on an Intel CPU the 1x1 GEMM's reductions from
     // 28x28 take tall work-groups, and the 3x3 stride-2 layers' implicit GEMM 1 x 16; not on AMD.
     const DeviceProfile amd = pocl_avx512_profile();
     EXPECT_EQ(ProfileStore::global().lookup(pocl_avx512_device("GenuineIntel"))->sources,
-              (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-avx512",
-                                        "embedded:pocl-cpu-avx512-intel"}));
+              (std::vector<std::string>{"embedded:default", "embedded:pocl-cpu", "embedded:pocl-cpu-intel",
+                                        "embedded:pocl-cpu-avx512", "embedded:pocl-cpu-avx512-intel"}));
     const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
     const std::array<std::size_t, 2> flat{8, 2};
     // res2.reduce (8 row tiles of 8), res3.reduce (16), res4.reduce.first (32): tall on Intel.
@@ -469,7 +532,7 @@ TEST_F(SelectorTest, WriteUserProfileMergesAndReadsBack) {
     const ProfileData data = load_profile_data(path.string());
     EXPECT_EQ(data.match.at("name"), device.name);
     EXPECT_EQ(data.match.at("driver"), device.driver_version);
-    EXPECT_EQ(data.specificity(), 4);
+    EXPECT_EQ(data.specificity(), 5);
     EXPECT_EQ(data.device.tuned.at("winograd_tile"), 2);
     EXPECT_EQ(data.device.tuned.at("naive_max_flops"), 123);
     ASSERT_EQ(data.records.size(), 2u);
