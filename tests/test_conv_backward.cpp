@@ -764,11 +764,12 @@ TEST(ConvBackward, GemmWeightGradientFoldsImagesIntoTheReduction) {
 // rule (an image's pixels and dW's size).
 TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
     const Variant variant("wgrad-gemm");
-    const auto forced = [](double by_rows, double chunk_bytes, bool blocked = false) {
+    const auto forced = [](double by_rows, double chunk_bytes, bool blocked = false, int lanes = 0) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["wgrad_gemm_dot_min_pixels"] = 1;
             p.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
             p.tuned["im2col_rows"] = by_rows;
+            if (lanes > 0) p.tuned["wgrad_gemm_dot_vw"] = lanes;
             if (chunk_bytes > 0) p.tuned["wgrad_gemm_dot_chunk_bytes"] = chunk_bytes;
             if (blocked) {
                 p.tuned["wgrad_gemm_dot_tiles_m"] = 2;
@@ -791,6 +792,17 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
             EXPECT_NE(r.plan.config.find("dot-product form, dy in place"), std::string::npos) << s.str() << ": " << r.plan.config;
             EXPECT_EQ(r.plan.config.find("2 x 3 tiles a work-item over blocks of 32 pixels") != std::string::npos, blocked)
                 << r.plan.config;
+        }
+    }
+    // 8 lanes, AVX2's 4 x 3 tile (pocl-cpu-intel.json takes the form on an AVX2 Intel CPU), blocked, on the
+    // random shapes.
+    {
+        const auto context = forced(0.0, 0, true, 8);
+        for (std::size_t i = shapes.size() - 12; i < shapes.size(); ++i) {
+            const ConvCaseResult r = run_im2col_variant(variant, shapes[i], context, seed++);
+            EXPECT_TRUE(r.passed()) << "8 lanes: " << describe(shapes[i], r);
+            EXPECT_NE(r.plan.config.find("dot-product form"), std::string::npos) << r.plan.config;
+            EXPECT_NE(r.plan.config.find("tile 4 x 3 rows of 8 lanes, 2 x 3 tiles"), std::string::npos) << r.plan.config;
         }
     }
     // Stride 2 and padding 1 (7 x 14 outputs, K 11 and 36 taps): chunks of 3, 3 and 1 output rows. Groups 2,
