@@ -1304,10 +1304,48 @@ MUTATIONS = [
              "of oneDNN)"),
     # Expected: test_selector_profiles, PoclOnIntelAvx512LayersItsWorkGroupsOverPoclCpuAvx512.
     dict(id="profile-specificity-vendor-unranked", area="selector", file="selector/ProfileData.cpp",
-         find='match.count("driver") ? 4 : match.count("vendor") ? 3 : 2;',
-         replace='match.count("driver") ? 4 : 2;',
+         find='match.count("driver") ? 5 : match.count("vendor") ? 4 : 3;',
+         replace='match.count("driver") ? 5 : 3;',
          bug="a vendor's file for a device class ranks with the class's own, so which layers on top follows "
              "the files' order, not their specificity"),
+    # Expected: test_selector_profiles, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName (the
+    # sources' order, and pocl-cpu's Zen 3 values over Intel's).
+    dict(id="profile-specificity-vendor-only-unranked", area="selector", file="selector/ProfileData.cpp",
+         find='return match.count("vendor") ? 2 : match.empty() ? 0 : 1;',
+         replace='return match.empty() ? 0 : 1;',
+         bug="a vendor's file without a device name ranks with the device class's, and pocl-cpu.json (Zen 3's "
+             "values) layers over pocl-cpu-intel.json by name: an AVX2 Intel CPU loses Intel's choices"),
+    # Expected: test_selector_profiles, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName (its
+    # values must be pocl-cpu-avx512-intel's).
+    dict(id="profile-intel-vendor-value-drifts", area="selector", file="selector/profiles/pocl-cpu-intel.json",
+         find='"wgrad_gemm_dot_min_pixels": 784,',
+         replace='"wgrad_gemm_dot_min_pixels": 196,',
+         bug="the vendor's file and the AVX-512 Intel file disagree, so an AVX-512 Intel CPU's plans depend on "
+             "which file a key was left in"),
+    # Expected: test_selector_profiles, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName (the stem
+    # on direct rows on an AMD AVX2 CPU).
+    dict(id="profile-avx2-stem-off-direct-rows", area="selector", file="selector/profiles/pocl-cpu.json",
+         find='"direct_rows_max_channels": 4,',
+         replace='"direct_rows_max_channels": 0,',
+         bug="the stem on AVX2 back on im2col-gemm (0.56x of oneDNN against 0.77-0.82x on the direct rows)"),
+    # Expected: test_selector_profiles, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName (AMD's
+    # AVX-512 tile is the built-in 4 x 64).
+    dict(id="profile-avx512-inherits-avx2-rows-tile", area="selector", file="selector/profiles/pocl-cpu-avx512.json",
+         find='"direct_rows_mr": 4, "direct_rows_nv": 4, "direct_rows_vw": 16, "direct_rows_wg0": 1, "direct_rows_wg1": 8,\n',
+         replace='',
+         bug="an AVX-512 CPU runs the stem on AVX2's 6 x 16 tile, half its vector width"),
+    # Expected: test_bench, IsaAvx2RunsPoclsHaswellTargetAndOneDnnInAvx2 (the run refuses: PoCL stayed on
+    # skylake-avx512).
+    dict(id="bench-isa-avx2-cpu-name-only", area="bench", file="tools/netcl-bench/IsaEmulation.cpp",
+         find='{"POCL_KERNELLIB_NAME", "avx2"},',
+         replace='',
+         bug="--isa avx2 sets only PoCL's CPU name, and its kernels keep AVX-512 (the first way tried)"),
+    # Expected: test_bench, IsaAvx2RunsPoclsHaswellTargetAndOneDnnInAvx2 on an AVX-512 host (equivalent on an
+    # AVX2 one, where the AVX-512 loop is never tried).
+    dict(id="bench-isa-avx2-fma-peak-avx512", area="bench", file="tools/netcl-bench/FmaPeak.cpp",
+         find='if (!peak.avx2_only && __builtin_cpu_supports("avx512f"))',
+         replace='if (__builtin_cpu_supports("avx512f"))',
+         bug="--isa avx2's rooflines against the AVX-512 FMA peak, twice the ceiling of the code timed"),
     # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (K = 37), and every
     # 1x1 case on pocl-cpu.
     dict(id="panels-last-row-panel-unshifted", area="im2col", file="kernels_cl/panels.cl",
