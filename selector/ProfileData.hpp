@@ -35,7 +35,9 @@ struct ProfileData {
 
     // 0: matches every device (default); 1: platform/type (a device class,
     // pocl-cpu); 2: vendor, without a name (one vendor's devices of a class,
-    // whatever their ISA: pocl-cpu-intel over pocl-cpu); 3: device name
+    // whatever their ISA: pocl-cpu-intel over pocl-cpu; nvidia-gpu, which
+    // names its vendor, so a user file matching only platform and type layers
+    // under it); 3: device name
     // (pocl-cpu-avx512); 4: device name and vendor (one vendor's share of a
     // named class, pocl-cpu-avx512-intel over pocl-cpu-avx512); 5: device
     // name and driver (netcl-tune's file for one device). Higher layers over

@@ -54,6 +54,7 @@ std::shared_ptr<Context> context_planned_as_avx2(const std::function<void(Device
         for (auto at = p.name.find("avx512"); at != std::string::npos; at = p.name.find("avx512")) {
             p.name.replace(at, 6, "avx2");
         }
+        p.vendor = "AuthenticAMD";  // pocl-cpu.json alone, as on Zen 3: not pocl-cpu-intel.json over it
         if (edit) edit(p);
     });
 }

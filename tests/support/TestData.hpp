@@ -37,11 +37,12 @@ std::shared_ptr<Context> context_with_profile(const std::function<void(DevicePro
 void enable_every_implementation(DeviceProfile& profile);
 std::shared_ptr<Context> with_every_implementation(std::shared_ptr<Context> context);
 
-// context_with_profile() planned as on an AVX2 CPU: the device's name without
-// "avx512", so the selector layers pocl-cpu.json and not pocl-cpu-avx512.json
-// over it (that one sets the GEMM engine's tile and work-group, which changes
-// every NR-sized figure, and turns the 1x1 GEMM's tall work-groups off by its
-// tall keys).
+// context_with_profile() planned as on an AMD AVX2 CPU (Zen 3): the device's
+// name without "avx512" and its vendor AMD's, so the selector layers
+// pocl-cpu.json and neither pocl-cpu-avx512.json nor pocl-cpu-intel.json
+// over it (pocl-cpu-avx512 sets the GEMM engine's tile and work-group, which
+// changes every NR-sized figure, and turns the 1x1 GEMM's tall work-groups
+// off by its tall keys; pocl-cpu-intel its own packs, folds and work-groups).
 // For tests of pocl-cpu.json's rules whose expected figures follow its tile.
 std::shared_ptr<Context> context_planned_as_avx2(const std::function<void(DeviceProfile&)>& edit = {});
 

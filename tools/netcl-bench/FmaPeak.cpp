@@ -76,12 +76,16 @@ double gflops_of(const Variant& v, int threads, std::int64_t iterations) {
 
 }  // namespace
 
+bool host_has_avx2_fma() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
 std::optional<std::string> fma_peak_why_not(bool device_is_cpu) {
     if (!device_is_cpu) {
         return std::string("the device is not the host CPU: a host FMA loop is no ceiling for it");
     }
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    if (!host_has_avx2_fma()) {
         return std::string("the host CPU has no AVX2 + FMA: no FMA loop to measure");
     }
     return std::nullopt;

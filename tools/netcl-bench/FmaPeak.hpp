@@ -25,6 +25,9 @@ struct FmaPeak {
     bool avx2_only = false;  // --isa avx2: the AVX2 loop alone, the ceiling of the code being timed
 };
 
+// Whether this host's CPU runs AVX2 with FMA (the FMA loop's, and --isa avx2's, precondition).
+bool host_has_avx2_fma();
+
 // Why the FMA peak cannot be measured: the device is not the host's CPU, or
 // the host has no AVX2 + FMA. Nothing when it can.
 std::optional<std::string> fma_peak_why_not(bool device_is_cpu);

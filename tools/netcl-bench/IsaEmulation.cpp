@@ -1,7 +1,10 @@
 #include "IsaEmulation.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
+#include "FmaPeak.hpp"
 #include "UsageError.hpp"
 #include "netcl/Error.hpp"
 
@@ -12,6 +15,13 @@ namespace {
 // The LLVM CPU that PoCL's AVX2 kernel library is built for, and the name
 // PoCL then gives the device.
 constexpr const char* kAvx2Cpu = "haswell";
+
+// PoCL's and oneDNN's values are read without regard to case (oneDNN takes avx2 as AVX2).
+bool same_ignoring_case(const std::string& a, const std::string& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) ==
+                                                  std::tolower(static_cast<unsigned char>(y)); });
+}
 
 }  // namespace
 
@@ -25,8 +35,7 @@ std::string IsaEmulation::text() const {
 IsaEmulation emulate_isa(const std::string& isa) {
     if (isa == "native") return {};
     if (isa != "avx2") throw UsageError("--isa " + isa + ": expected native or avx2");
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    if (!host_has_avx2_fma()) {
         throw UsageError("--isa avx2: this host's CPU has no AVX2 + FMA, so code for it would not run here");
     }
     IsaEmulation emulation{isa,
@@ -35,7 +44,7 @@ IsaEmulation emulate_isa(const std::string& isa) {
                             {"ONEDNN_MAX_CPU_ISA", "AVX2"}}};
     for (const auto& [name, value] : emulation.environment) {
         const char* set = std::getenv(name.c_str());
-        if (set && value != set) {
+        if (set && !same_ignoring_case(value, set)) {
             throw UsageError("--isa avx2 sets " + name + "=" + value + ", but the environment already has " + name +
                              "=" + set + ": unset it, or leave out --isa");
         }
@@ -45,8 +54,12 @@ IsaEmulation emulate_isa(const std::string& isa) {
 }
 
 void check_isa_emulation(const IsaEmulation& emulation, const std::string& platform_name,
-                         const std::string& device_name) {
+                         const std::string& device_name, const std::string& onednn_isa) {
     if (!emulation.active()) return;
+    if (!onednn_isa.empty() && onednn_isa != emulation.isa) {
+        throw Error("--isa " + emulation.isa + ": oneDNN runs at " + onednn_isa +
+                    " (it reads ONEDNN_MAX_CPU_ISA once, at its first use; expected " + emulation.isa + ")");
+    }
     if (platform_name.find("Portable Computing Language") == std::string::npos) {
         throw Error("--isa " + emulation.isa + " emulates an ISA on PoCL's CPU device, but the device is '" +
                     device_name + "' on '" + platform_name + "' (choose PoCL with --device or NETCL_DEVICE)");

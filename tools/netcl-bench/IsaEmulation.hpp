@@ -23,7 +23,7 @@ struct IsaEmulation {
     std::string isa;  // "" = the host's own (nothing set); "avx2"
     std::vector<std::pair<std::string, std::string>> environment;  // what was set, in order
     bool active() const { return !isa.empty(); }
-    std::string text() const;  // "avx2 (POCL_LLVM_CPU_NAME=haswell, ...)"
+    std::string text() const;  // "avx2 on this host's cores (POCL_LLVM_CPU_NAME=haswell, ...)"
 };
 
 // Sets the environment for `isa` ("native" or "avx2"). A UsageError for any
@@ -33,8 +33,9 @@ IsaEmulation emulate_isa(const std::string& isa);
 
 // A netcl::Error where the device did not take the emulation: not PoCL's CPU
 // device, or its name does not carry the target (PoCL was initialised
-// before, or ignored the variables).
+// before, or ignored the variables); or oneDNN's effective ISA (onednn_isa,
+// "" where oneDNN is not built in) is another.
 void check_isa_emulation(const IsaEmulation& emulation, const std::string& platform_name,
-                         const std::string& device_name);
+                         const std::string& device_name, const std::string& onednn_isa);
 
 }  // namespace netcl::bench

@@ -117,7 +117,7 @@ int run(const Arguments& a, int argc, char** argv) {
     const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
     const IsaEmulation isa = emulate_isa(a.isa);  // likewise, and before oneDNN's first primitive
     const auto context = netcl::tools::tool_context("netcl-bench", a.device);
-    check_isa_emulation(isa, context->profile().platform_name, context->profile().name);
+    check_isa_emulation(isa, context->profile().platform_name, context->profile().name, onednn_cpu_isa());
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
     if (a.accuracy) {
         return a.dtype == "float16" ? run_accuracy_half(context, info, policy, a.json, std::cout)
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
     app.add_flag("--accuracy", a.accuracy, "Lavin & Gray Table 4: max element error on the VGG layers, N = 1");
     app.add_option("--isa", a.isa,
                    "native, or avx2: PoCL's kernels, oneDNN and the FMA peak in AVX2 on an AVX-512 host (PoCL "
-                   "device pthread-haswell, profile pocl-cpu; the host's caches and clocks stay: "
+                   "device pthread-haswell, profile pocl-cpu, and pocl-cpu-intel on Intel; the host's caches and clocks stay: "
                    "tools/netcl-bench/IsaEmulation.hpp)")
         ->capture_default_str();
     app.add_option("--device", a.device, "device as NETCL_DEVICE takes it (default: NETCL_DEVICE, else first GPU/CPU)");
