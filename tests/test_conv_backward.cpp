@@ -768,6 +768,9 @@ TEST(ConvBackward, GemmWeightGradientInDotFormMatchesReference) {
         return context_with_profile([=](DeviceProfile& p) {
             p.tuned["wgrad_gemm_dot_min_pixels"] = 1;
             p.tuned["wgrad_gemm_dot_max_weights"] = 1e12;
+            // Copied columns, whatever the device's profile and lanes say (the next test reads x's phases):
+            // with 8 lanes (AVX2) the strided layer's 14-pixel rows would take the phases.
+            p.tuned["wgrad_gemm_dot_columns_from_phases"] = 0;
             p.tuned["im2col_rows"] = by_rows;
             if (lanes > 0) p.tuned["wgrad_gemm_dot_vw"] = lanes;
             if (chunk_bytes > 0) p.tuned["wgrad_gemm_dot_chunk_bytes"] = chunk_bytes;
