@@ -16,7 +16,8 @@ namespace {
 // PoCL then gives the device.
 constexpr const char* kAvx2Cpu = "haswell";
 
-// PoCL's and oneDNN's values are read without regard to case (oneDNN takes avx2 as AVX2).
+// A user's own setting that differs only in case is the same request (oneDNN upper-cases the value it
+// reads; this run sets its own spelling over it anyway).
 bool same_ignoring_case(const std::string& a, const std::string& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                       [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) ==

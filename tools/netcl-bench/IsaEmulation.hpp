@@ -1,7 +1,8 @@
 #pragma once
 // --isa avx2: netcl and oneDNN timed as on an AVX2 CPU, on an AVX-512 one.
 // Machines differ from session to session, and the AVX2 class (its profile
-// pocl-cpu, its float8 tiles, oneDNN's avx2 kernels) must stay fast where
+// pocl-cpu, with pocl-cpu-intel on Intel, its float8 tiles, oneDNN's avx2
+// kernels) must stay fast where
 // only an AVX-512 machine is at hand. PoCL generates code for the CPU that
 // POCL_LLVM_CPU_NAME names, but only with its kernel library of the same
 // class (POCL_KERNELLIB_NAME): with the CPU name alone the device kept the
@@ -10,7 +11,7 @@
 // pthread-haswell and has none. oneDNN stops at ONEDNN_MAX_CPU_ISA (3.2 and
 // 2.6.3 alike). PoCL reads its variables at its first initialisation and
 // oneDNN at its first primitive, so this runs before either; the run then
-// checks that PoCL took it. What it cannot change: the core's caches,
+// checks that both took it. What it cannot change: the core's caches,
 // clocks and memory system stay the host's, so its figures are the AVX2
 // path of this machine, not of an AVX2 machine; the report says so.
 #include <string>

@@ -117,7 +117,8 @@ int run(const Arguments& a, int argc, char** argv) {
     const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
     const IsaEmulation isa = emulate_isa(a.isa);  // likewise, and before oneDNN's first primitive
     const auto context = netcl::tools::tool_context("netcl-bench", a.device);
-    check_isa_emulation(isa, context->profile().platform_name, context->profile().name, onednn_cpu_isa());
+    check_isa_emulation(isa, context->profile().platform_name, context->profile().name,
+                        isa.active() ? onednn_cpu_isa() : "");
     const RunInfo info = collect_run_info(context->profile(), context->device_id(), argc, argv);
     if (a.accuracy) {
         return a.dtype == "float16" ? run_accuracy_half(context, info, policy, a.json, std::cout)
