@@ -1,12 +1,11 @@
 #include "IsaEmulation.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
 
 #include "FmaPeak.hpp"
 #include "UsageError.hpp"
 #include "netcl/Error.hpp"
+#include "runtime/internal/Text.hpp"
 
 namespace netcl::bench {
 
@@ -15,14 +14,6 @@ namespace {
 // The LLVM CPU that PoCL's AVX2 kernel library is built for, and the name
 // PoCL then gives the device.
 constexpr const char* kAvx2Cpu = "haswell";
-
-// A user's own setting that differs only in case is the same request (oneDNN upper-cases the value it
-// reads; this run sets its own spelling over it anyway).
-bool same_ignoring_case(const std::string& a, const std::string& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) ==
-                                                  std::tolower(static_cast<unsigned char>(y)); });
-}
 
 }  // namespace
 
@@ -45,7 +36,9 @@ IsaEmulation emulate_isa(const std::string& isa) {
                             {"ONEDNN_MAX_CPU_ISA", "AVX2"}}};
     for (const auto& [name, value] : emulation.environment) {
         const char* set = std::getenv(name.c_str());
-        if (set && !same_ignoring_case(value, set)) {
+        // A user's setting that differs only in case is the same request (oneDNN upper-cases what it reads;
+        // this run sets its own spelling over it anyway).
+        if (set && internal::lowercase(set) != internal::lowercase(value)) {
             throw UsageError("--isa avx2 sets " + name + "=" + value + ", but the environment already has " + name +
                              "=" + set + ": unset it, or leave out --isa");
         }
