@@ -50,7 +50,7 @@ def test_readme_python_section_runs_as_written(tmp_path):
 
 def test_readme_pytorch_section_runs_as_written(tmp_path):
     lines = run_block(python_blocks()["From PyTorch"], tmp_path)
-    assert lines == ["torch.Size([1, 1000])", "torch.Size([2, 3, 16, 16]) torch.Size([8, 3, 3, 3])"], lines
+    assert lines == ["torch.Size([1, 1000])", "20", "torch.Size([2, 3, 16, 16]) torch.Size([8, 3, 3, 3])"], lines
 
 
 def test_every_relative_link_of_the_front_page_and_its_topic_documents_resolves():

@@ -35,41 +35,105 @@ def _bound(module, x_shape, direction, terms):
     return PER_TERM * plan.error_factor * terms, plan
 
 
+# 3-D: (N, C, D, H, W, K, kernel, stride, padding, dilation, groups, bias)
+LAYERS_3D = [
+    (2, 3, 5, 6, 7, 4, 3, 1, 1, 1, 1, True),
+    (1, 4, 7, 5, 9, 6, (3, 1, 3), (2, 1, 3), (1, 0, 2), 1, 1, True),   # strides 2 and 3, a non-cubic kernel
+    (2, 6, 6, 6, 6, 6, 3, 1, 2, 2, 3, False),                          # dilation, groups
+    (1, 4, 5, 5, 5, 4, 3, 1, "same", 1, 4, True),                      # depthwise, padding='same'
+    (3, 5, 1, 1, 1, 7, 1, 1, 0, 1, 1, True),                           # a 1x1x1 volume
+    (1, 16, 10, 10, 10, 16, 3, 1, 1, 1, 1, True),                      # large enough for 3-D Winograd
+]
+
+
+def _ids_3d(spec):
+    return f"N{spec[0]}C{spec[1]}D{spec[2]}K{spec[5]}k{spec[6]}s{spec[7]}p{spec[8]}g{spec[10]}"
+
+
+def _check_against_float64_torch(m, x_shape, dtype=torch.float32):
+    """Forward, dL/dx, dL/dw and dL/db of netcl.torch module `m` (its weights set here) on
+    random data in [-1, 1] of `dtype`, against float64 torch on the same values. The bound
+    per direction: PER_TERM per term times the plan's error factor, plus, in float16, the
+    output's rounding to half (2^-11 of the largest expected value)."""
+    torch_class = {nt.Conv2d: torch.nn.Conv2d, nt.Conv3d: torch.nn.Conv3d}[type(m)]
+    m.to(dtype)
+    with torch.no_grad():
+        m.weight.uniform_(-1, 1)
+        if m.bias is not None:
+            m.bias.uniform_(-1, 1)
+    x = torch.empty(x_shape).uniform_(-1, 1).to(dtype).requires_grad_()
+    y = m(x)
+    assert y.dtype == dtype
+    dy = torch.empty(y.shape).uniform_(-1, 1).to(dtype)
+    y.backward(dy)
+    assert x.grad.dtype == m.weight.grad.dtype == dtype
+
+    ref = torch_class(m.in_channels, m.out_channels, m.kernel_size, stride=m.stride, padding=m.padding,
+                      dilation=m.dilation, groups=m.groups, bias=m.bias is not None, padding_mode=m.padding_mode,
+                      dtype=torch.float64)
+    ref.load_state_dict({name: p.double() for name, p in m.state_dict().items()})
+    xd = x.detach().double().requires_grad_()
+    yd = ref(xd)
+    yd.backward(dy.double())
+
+    zeros = m.padding_mode == "zeros"
+    padded = tuple(xd.shape) if zeros else tuple(F.pad(xd, m._reversed_padding_repeated_twice).shape)
+    taps = int(np.prod(m.kernel_size))
+    cg, kg = m.in_channels // m.groups, m.out_channels // m.groups
+    rounding = 2.0 ** -11 if dtype == torch.float16 else 0.0
+
+    def bound(direction, terms, expected):
+        return _bound(m, padded, direction, terms)[0] + rounding * expected.abs().max().item()
+
+    assert y.shape == yd.shape
+    assert (y.double() - yd).abs().max().item() <= bound("forward", cg * taps + int(m.bias is not None), yd)
+    # reflect: torch's F.pad carries dx back through the padding; netcl computes its input's gradient
+    dx_bound = bound("backward_data", kg * taps, xd.grad) * (1 if zeros else 2)
+    assert (x.grad.double() - xd.grad).abs().max().item() <= dx_bound
+    pixels = y.shape[0] * int(np.prod(y.shape[2:]))
+    assert (m.weight.grad.double() - ref.weight.grad).abs().max().item() <= bound("backward_weights", pixels,
+                                                                                   ref.weight.grad)
+    if m.bias is not None:
+        assert (m.bias.grad.double() - ref.bias.grad).abs().max().item() <= bound("backward_weights", pixels,
+                                                                                 ref.bias.grad)
+
+
 @pytest.mark.parametrize("spec", LAYERS, ids=_ids)
 def test_layer_and_its_gradients_match_float64_torch(spec):
     n, c, h, w, k, kernel, stride, padding, dilation, groups, bias, mode = spec
     torch.manual_seed(sum(map(hash, map(str, spec))) % 2**31)
     m = nt.Conv2d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
                   padding_mode=mode)
-    with torch.no_grad():  # data and weights uniform in [-1, 1], as every netcl suite
-        m.weight.uniform_(-1, 1)
-        if bias:
-            m.bias.uniform_(-1, 1)
-    x = torch.empty(n, c, h, w).uniform_(-1, 1).requires_grad_()
-    y = m(x)
-    dy = torch.empty_like(y).uniform_(-1, 1)
-    y.backward(dy)
+    _check_against_float64_torch(m, (n, c, h, w))
 
-    ref = torch.nn.Conv2d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias,
-                          padding_mode=mode, dtype=torch.float64)
-    ref.load_state_dict({name: p.double() for name, p in m.state_dict().items()})
-    xd = x.detach().double().requires_grad_()
-    yd = ref(xd)
-    yd.backward(dy.double())
 
-    padded = tuple(xd.shape) if mode == "zeros" else tuple(F.pad(xd, m._reversed_padding_repeated_twice).shape)
-    r, s = m.kernel_size
-    cg, kg = c // groups, k // groups
-    fwd_tol, _ = _bound(m, padded, "forward", cg * r * s + int(bias))
-    dx_tol, _ = _bound(m, padded, "backward_data", kg * r * s)
-    dw_tol, _ = _bound(m, padded, "backward_weights", y.shape[0] * y.shape[2] * y.shape[3])
-    assert y.shape == yd.shape
-    assert (y.double() - yd).abs().max().item() <= fwd_tol
-    # reflect: torch's F.pad carries dx back through the padding; netcl computes its input's gradient
-    assert (x.grad.double() - xd.grad).abs().max().item() <= dx_tol * (2 if mode != "zeros" else 1)
-    assert (m.weight.grad.double() - ref.weight.grad).abs().max().item() <= dw_tol
-    if bias:
-        assert (m.bias.grad.double() - ref.bias.grad).abs().max().item() <= dw_tol
+@pytest.mark.parametrize("spec", LAYERS_3D, ids=_ids_3d)
+def test_conv3d_and_its_gradients_match_float64_torch(spec):
+    n, c, d, h, w, k, kernel, stride, padding, dilation, groups, bias = spec
+    torch.manual_seed(sum(map(hash, map(str, spec))) % 2**31)
+    m = nt.Conv3d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+    _check_against_float64_torch(m, (n, c, d, h, w))
+    assert isinstance(m._netcl_layer, nc.Conv3d) and m.last_plan is not None
+
+
+# float16 storage (float32 arithmetic): a zeros-padded subset of both tables, the
+# inputs' values exactly what the half tensors hold.
+@pytest.mark.parametrize("spec", [s for s in LAYERS if s[11] == "zeros"][::2] + LAYERS[-1:], ids=_ids)
+def test_float16_layer_and_its_gradients_match_float64_torch(spec):
+    n, c, h, w, k, kernel, stride, padding, dilation, groups, bias, mode = spec
+    torch.manual_seed(sum(map(hash, map(str, spec))) % 2**31)
+    m = nt.Conv2d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+    _check_against_float64_torch(m, (n, c, h, w), torch.float16)
+    assert m._netcl_layer.dtype == np.float16
+
+
+@pytest.mark.parametrize("spec", LAYERS_3D[::2] + LAYERS_3D[-1:], ids=_ids_3d)
+def test_float16_conv3d_and_its_gradients_match_float64_torch(spec):
+    n, c, d, h, w, k, kernel, stride, padding, dilation, groups, bias = spec
+    torch.manual_seed(sum(map(hash, map(str, spec))) % 2**31)
+    m = nt.Conv3d(c, k, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+    _check_against_float64_torch(m, (n, c, d, h, w), torch.float16)
+    assert isinstance(m._netcl_layer, nc.Conv3d) and m._netcl_layer.dtype == np.float16
 
 
 def test_gradcheck_in_float32():
@@ -83,7 +147,7 @@ def test_gradcheck_in_float32():
     b = m.bias.detach().clone().uniform_(-1, 1).requires_grad_()
     call = _Call(m, m.padding)
     with pytest.warns(UserWarning, match="double precision"):
-        assert torch.autograd.gradcheck(lambda x, w, b: nt.Conv2dFunction.apply(x, w, b, call), (x, w, b),
+        assert torch.autograd.gradcheck(lambda x, w, b: nt.ConvFunction.apply(x, w, b, call), (x, w, b),
                                         eps=1e-2, atol=1e-3, rtol=1e-3)
 
 
@@ -135,8 +199,10 @@ def test_errors_name_the_layer_and_what_was_wrong():
     assert converted[2].netcl_name == "2"
     with pytest.raises(nc.Error, match=r"^0: .*C|channel"):
         converted(torch.zeros(1, 5, 8, 8))  # 5 channels into a 3-channel layer
-    with pytest.raises(TypeError, match=r"^0: netcl computes in float32; got input torch.float64"):
+    with pytest.raises(TypeError, match=r"^0: netcl takes float32 or float16 tensors, .*got input torch.float64"):
         converted(torch.zeros(1, 3, 8, 8, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^0: .*got input torch.float16, weight torch.float32"):
+        converted(torch.zeros(1, 3, 8, 8, dtype=torch.float16))  # a half input into a float32 model
     with pytest.raises(ValueError, match=r"^0: expected a 4-D"):
         converted(torch.zeros(3, 8, 8))
     with pytest.raises(nc.Error, match=r"^2: "):  # the kernel is larger than the padded input
@@ -193,3 +259,57 @@ def test_fused_layer_errors():
         conv(x, torch.zeros(1, 4, 5, 4))
     with pytest.raises(ValueError, match="activation must be None or one of"):
         nt.Conv2d(3, 4, 3, activation="gelu")
+
+
+class _Block3d(torch.nn.Module):
+    """conv3d -> BatchNorm3d -> ReLU, then conv3d + the block's input as a residual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv3d(4, 4, 3, padding=1, bias=False)
+        self.bn = torch.nn.BatchNorm3d(4)
+        self.b = torch.nn.Conv3d(4, 4, (1, 3, 3), padding=(0, 1, 1))
+
+    def forward(self, x):
+        return self.b(torch.relu(self.bn(self.a(x)))) + x
+
+
+def test_convert_takes_conv3d_folds_batchnorm3d_and_fuses_post_ops():
+    torch.manual_seed(5)
+    model = _Block3d().eval()
+    with torch.no_grad():  # BatchNorm's statistics away from the identity, so the fold shows
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+        model.bn.weight.uniform_(0.5, 1.5)
+        model.bn.bias.uniform_(-0.5, 0.5)
+    x = torch.empty(2, 4, 5, 6, 7).uniform_(-1, 1)
+    converted = nt.convert(model)
+    assert type(converted.a) is nt.Conv3d and type(converted.b) is nt.Conv3d
+    assert not any(isinstance(m, torch.nn.BatchNorm3d) for m in converted.modules())
+    assert converted.a.netcl_post_ops["activation"] == "relu" and converted.b.netcl_post_ops["residual"]
+    with torch.no_grad():
+        expected = model(x)
+        out = converted(x)
+    assert (out - expected).abs().max().item() <= 1e-4 * expected.abs().max().item()
+    with pytest.raises(ValueError, match=r"^a: expected a 5-D \(N, C, D, H, W\) input"):
+        converted.a(torch.zeros(1, 4, 5, 5))
+    # A model that is one convolution becomes that layer, in either mode.
+    for mode in (True, False):
+        single = nt.convert(torch.nn.Conv3d(2, 3, 1).train(mode))
+        assert type(single) is nt.Conv3d and single.netcl_name == "(model)" and single.training == mode
+
+
+def test_float16_errors_say_what_the_types_must_be():
+    conv = nt.Conv2d(3, 4, 3, padding=1, residual=True).half().eval()
+    x = torch.zeros(1, 3, 5, 5, dtype=torch.float16)
+    with pytest.raises(TypeError, match=r"the residual must be a CPU tensor of the input's type \(torch.float16\)"):
+        conv(x, torch.zeros(1, 4, 5, 5))
+    mixed = nt.Conv2d(3, 4, 3).half()
+    mixed.bias = torch.nn.Parameter(torch.zeros(4))  # float32 bias beside half weights
+    with pytest.raises(TypeError, match=r"got input torch.float16, weight torch.float16 and bias torch.float32"):
+        mixed(x)
+    with torch.no_grad():  # the same layer in half then runs, its output half
+        conv.weight.fill_(1.0)
+        conv.bias.fill_(0.5)
+        y = conv(torch.ones(1, 3, 5, 5, dtype=torch.float16), torch.ones(1, 4, 5, 5, dtype=torch.float16))
+    assert y.dtype == torch.float16 and y[0, 0, 2, 2].item() == 27 + 0.5 + 1

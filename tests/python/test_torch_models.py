@@ -1,7 +1,8 @@
 """Whole torchvision networks and training through netcl.torch, against torch's own
-convolution: inference of resnet18, resnet50 and vgg16 (random weights, nothing
-downloaded; BatchNorm folded by convert), one resnet18 training step's gradients,
-and a small CNN's loss curve over 200 SGD steps."""
+convolution: inference of resnet18, resnet50 and vgg16 and of the video network
+r3d_18 (netcl.torch.Conv3d; random weights, nothing downloaded; BatchNorm folded by
+convert), one resnet18 training step's gradients, and a small CNN's loss curve over
+200 SGD steps."""
 import copy
 
 import pytest
@@ -38,6 +39,24 @@ def test_converted_torchvision_model_matches_torch(name, batch):
     assert out.shape == expected.shape
     err = (out - expected).abs().max().item()
     assert err <= MODEL_RTOL * expected.abs().max().item(), f"{name} N={batch}: max error {err}"
+
+
+def test_converted_r3d_18_matches_torch():
+    """torchvision's 3-D ResNet-18 (video: N x 3 x frames x H x W), every nn.Conv3d in
+    netcl, at a small clip (8 frames of 56x56) to keep the suite's time."""
+    torch.manual_seed(2)
+    model = torchvision.models.video.r3d_18(weights=None).eval()
+    x = torch.empty(1, 3, 8, 56, 56).uniform_(-1, 1)
+    converted = nt.convert(model)
+    convs = [m for m in converted.modules() if isinstance(m, torch.nn.Conv3d)]
+    assert len(convs) == 20 and all(isinstance(m, nt.Conv3d) for m in convs), "a Conv3d was left to torch"
+    assert not any(isinstance(m, torch.nn.BatchNorm3d) for m in converted.modules()), "BatchNorm3d not folded"
+    with torch.no_grad():
+        expected = model(x)
+        out = converted(x)
+    assert out.shape == expected.shape
+    err = (out - expected).abs().max().item()
+    assert err <= MODEL_RTOL * expected.abs().max().item(), f"r3d_18: max error {err}"
 
 
 def _grads(model):

@@ -3,6 +3,7 @@
 and ONNX Runtime (CPU execution provider) where it is installed, in one process.
 
     build/python-venv/bin/python tools/torch/bench_torch.py --models resnet50,vgg16 --batch 1,8
+    build/python-venv/bin/python tools/torch/bench_torch.py --models video.r3d_18 --batch 1   # nn.Conv3d
 
 Inference in eval() (BatchNorm folded by convert), random weights, input uniform in
 [-1, 1]. Each round runs every engine once, in turn, after an untimed run of its own
@@ -66,6 +67,26 @@ def interleaved(engines, rounds: int):
     return {k: statistics.median(v) for k, v in times.items()}, statistics.median(ratios)
 
 
+def model_path(name: str) -> str:
+    """torchvision's module path of a model: 'resnet50' -> 'torchvision.models.resnet50',
+    'video.r3d_18' -> 'torchvision.models.video.r3d_18'."""
+    return f"torchvision.models.{name}"
+
+
+def input_shape(name: str, batch: int) -> tuple:
+    """What the model takes: a video network a clip of 16 frames of 112x112 (torchvision's
+    training size), an image network 224x224."""
+    return (batch, 3, 16, 112, 112) if name.startswith("video.") else (batch, 3, 224, 224)
+
+
+def make_model(name: str) -> torch.nn.Module:
+    module = torchvision.models
+    *packages, function = name.split(".")
+    for package in packages:
+        module = getattr(module, package)
+    return getattr(module, function)(weights=None)
+
+
 def onnxruntime_session(model, x, threads, workdir):
     try:
         import onnxruntime as ort
@@ -86,8 +107,8 @@ def onnxruntime_session(model, x, threads, workdir):
 def first_call_ms(model_name: str, batch: int, cache: str) -> float:
     """A converted model's first call in a fresh process with the given cache folder."""
     code = (f"import torch, torchvision, time, netcl.torch as nt\n"
-            f"m = nt.convert(torchvision.models.{model_name}(weights=None).eval())\n"
-            f"x = torch.rand({batch}, 3, 224, 224)\n"
+            f"m = nt.convert({model_path(model_name)}(weights=None).eval())\n"
+            f"x = torch.rand{input_shape(model_name, batch)}\n"
             f"t = time.perf_counter()\n"
             f"with torch.no_grad(): m(x)\n"
             f"print((time.perf_counter() - t) * 1e3)\n")
@@ -102,9 +123,9 @@ def train_step(spec: str, rounds: int) -> None:
     import copy
     name, batch = spec.split(":")
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(weights=None).train()
+    model = make_model(name).train()
     ours = nt.convert(copy.deepcopy(model))
-    x = torch.empty(int(batch), 3, 224, 224).uniform_(-1, 1)
+    x = torch.empty(input_shape(name, int(batch))).uniform_(-1, 1)
     target = torch.randint(0, 1000, (int(batch),))
 
     def stepper(m):
@@ -123,7 +144,8 @@ def train_step(spec: str, rounds: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", default="resnet50,vgg16")
+    ap.add_argument("--models", default="resnet50,vgg16",
+                    help="torchvision model names; video ones as video.NAME (e.g. video.r3d_18: nn.Conv3d)")
     ap.add_argument("--batch", default="1,8")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2, help="torch's and ONNX Runtime's threads")
@@ -153,8 +175,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir, torch.no_grad():
         for name in args.models.split(","):
             for batch in map(int, args.batch.split(",")):
-                model = getattr(torchvision.models, name)(weights=None).eval()
-                x = torch.empty(batch, 3, 224, 224).uniform_(-1, 1)
+                model = make_model(name).eval()
+                x = torch.empty(input_shape(name, batch)).uniform_(-1, 1)
                 converted = nt.convert(model)
                 expected, got = model(x), converted(x)
                 err = (got - expected).abs().max().item() / expected.abs().max().item()

@@ -23,6 +23,7 @@ import torch
 import netcl as nc
 
 _CPU_DEVICE_TYPE = 2  # CL_DEVICE_TYPE_CPU
+_NUMPY_TYPES = {torch.float32: np.float32, torch.float16: np.float16}
 
 
 class Bridge:
@@ -46,8 +47,8 @@ class Bridge:
             self.copies_tensors = False
 
     def view(self, t: torch.Tensor, keep: List[object]) -> nc.Tensor:
-        """A netcl tensor over `t` (contiguous float32 on the CPU); `keep` holds what must
-        live until the queue has finished with it."""
+        """A netcl tensor over `t` (contiguous float32 or float16 on the CPU); `keep` holds what
+        must live until the queue has finished with it."""
         if self.copies_tensors:
             return nc.Tensor.from_host(t.detach().numpy(), context=self.context)
         storage = t.untyped_storage()
@@ -57,12 +58,13 @@ class Bridge:
         buffer = self._cl.Buffer(self._pyopencl_context, flags, hostbuf=host)
         keep += [t, buffer]
         return nc.Tensor.from_pyopencl(buffer, tuple(t.shape), offset=t.storage_offset() * t.element_size(),
-                                       context=self.context)
+                                       context=self.context, dtype=_NUMPY_TYPES[t.dtype])
 
-    def output(self, shape: Tuple[int, ...], keep: List[object]) -> Tuple[torch.Tensor, Optional[nc.Tensor]]:
+    def output(self, shape: Tuple[int, ...], keep: List[object],
+               dtype: torch.dtype = torch.float32) -> Tuple[torch.Tensor, Optional[nc.Tensor]]:
         """A new torch tensor and a netcl view of it to write into (None when copying: netcl
         makes its own and `result` copies it back)."""
-        t = torch.empty(shape, dtype=torch.float32)
+        t = torch.empty(shape, dtype=dtype)
         if self.copies_tensors:
             return t, None
         view = self.view(t, keep)

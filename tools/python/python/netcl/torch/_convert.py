@@ -1,4 +1,4 @@
-"""netcl.torch.convert: every nn.Conv2d of a model runs in netcl."""
+"""netcl.torch.convert: every nn.Conv2d and nn.Conv3d of a model runs in netcl."""
 from __future__ import annotations
 
 import copy
@@ -9,15 +9,79 @@ from typing import Dict, Optional
 import torch
 import torch.nn.functional as F
 
-from ._modules import Conv2d
+from ._modules import Conv2d, Conv3d
+
+# torch's class -> netcl's, and the BatchNorm that folds into it.
+_REPLACEMENTS = {torch.nn.Conv2d: Conv2d, torch.nn.Conv3d: Conv3d}
+_BATCHNORMS = {torch.nn.Conv2d: torch.nn.BatchNorm2d, torch.nn.Conv3d: torch.nn.BatchNorm3d}
 
 
-def _fold_batchnorm(model: torch.nn.Module) -> torch.nn.Module:
-    """An eval()-mode model with each BatchNorm2d that directly follows a Conv2d folded into
-    that convolution's weights and bias (torch.fx traces the graph, so it finds the pairs
-    that attributes alone do not show, e.g. ResNet's conv1/bn1)."""
-    from torch.fx.experimental.optimization import fuse
-    return fuse(model, inplace=False)
+def _torch_class(module: torch.nn.Module) -> Optional[type]:
+    """nn.Conv2d or nn.Conv3d where `module` is one, or a subclass that keeps its forward
+    (torchvision's video networks' Conv3DSimple and Conv3DNoTemporal change only __init__);
+    None otherwise: a subclass with a forward of its own is left to torch, as is netcl's own."""
+    for base in _REPLACEMENTS:
+        if (isinstance(module, base) and type(module).forward is base.forward
+                and type(module)._conv_forward is base._conv_forward):
+            return base
+    return None
+
+
+class _Tracer(torch.fx.Tracer):
+    """fx's tracer, with every convolution convert replaces a leaf: fx keeps only torch.nn's
+    own classes whole and would trace a subclass from another package (torchvision's
+    Conv3DSimple) into a bare F.conv3d call that convert cannot see."""
+
+    def is_leaf_module(self, m: torch.nn.Module, qualname: str) -> bool:
+        return _torch_class(m) is not None or super().is_leaf_module(m, qualname)
+
+
+def _trace(model: torch.nn.Module) -> torch.fx.GraphModule:
+    """A traced copy of `model`."""
+    model = copy.deepcopy(model)
+    tracer = _Tracer()
+    graph = tracer.trace(model)
+    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _calls(gm: torch.fx.GraphModule) -> Dict[str, int]:
+    """How many times the graph calls each module."""
+    calls: Dict[str, int] = {}
+    for node in gm.graph.nodes:
+        if node.op == "call_module":
+            calls[node.target] = calls.get(node.target, 0) + 1
+    return calls
+
+
+def _replace_module(gm: torch.fx.GraphModule, name: str, module: torch.nn.Module) -> None:
+    parent, _, child = name.rpartition(".")
+    setattr(gm.get_submodule(parent) if parent else gm, child, module)
+
+
+def _fold_batchnorm(gm: torch.fx.GraphModule) -> None:
+    """Each BatchNorm2d (3d) in eval() mode that is the only user of a Conv2d's (3d's) output
+    folded into that convolution's weights and bias (torch.nn.utils.fusion): the graph finds
+    the pairs that attributes alone do not show (ResNet's conv1/bn1). Not where either module
+    is called more than once."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+    modules = dict(gm.named_modules())
+    calls = _calls(gm)
+    for node in list(gm.graph.nodes):
+        if node.op != "call_module" or len(node.args) != 1 or not isinstance(node.args[0], torch.fx.Node):
+            continue
+        conv_node = node.args[0]
+        conv = modules.get(conv_node.target) if conv_node.op == "call_module" else None
+        base = None if conv is None else _torch_class(conv)
+        bn = modules[node.target]
+        if (base is None or type(bn) is not _BATCHNORMS[base] or bn.training or not bn.track_running_stats
+                or len(conv_node.users) != 1 or calls[conv_node.target] != 1 or calls[node.target] != 1):
+            continue
+        _replace_module(gm, conv_node.target, fuse_conv_bn_eval(conv, bn))
+        node.replace_all_uses_with(conv_node)
+        gm.graph.erase_node(node)
+    gm.graph.lint()
+    gm.delete_all_unused_submodules()
+    gm.recompile()
 
 
 def _activation_of(node: torch.fx.Node, modules: Dict[str, torch.nn.Module]) -> Optional[dict]:
@@ -38,20 +102,17 @@ def _activation_of(node: torch.fx.Node, modules: Dict[str, torch.nn.Module]) -> 
 
 
 def _fuse_post_ops(gm: torch.fx.GraphModule, netcl_options: dict) -> int:
-    """Each Conv2d (BatchNorm already folded) followed by a residual add and/or an activation
-    netcl can apply becomes one netcl.torch.Conv2d with those post-ops, placed where the last
+    """Each Conv2d or Conv3d (BatchNorm already folded) followed by a residual add and/or an activation
+    netcl can apply becomes one netcl.torch.Conv2d (Conv3d) with those post-ops, placed where the last
     of them was (the residual may be computed after the convolution, e.g. ResNet's
     downsample). Only where the convolution's output feeds nothing else, and the module is
     called once. Returns how many were fused."""
     modules = dict(gm.named_modules())
-    calls: Dict[str, int] = {}
-    for node in gm.graph.nodes:
-        if node.op == "call_module":
-            calls[node.target] = calls.get(node.target, 0) + 1
+    calls = _calls(gm)
     fused = 0
     for node in list(gm.graph.nodes):
         conv = modules.get(node.target) if node.op == "call_module" else None
-        if type(conv) is not torch.nn.Conv2d or calls[node.target] != 1 or len(node.users) != 1 or len(node.args) != 1:
+        if conv is None or _torch_class(conv) is None or calls[node.target] != 1 or len(node.users) != 1 or len(node.args) != 1:
             continue
         chain = [node]
         residual = None
@@ -73,9 +134,8 @@ def _fuse_post_ops(gm: torch.fx.GraphModule, netcl_options: dict) -> int:
             continue
         post["residual"] = residual is not None
         name = node.target
-        parent, _, child = name.rpartition(".")
-        fused_conv = Conv2d.from_torch(conv, name=name, **netcl_options, **post)
-        setattr(gm.get_submodule(parent) if parent else gm, child, fused_conv)
+        _replace_module(gm, name, _REPLACEMENTS[_torch_class(conv)].from_torch(conv, name=name, **netcl_options,
+                                                                               **post))
         with gm.graph.inserting_before(chain[-1]):
             args = (node.args[0],) + ((residual,) if residual is not None else ())
             replacement = gm.graph.call_module(name, args)
@@ -90,29 +150,34 @@ def _fuse_post_ops(gm: torch.fx.GraphModule, netcl_options: dict) -> int:
 
 def convert(model: torch.nn.Module, *, inplace: bool = False, fold_batchnorm: bool = True,
             fuse_post_ops: bool = True, **netcl_options) -> torch.nn.Module:
-    """A model whose every ``nn.Conv2d`` is a ``netcl.torch.Conv2d`` sharing its parameters
-    (a copy unless ``inplace``). In ``eval()`` mode, with ``fold_batchnorm``, a BatchNorm2d
-    right after a convolution is folded into it first, and with ``fuse_post_ops`` a residual
+    """A model whose every ``nn.Conv2d`` is a ``netcl.torch.Conv2d`` and every ``nn.Conv3d`` a
+    ``netcl.torch.Conv3d``, sharing its parameters (a copy unless ``inplace``). In ``eval()``
+    mode, with ``fold_batchnorm``, a BatchNorm2d (3d) right after a convolution is folded into
+    it first, and with ``fuse_post_ops`` a residual
     add and a ReLU / ReLU6 / LeakyReLU / Hardtanh after it are applied by netcl as it writes
     the output (the result is a torch.fx GraphModule; a model fx cannot trace is converted
     unfolded and unfused, with a warning saying why). The rest of the model stays in torch.
     ``netcl_options`` (strategy, variant, max_error_factor, context) go to every layer."""
+    if _torch_class(model) is not None:  # the model is one convolution: that layer, nothing to fold or fuse
+        return _REPLACEMENTS[_torch_class(model)].from_torch(model if inplace else copy.deepcopy(model),
+                                                             name="(model)", **netcl_options)
     if (fold_batchnorm or fuse_post_ops) and not model.training:
         try:
-            model = _fold_batchnorm(model) if fold_batchnorm else torch.fx.symbolic_trace(copy.deepcopy(model))
+            model = _trace(model)
             inplace = True  # a copy was made
+            if fold_batchnorm:
+                _fold_batchnorm(model)
             if fuse_post_ops:
                 _fuse_post_ops(model, netcl_options)
         except Exception as e:  # fx cannot trace data-dependent control flow, among others
-            warnings.warn(f"netcl.torch.convert: BatchNorm2d not folded and post-ops not fused "
+            warnings.warn(f"netcl.torch.convert: BatchNorm not folded and post-ops not fused "
                           f"({type(e).__name__}: {e}); the model is converted as it is", stacklevel=2)
     if not inplace:
         model = copy.deepcopy(model)
-    if type(model) is torch.nn.Conv2d:
-        return Conv2d.from_torch(model, name="(model)", **netcl_options)
     for path, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
-            if type(child) is torch.nn.Conv2d:  # subclasses may change forward: left alone
+            base = _torch_class(child)
+            if base is not None:
                 name = f"{path}.{child_name}" if path else child_name
-                setattr(module, child_name, Conv2d.from_torch(child, name=name, **netcl_options))
+                setattr(module, child_name, _REPLACEMENTS[base].from_torch(child, name=name, **netcl_options))
     return model

@@ -9,10 +9,10 @@ if TYPE_CHECKING:
     from ._modules import _Call
 
 
-class Conv2dFunction(torch.autograd.Function):
-    """y = conv(x, w) + b, with backward through netcl's own gradients
-    (Conv2d.backward_data and backward_weights: the selector's ops
-    conv2d_backward_data and conv2d_backward_weights)."""
+class ConvFunction(torch.autograd.Function):
+    """y = conv(x, w) + b in 2-D or 3-D, with backward through netcl's own gradients
+    (netcl.Conv2d's or Conv3d's backward_data and backward_weights: the selector's ops
+    conv2d_backward_data and conv2d_backward_weights, or conv3d_...)."""
 
     @staticmethod
     def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor],
@@ -29,3 +29,6 @@ class Conv2dFunction(torch.autograd.Function):
         dx, dw, db = call.module._netcl_backward(call, x, weight, bias, dy, need_dx, need_dw,
                                                  need_db and bias is not None)
         return dx, dw, db, None
+
+
+Conv2dFunction = ConvFunction  # its name before netcl.torch.Conv3d

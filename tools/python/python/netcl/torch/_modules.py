@@ -1,4 +1,4 @@
-"""netcl.torch.Conv2d: an nn.Conv2d whose forward and backward run in netcl."""
+"""netcl.torch.Conv2d and Conv3d: an nn.Conv2d / nn.Conv3d whose forward and backward run in netcl."""
 from __future__ import annotations
 
 from typing import List, Optional, Tuple
@@ -10,14 +10,20 @@ import netcl as nc
 
 from .._conv_layer import _activation
 from ._bridge import Bridge, default_bridge
-from ._function import Conv2dFunction
+from ._function import ConvFunction
+
+# torch's types netcl stores, and netcl's name for each: the input, the weights, the bias and a residual in
+# one of them (the layer's), the arithmetic float32 either way.
+_DTYPES = {torch.float32: "float32", torch.float16: "float16"}
 
 
-class Conv2d(torch.nn.Conv2d):
-    """``torch.nn.Conv2d`` with the same constructor, parameters and ``state_dict``; forward,
-    dL/dx, dL/dw and dL/db run in netcl (float32 CPU tensors; the selector plans each
-    direction). ``strategy``, ``variant`` and ``max_error_factor`` are ``netcl.Conv2d``'s;
-    ``context`` a ``netcl.Context`` (default: ``netcl.default_context()``).
+class _NetclConv:
+    """What netcl.torch.Conv2d and Conv3d share, in front of torch's own class in their bases:
+    torch's constructor, parameters and ``state_dict``; forward, dL/dx, dL/dw and dL/db run in
+    netcl (float32 or float16 CPU tensors, the input, weights, bias and residual all in one of
+    them; float32 arithmetic either way; the selector plans each direction).
+    ``strategy``, ``variant`` and ``max_error_factor`` are ``netcl.Conv2d``'s; ``context`` a
+    ``netcl.Context`` (default: ``netcl.default_context()``).
 
     Padding modes other than 'zeros' pad in torch (``F.pad``, as ``nn.Conv2d`` does) and
     convolve unpadded in netcl. In ``eval()`` the weights are transformed once and kept while
@@ -43,17 +49,18 @@ class Conv2d(torch.nn.Conv2d):
                                "residual": residual}
         _activation(activation, negative_slope, clamp)  # raises for a name or bounds netcl does not take
         self.netcl_context = context
-        self.netcl_name = "Conv2d"  # convert() writes the module's path in its model here
-        self._netcl_layer: Optional[nc.Conv2d] = None
+        self.netcl_name = type(self).__name__  # convert() writes the module's path in its model here
+        self._netcl_layer = None  # the netcl.Conv2d or Conv3d, made at the first call
         self._netcl_layer_key: Optional[tuple] = None
         self._netcl_weights_key: Optional[tuple] = None
 
     @classmethod
-    def from_torch(cls, conv: torch.nn.Conv2d, name: Optional[str] = None, **netcl_options) -> "Conv2d":
-        """A netcl.torch.Conv2d sharing `conv`'s parameters (the same Parameter objects: an
-        optimizer over the old module's parameters trains the new one)."""
+    def from_torch(cls, conv: torch.nn.Module, name: Optional[str] = None, **netcl_options):
+        """A netcl.torch module sharing `conv`'s parameters (the same Parameter objects: an
+        optimizer over the old module's parameters trains the new one); `conv` is the torch
+        class this one stands in for (nn.Conv2d for netcl.torch.Conv2d)."""
         if conv.weight.device.type != "cpu":
-            raise TypeError(f"{name or 'Conv2d'}: netcl.torch takes CPU modules; this one is on {conv.weight.device}")
+            raise TypeError(f"{name or cls.__name__}: netcl.torch takes CPU modules; this one is on {conv.weight.device}")
         new = cls(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride, padding=conv.padding,
                   dilation=conv.dilation, groups=conv.groups, bias=conv.bias is not None,
                   padding_mode=conv.padding_mode, device="meta", **netcl_options)
@@ -73,9 +80,9 @@ class Conv2d(torch.nn.Conv2d):
             raise ValueError(f"{self.netcl_name}: " + ("this layer adds a residual: expected forward(x, residual)"
                                                        if post["residual"] else
                                                        "a residual was given to a layer made without residual=True"))
-        if residual is not None and (residual.dtype != torch.float32 or residual.device.type != "cpu"):
-            raise TypeError(f"{self.netcl_name}: the residual must be a float32 CPU tensor; got {residual.dtype} "
-                            f"on {residual.device}")
+        if residual is not None and (residual.dtype != x.dtype or residual.device.type != "cpu"):
+            raise TypeError(f"{self.netcl_name}: the residual must be a CPU tensor of the input's type ({x.dtype}); "
+                            f"got {residual.dtype} on {residual.device}")
         padding = self.padding
         if self.padding_mode != "zeros":
             x = F.pad(x, self._reversed_padding_repeated_twice, mode=self.padding_mode)
@@ -87,7 +94,7 @@ class Conv2d(torch.nn.Conv2d):
             with torch.no_grad():
                 return self._netcl_forward(_Call(self, padding, post_ops=True), x.contiguous(), self.weight,
                                            self.bias, None if residual is None else residual.contiguous())
-        y = Conv2dFunction.apply(x.contiguous(), self.weight, self.bias, _Call(self, padding))
+        y = ConvFunction.apply(x.contiguous(), self.weight, self.bias, _Call(self, padding))
         if residual is not None:
             y = y + residual
         return self._activation_in_torch(y)
@@ -119,30 +126,34 @@ class Conv2d(torch.nn.Conv2d):
         if x.device.type != "cpu":
             raise TypeError(f"{self.netcl_name}: netcl.torch takes CPU tensors (netcl runs them on its OpenCL "
                             f"device); got one on {x.device}")
-        if x.dtype != torch.float32 or self.weight.dtype != torch.float32:
-            raise TypeError(f"{self.netcl_name}: netcl computes in float32; got input {x.dtype} and weight "
-                            f"{self.weight.dtype} (convert with .float())")
-        if x.dim() != 4:
-            raise ValueError(f"{self.netcl_name}: expected a 4-D (N, C, H, W) input; got shape {tuple(x.shape)}")
+        bias_dtype = self.weight.dtype if self.bias is None else self.bias.dtype
+        if x.dtype not in _DTYPES or x.dtype != self.weight.dtype or bias_dtype != self.weight.dtype:
+            raise TypeError(f"{self.netcl_name}: netcl takes float32 or float16 tensors, the input, weight and bias "
+                            f"in one type; got input {x.dtype}, weight {self.weight.dtype} and bias {bias_dtype} "
+                            f"(convert the model and the input with .float() or .half())")
+        if x.dim() != self._NETCL_RANK + 2:
+            raise ValueError(f"{self.netcl_name}: expected a {self._NETCL_RANK + 2}-D {self._NETCL_INPUT} input; "
+                             f"got shape {tuple(x.shape)}")
 
     # ---- netcl's side (called by Conv2dFunction) -----------------------------
 
     def _bridge(self) -> Bridge:
         return Bridge(self.netcl_context) if self.netcl_context is not None else default_bridge()
 
-    def _layer(self, padding, bridge: Bridge, post_ops: bool = False) -> nc.Conv2d:
+    def _layer(self, padding, bridge: Bridge, post_ops: bool = False):
+        dtype = _DTYPES[self.weight.dtype]
         key = (self.in_channels, self.out_channels, self.kernel_size, self.stride, padding, self.dilation,
-               self.groups, self.bias is not None, bridge.context.context_int_ptr, post_ops)
+               self.groups, self.bias is not None, bridge.context.context_int_ptr, post_ops, dtype)
         if self._netcl_layer is None or self._netcl_layer_key != key:
-            self._netcl_layer = nc.Conv2d(self.in_channels, self.out_channels, self.kernel_size, self.stride,
-                                          padding, self.dilation, self.groups, self.bias is not None,
-                                          context=bridge.context, **self.netcl_options,
-                                          **(self.netcl_post_ops if post_ops else {}))
+            self._netcl_layer = self._NETCL_LAYER(self.in_channels, self.out_channels, self.kernel_size, self.stride,
+                                                  padding, self.dilation, self.groups, self.bias is not None,
+                                                  context=bridge.context, dtype=dtype, **self.netcl_options,
+                                                  **(self.netcl_post_ops if post_ops else {}))
             self._netcl_layer_key = key
             self._netcl_weights_key = None
         return self._netcl_layer
 
-    def _upload_weights(self, layer: nc.Conv2d, weight: torch.Tensor, bias: Optional[torch.Tensor],
+    def _upload_weights(self, layer, weight: torch.Tensor, bias: Optional[torch.Tensor],
                         bridge: Bridge, keep: List[object]) -> None:
         # In eval() the weights are transformed once and kept while the parameters'
         # storage and _version stay (in-place ops bump _version). A change through
@@ -171,7 +182,7 @@ class Conv2d(torch.nn.Conv2d):
             shape = layer.output_shape(tuple(x.shape))
             if residual is not None and tuple(residual.shape) != shape:
                 raise nc.Error(f"the residual has shape {tuple(residual.shape)}; expected the output's {shape}")
-            y, yv = bridge.output(shape, keep)
+            y, yv = bridge.output(shape, keep, x.dtype)
             rv = None if residual is None else bridge.view(residual.detach(), keep)
             written = layer.forward(xv, yv, residual=rv)
             bridge.finish(keep)
@@ -189,14 +200,14 @@ class Conv2d(torch.nn.Conv2d):
         try:
             layer = self._layer(call.padding, bridge)
             self._upload_weights(layer, weight, bias, bridge, keep)
-            dyv = bridge.view(dy.detach().contiguous().float(), keep)
+            dyv = bridge.view(dy.detach().contiguous().to(x.dtype), keep)
             if need_dx:
-                dx, dxv = bridge.output(tuple(x.shape), keep)
+                dx, dxv = bridge.output(tuple(x.shape), keep, x.dtype)
                 dx_written = layer.backward_data(dyv, tuple(x.shape), dx=dxv)
             if need_dw or need_db:
                 xv = bridge.view(x.detach(), keep)
-                dw, dwv = bridge.output(tuple(weight.shape), keep)
-                db, dbv = bridge.output((self.out_channels,), keep) if bias is not None else (None, None)
+                dw, dwv = bridge.output(tuple(weight.shape), keep, weight.dtype)
+                db, dbv = bridge.output((self.out_channels,), keep, bias.dtype) if bias is not None else (None, None)
                 dw_written, db_written = layer.backward_weights(xv, dyv, dw=dwv, db=dbv)
             bridge.finish(keep)
             if need_dx:
@@ -216,10 +227,33 @@ class Conv2d(torch.nn.Conv2d):
         return None if self._netcl_layer is None else self._netcl_layer.last_plan
 
 
+class Conv2d(_NetclConv, torch.nn.Conv2d):
+    """``torch.nn.Conv2d`` whose forward, dL/dx, dL/dw and dL/db run in netcl (netcl.Conv2d).
+
+    """
+
+    __doc__ += _NetclConv.__doc__
+    _NETCL_RANK = 2
+    _NETCL_INPUT = "(N, C, H, W)"
+    _NETCL_LAYER = nc.Conv2d
+
+
+class Conv3d(_NetclConv, torch.nn.Conv3d):
+    """``torch.nn.Conv3d`` whose forward, dL/dx, dL/dw and dL/db run in netcl (netcl.Conv3d: the
+    selector's ops conv3d, conv3d_backward_data and conv3d_backward_weights).
+
+    """
+
+    __doc__ += _NetclConv.__doc__
+    _NETCL_RANK = 3
+    _NETCL_INPUT = "(N, C, D, H, W)"
+    _NETCL_LAYER = nc.Conv3d
+
+
 class _Call:
     """What one forward hands its backward: the module and the padding netcl used."""
 
-    def __init__(self, module: Conv2d, padding, post_ops: bool = False) -> None:
+    def __init__(self, module: _NetclConv, padding, post_ops: bool = False) -> None:
         self.module = module
         self.padding = padding
         self.post_ops = post_ops  # netcl applies the module's post-ops (no autograd recording)
