@@ -151,6 +151,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch's and ONNX Runtime's threads")
     ap.add_argument("--no-onnxruntime", action="store_true")
     ap.add_argument("--first-call", action="store_true", help="also time a first call, warm and cold cache")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float16"],
+                    help="netcl's model and input: float16 runs convert(model).half() (half storage, float32 "
+                         "arithmetic in netcl; the layers left to torch in half too) beside torch in float32")
     ap.add_argument("--unfused", action="store_true",
                     help="also time convert(model, fuse_post_ops=False): ReLU and the residual adds in torch")
     ap.add_argument("--train", default="", metavar="MODEL:N",
@@ -159,7 +162,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     ctx = nc.default_context()
     print(f"CPU: {cpu_name()}; netcl {nc.version()} on {ctx.device_name}; torch {torch.__version__} "
-          f"({args.threads} threads); POCL_AFFINITY={os.environ['POCL_AFFINITY']}", flush=True)
+          f"({args.threads} threads); POCL_AFFINITY={os.environ['POCL_AFFINITY']}; netcl's model in {args.dtype}, "
+          f"torch's in float32", flush=True)
 
     # What netcl.torch adds around a kernel: a 1x1 convolution of one value.
     tiny = nt.Conv2d(1, 1, 1).eval()
@@ -178,12 +182,15 @@ def main() -> None:
                 model = make_model(name).eval()
                 x = torch.empty(input_shape(name, batch)).uniform_(-1, 1)
                 converted = nt.convert(model)
-                expected, got = model(x), converted(x)
+                x_netcl = x
+                if args.dtype == "float16":
+                    converted, x_netcl = converted.half(), x.half()
+                expected, got = model(x), converted(x_netcl).float()
                 err = (got - expected).abs().max().item() / expected.abs().max().item()
-                engines = {"torch": lambda: model(x), "netcl": lambda: converted(x)}
+                engines = {"torch": lambda: model(x), "netcl": lambda: converted(x_netcl)}
                 if args.unfused:
-                    unfused = nt.convert(model, fuse_post_ops=False)
-                    engines["netcl-unfused"] = lambda: unfused(x)
+                    unfused = nt.convert(model, fuse_post_ops=False).to(x_netcl.dtype)
+                    engines["netcl-unfused"] = lambda: unfused(x_netcl)
                 if not args.no_onnxruntime:
                     ort_run = onnxruntime_session(model, x, args.threads, workdir)
                     if ort_run is not None:
