@@ -126,7 +126,10 @@ def train_step(spec: str, rounds: int) -> None:
     model = make_model(name).train()
     ours = nt.convert(copy.deepcopy(model))
     x = torch.empty(input_shape(name, int(batch))).uniform_(-1, 1)
-    target = torch.randint(0, 1000, (int(batch),))
+    with torch.no_grad():
+        classes = model.eval()(x).shape[1]  # 1000 for ImageNet's networks, 400 for the video ones
+    model.train()
+    target = torch.randint(0, classes, (int(batch),))
 
     def stepper(m):
         opt = torch.optim.SGD(m.parameters(), lr=1e-3)

@@ -13,18 +13,35 @@ from ._modules import Conv2d, Conv3d
 
 # torch's class -> netcl's, and the BatchNorm that folds into it.
 _REPLACEMENTS = {torch.nn.Conv2d: Conv2d, torch.nn.Conv3d: Conv3d}
-_BATCHNORMS = {torch.nn.Conv2d: torch.nn.BatchNorm2d, torch.nn.Conv3d: torch.nn.BatchNorm3d}
+# The BatchNorm folded into each module before it (as torch.fx's fuse() folds them: Conv1d and Linear
+# too, which stay in torch).
+_BATCHNORMS = {torch.nn.Conv1d: torch.nn.BatchNorm1d, torch.nn.Conv2d: torch.nn.BatchNorm2d,
+               torch.nn.Conv3d: torch.nn.BatchNorm3d, torch.nn.Linear: torch.nn.BatchNorm1d}
 
 
 def _torch_class(module: torch.nn.Module) -> Optional[type]:
     """nn.Conv2d or nn.Conv3d where `module` is one, or a subclass that keeps its forward
-    (torchvision's video networks' Conv3DSimple and Conv3DNoTemporal change only __init__);
-    None otherwise: a subclass with a forward of its own is left to torch, as is netcl's own."""
+    (torchvision's video networks' Conv3DSimple and Conv3DNoTemporal change only __init__)
+    and holds its weight as a plain Parameter; None otherwise. Left to torch: a subclass with
+    a forward of its own (netcl's among them), a parametrized weight (weight_norm,
+    spectral_norm: torch.nn.utils.parametrize swaps the class for one that inherits forward
+    and computes the weight), a lazy module not yet shaped."""
+    weight = module._parameters.get("weight") if isinstance(module, torch.nn.Module) else None
+    if not isinstance(weight, torch.nn.Parameter) or isinstance(weight, torch.nn.parameter.UninitializedParameter):
+        return None
     for base in _REPLACEMENTS:
         if (isinstance(module, base) and type(module).forward is base.forward
                 and type(module)._conv_forward is base._conv_forward):
             return base
     return None
+
+
+def _folding_class(module: torch.nn.Module) -> Optional[type]:
+    """The key of _BATCHNORMS `module` folds under: a convolution convert replaces, or exactly
+    nn.Conv1d or nn.Linear."""
+    if type(module) in (torch.nn.Conv1d, torch.nn.Linear):
+        return type(module)
+    return _torch_class(module)
 
 
 class _Tracer(torch.fx.Tracer):
@@ -59,25 +76,27 @@ def _replace_module(gm: torch.fx.GraphModule, name: str, module: torch.nn.Module
 
 
 def _fold_batchnorm(gm: torch.fx.GraphModule) -> None:
-    """Each BatchNorm2d (3d) in eval() mode that is the only user of a Conv2d's (3d's) output
-    folded into that convolution's weights and bias (torch.nn.utils.fusion): the graph finds
-    the pairs that attributes alone do not show (ResNet's conv1/bn1). Not where either module
-    is called more than once."""
-    from torch.nn.utils.fusion import fuse_conv_bn_eval
+    """Each BatchNorm1d/2d/3d in eval() mode that is the only user of a Conv1d/2d/3d's (or a
+    Linear's) output, that module in eval() mode too, folded into its weights and bias
+    (torch.nn.utils.fusion): the graph finds the pairs that attributes alone do not show
+    (ResNet's conv1/bn1). Not where either module is called more than once."""
+    from torch.nn.utils.fusion import fuse_conv_bn_eval, fuse_linear_bn_eval
     modules = dict(gm.named_modules())
     calls = _calls(gm)
     for node in list(gm.graph.nodes):
         if node.op != "call_module" or len(node.args) != 1 or not isinstance(node.args[0], torch.fx.Node):
             continue
-        conv_node = node.args[0]
-        conv = modules.get(conv_node.target) if conv_node.op == "call_module" else None
-        base = None if conv is None else _torch_class(conv)
+        first_node = node.args[0]
+        first = modules.get(first_node.target) if first_node.op == "call_module" else None
+        kind = None if first is None else _folding_class(first)
         bn = modules[node.target]
-        if (base is None or type(bn) is not _BATCHNORMS[base] or bn.training or not bn.track_running_stats
-                or len(conv_node.users) != 1 or calls[conv_node.target] != 1 or calls[node.target] != 1):
+        if (kind is None or type(bn) is not _BATCHNORMS[kind] or bn.training or first.training
+                or not bn.track_running_stats or len(first_node.users) != 1 or calls[first_node.target] != 1
+                or calls[node.target] != 1):
             continue
-        _replace_module(gm, conv_node.target, fuse_conv_bn_eval(conv, bn))
-        node.replace_all_uses_with(conv_node)
+        fuse = fuse_linear_bn_eval if kind is torch.nn.Linear else fuse_conv_bn_eval
+        _replace_module(gm, first_node.target, fuse(first, bn))
+        node.replace_all_uses_with(first_node)
         gm.graph.erase_node(node)
     gm.graph.lint()
     gm.delete_all_unused_submodules()
@@ -163,12 +182,12 @@ def convert(model: torch.nn.Module, *, inplace: bool = False, fold_batchnorm: bo
                                                              name="(model)", **netcl_options)
     if (fold_batchnorm or fuse_post_ops) and not model.training:
         try:
-            model = _trace(model)
-            inplace = True  # a copy was made
+            traced = _trace(model)  # a copy: the model stays as it was unless both steps succeed
             if fold_batchnorm:
-                _fold_batchnorm(model)
+                _fold_batchnorm(traced)
             if fuse_post_ops:
-                _fuse_post_ops(model, netcl_options)
+                _fuse_post_ops(traced, netcl_options)
+            model, inplace = traced, True
         except Exception as e:  # fx cannot trace data-dependent control flow, among others
             warnings.warn(f"netcl.torch.convert: BatchNorm not folded and post-ops not fused "
                           f"({type(e).__name__}: {e}); the model is converted as it is", stacklevel=2)

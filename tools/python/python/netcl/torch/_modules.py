@@ -17,13 +17,11 @@ from ._function import ConvFunction
 _DTYPES = {torch.float32: "float32", torch.float16: "float16"}
 
 
-class _NetclConv:
-    """What netcl.torch.Conv2d and Conv3d share, in front of torch's own class in their bases:
-    torch's constructor, parameters and ``state_dict``; forward, dL/dx, dL/dw and dL/db run in
-    netcl (float32 or float16 CPU tensors, the input, weights, bias and residual all in one of
-    them; float32 arithmetic either way; the selector plans each direction).
-    ``strategy``, ``variant`` and ``max_error_factor`` are ``netcl.Conv2d``'s; ``context`` a
-    ``netcl.Context`` (default: ``netcl.default_context()``).
+_SHARED_DOC = """
+    Torch's constructor, parameters and ``state_dict``; float32 or float16 CPU tensors (the
+    input, weights, bias and residual all in one of them; float32 arithmetic either way; the
+    selector plans each direction). ``strategy``, ``variant`` and ``max_error_factor`` are
+    ``netcl.Conv2d``'s; ``context`` a ``netcl.Context`` (default: ``netcl.default_context()``).
 
     Padding modes other than 'zeros' pad in torch (``F.pad``, as ``nn.Conv2d`` does) and
     convolve unpadded in netcl. In ``eval()`` the weights are transformed once and kept while
@@ -38,6 +36,10 @@ class _NetclConv:
     residual])``, applied by netcl as it writes y. Where autograd records the call (grad
     enabled and a tensor requiring it), the convolution runs alone through netcl and the sum
     and activation in torch, so gradients stay exact."""
+
+
+class _NetclConv:
+    """What netcl.torch.Conv2d and Conv3d share, before torch's own class in their bases."""
 
     def __init__(self, *args, strategy: Optional[str] = None, variant: Optional[str] = None,
                  max_error_factor: Optional[float] = None, context: Optional[nc.Context] = None,
@@ -135,7 +137,7 @@ class _NetclConv:
             raise ValueError(f"{self.netcl_name}: expected a {self._NETCL_RANK + 2}-D {self._NETCL_INPUT} input; "
                              f"got shape {tuple(x.shape)}")
 
-    # ---- netcl's side (called by Conv2dFunction) -----------------------------
+    # ---- netcl's side (called by ConvFunction) -------------------------------
 
     def _bridge(self) -> Bridge:
         return Bridge(self.netcl_context) if self.netcl_context is not None else default_bridge()
@@ -228,11 +230,8 @@ class _NetclConv:
 
 
 class Conv2d(_NetclConv, torch.nn.Conv2d):
-    """``torch.nn.Conv2d`` whose forward, dL/dx, dL/dw and dL/db run in netcl (netcl.Conv2d).
+    """``torch.nn.Conv2d`` whose forward, dL/dx, dL/dw and dL/db run in netcl (netcl.Conv2d)."""
 
-    """
-
-    __doc__ += _NetclConv.__doc__
     _NETCL_RANK = 2
     _NETCL_INPUT = "(N, C, H, W)"
     _NETCL_LAYER = nc.Conv2d
@@ -240,14 +239,15 @@ class Conv2d(_NetclConv, torch.nn.Conv2d):
 
 class Conv3d(_NetclConv, torch.nn.Conv3d):
     """``torch.nn.Conv3d`` whose forward, dL/dx, dL/dw and dL/db run in netcl (netcl.Conv3d: the
-    selector's ops conv3d, conv3d_backward_data and conv3d_backward_weights).
+    selector's ops conv3d, conv3d_backward_data and conv3d_backward_weights)."""
 
-    """
-
-    __doc__ += _NetclConv.__doc__
     _NETCL_RANK = 3
     _NETCL_INPUT = "(N, C, D, H, W)"
     _NETCL_LAYER = nc.Conv3d
+
+
+for _module in (Conv2d, Conv3d):  # one text for both (a class body's docstring cannot be built)
+    _module.__doc__ = (_module.__doc__ or "") + "\n" + _SHARED_DOC
 
 
 class _Call:
