@@ -61,10 +61,26 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
         ++ran;
     }
     EXPECT_EQ(ran, static_cast<int>(shapes.size()) - 1);  // all but the dilated one
-    // Its backward data runs as forward convolutions, which are 2-D.
-    const auto refusal = why_not(implicit, shapes[0].in_direction(ConvDirection::BACKWARD_DATA), profile);
-    ASSERT_TRUE(refusal.has_value());
-    EXPECT_NE(refusal->find("takes 2-D layers"), std::string::npos) << *refusal;
+    // Its backward data runs as forward convolutions: in 3-D at stride 1, padded within the filter's reach
+    // (one phase, the whole filter rotated on all three axes, its output dx itself). A 1x1x1 filter padded
+    // by 1 is past its reach.
+    shapes.push_back(make3d(1, 2, 3, {4, 1, 1, 1, 1}, {4, 1, 1, 1, 1}, {4, 1, 1, 1, 1}));
+    int backward = 0;
+    for (const ConvShapes& forward : shapes) {
+        const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_DATA);
+        if (const auto reason = why_not(implicit, s, profile)) {
+            const bool strided = forward.stride_d * forward.stride_h * forward.stride_w > 1;
+            const bool dilated = forward.dilation_d * forward.dilation_h * forward.dilation_w > 1;
+            const char* expected = strided ? "at stride 1" : dilated ? "dilation 1" : "padded within the filter's reach";
+            EXPECT_NE(reason->find(expected), std::string::npos) << s.str() << ": " << *reason;
+            continue;
+        }
+        const ConvCaseResult r = run_conv_case(s, Kernel::IM2COL, implicit);
+        EXPECT_TRUE(r.passed()) << describe(s, r);
+        EXPECT_NE(r.plan.config.find("as forward: dy with the rotated filters"), std::string::npos) << r.plan.config;
+        ++backward;
+    }
+    EXPECT_EQ(backward, 8);  // the 3-D table's 7 unstrided undilated shapes and the wide stride-1 one
 }
 
 // 3-D Winograd (Lan et al.'s F(2x2x2,3x3x3) and F(4x4x4,3x3x3)), separate
@@ -100,6 +116,17 @@ TEST(Conv3d, WinogradTilesMatchTheReference) {
         small.workspace_limit_bytes = 64 * 1024;  // a few tiles a pass
         const ConvCaseResult r = run_conv_case(shapes.back(), small);
         EXPECT_TRUE(r.passed()) << describe(shapes.back(), r);
+        // Backward data at stride 1: the same tiles on dy with the rotated filters (Lan et al.'s tiles
+        // in the direction Lavin & Gray §4.2 gives forward's algorithms).
+        int backward = 0;
+        for (const ConvShapes& forward : shapes) {
+            const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_DATA);
+            if (why_not(variant, s, profile)) continue;
+            const ConvCaseResult rb = run_conv_case(s, Kernel::CONV2D_WINOGRAD, variant, 6, tolerance_factor(variant));
+            EXPECT_TRUE(rb.passed()) << describe(s, rb);
+            ++backward;
+        }
+        EXPECT_GE(backward, 5) << id;
     }
     // A 2-D tile refuses a 3-D layer and the other way round, saying why.
     const auto flat = why_not(Variant("wino-f2-gemm"), shapes[0], profile);
@@ -200,8 +227,11 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
         const std::string op = selector_op(problem);
         EXPECT_EQ(op.rfind("conv3d", 0), 0u) << op;
         const Decision decision = KernelSelector::global().explain(op, problem, profile);
-        // Forward on the GEMM engine; the gradients have the direct kernels only, so far.
-        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::FORWARD ? "implicit-gemm" : "naive") << decision.str();
+        // Forward on the GEMM engine, and backward data as its forward convolution there (stride 1); the
+        // weight gradient has the direct kernel only, so far.
+        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "naive" : "implicit-gemm")
+            << decision.str();
+        if (d == ConvDirection::BACKWARD_DATA) continue;  // its candidates are judged on that forward problem
         std::size_t refused_for_rank = 0;
         for (const auto& candidate : decision.candidates) {
             if (candidate.reason.find("3-D") != std::string::npos) ++refused_for_rank;

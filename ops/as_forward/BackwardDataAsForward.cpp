@@ -76,10 +76,15 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
         const std::int64_t taps_r = p.rows.taps, taps_s = p.cols.taps;
         // Made once: a later set_weights rewrites it after the layer's previous
         // run of this shape (Conv2d orders it so).
-        if (!rotated_[n].defined()) rotated_[n] = Tensor::empty(context_, {s.C, s.K / s.groups, taps_r, taps_s}, s.dtype);
+        if (!rotated_[n].defined()) {
+            rotated_[n] = Tensor::empty(context_, p.forward.weight_shape(), s.dtype);
+        }
+        // 3-D (stride 1, one phase): depth and rows as one axis of T·R rows, whose reversal
+        // reverses both, the kernel's rotation unchanged.
+        const std::int64_t depth = s.spatial_rank == 3 ? s.T : 1;
         internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
-                           i(s.K), i(s.C / s.groups), i(s.R), i(s.S), i(s.groups), i(p.a), i(p.b), i(s.stride_h),
-                           i(s.stride_w), i(taps_r), i(taps_s));
+                           i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S), i(s.groups), i(p.a), i(p.b),
+                           i(s.stride_h), i(s.stride_w), i(depth * taps_r), i(taps_s));
         internal::launch(context_->queue(), rotate_, kRotate, cl::NDRange(static_cast<std::size_t>(rotated_[n].numel())),
                          cl::NDRange(kLocal), chain);
         forwards_[n]->set_weights(rotated_[n], nullptr, chain);

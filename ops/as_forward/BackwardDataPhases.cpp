@@ -43,9 +43,26 @@ std::size_t output_floats(const BackwardDataPhase& p) {
 }  // namespace
 
 std::optional<std::string> backward_data_phases_why_not(const ConvShapes& s) {
+    if (s.spatial_rank == 3) {
+        if (s.stride_d != 1 || s.stride_h != 1 || s.stride_w != 1) {
+            return "backward data as forward convolutions takes 3-D layers at stride 1 (its stride phases are 2-D); "
+                   "this layer has stride " + std::to_string(s.stride_d) + "x" + std::to_string(s.stride_h) + "x" +
+                   std::to_string(s.stride_w);
+        }
+        if (!backward_data_phases(s).direct) {
+            return "backward data as forward convolutions takes 3-D layers padded within the filter's reach on every "
+                   "axis (its forward output is then dx itself; placing it in dx is 2-D); this layer pads " +
+                   std::to_string(s.pad_front) + "," + std::to_string(s.pad_top) + "," + std::to_string(s.pad_left) +
+                   " / " + std::to_string(s.pad_back) + "," + std::to_string(s.pad_bottom) + "," +
+                   std::to_string(s.pad_right) + " a " + std::to_string(s.T) + "x" + std::to_string(s.R) + "x" +
+                   std::to_string(s.S) + " filter of dilation " + std::to_string(s.dilation_d) + "x" +
+                   std::to_string(s.dilation_h) + "x" + std::to_string(s.dilation_w);
+        }
+        return std::nullopt;
+    }
     if (s.spatial_rank != 2) {
-        return "backward data as forward convolutions takes 2-D layers (its stride phases and filter rotation are "
-               "2-D); this one is " + std::to_string(s.spatial_rank) + "-D";
+        return "backward data as forward convolutions takes 2-D and 3-D layers; this one is " +
+               std::to_string(s.spatial_rank) + "-D";
     }
     if ((s.stride_h > 1 && s.dilation_h > 1) || (s.stride_w > 1 && s.dilation_w > 1)) {
         return "backward data as forward convolutions takes a stride or a dilation on an axis, not both; this layer "
@@ -75,6 +92,12 @@ BackwardDataPhases backward_data_phases(const ConvShapes& s) {
                 f.dilation_w = s.stride_w == 1 ? s.dilation_w : 1;
                 f.bias = false;
                 f.set_padding(p.rows.pad_begin, p.cols.pad_begin, p.rows.pad_end, p.cols.pad_end);
+                if (s.spatial_rank == 3) {  // stride 1 (backward_data_phases_why_not): the whole filter's depth
+                    p.depth = axis_phase(0, s.D, 1, s.dilation_d, s.pad_front, s.T, s.O());
+                    f.D = s.O(), f.T = p.depth.taps;
+                    f.stride_d = 1;
+                    f.pad_front = p.depth.pad_begin, f.pad_back = p.depth.pad_end;
+                }
             }
             out.phases.push_back(p);
         }
@@ -82,6 +105,10 @@ BackwardDataPhases backward_data_phases(const ConvShapes& s) {
     const bool one = out.phases.size() == 1 && out.phases[0].has_taps();
     out.direct = one && s.stride_h == 1 && s.stride_w == 1 && out.phases[0].rows.skip == 0 &&
                  out.phases[0].cols.skip == 0 && out.phases[0].rows.length == s.H && out.phases[0].cols.length == s.W;
+    if (s.spatial_rank == 3) {
+        out.direct = out.direct && s.stride_d == 1 && out.phases[0].depth.skip == 0 &&
+                     out.phases[0].depth.length == s.D;
+    }
     return out;
 }
 

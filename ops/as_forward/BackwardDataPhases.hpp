@@ -11,6 +11,10 @@
 // strided dgrad with no multiply by an inserted zero and no col2im. A phase
 // with no taps (a 1x1 filter's odd rows under stride 2) is zeros.
 //
+// A 3-D layer runs so at stride 1 with padding within the filter's reach on
+// every axis: one phase, the whole filter rotated on all three axes, whose
+// forward output is dx itself (the scatter below is 2-D).
+//
 // Where a phase's forward output is not exactly its dx rows (any stride, or
 // a padding past the dilated filter's reach) it is written to scratch and
 // copied into its places in dx (kernels_cl/stride_phases.cl): under stride_w
@@ -38,6 +42,7 @@ struct AxisPhase {
 struct BackwardDataPhase {
     std::int64_t a = 0, b = 0;  // the phase: (h + pad_top) mod stride_h, (w + pad_left) mod stride_w
     AxisPhase rows, cols;
+    AxisPhase depth;  // 3-D: the depth axis at stride 1 (the whole filter); 2-D: unused
     // Has dx elements, and taps to compute them with (else they are zeros).
     bool has_elements() const { return rows.count > 0 && cols.count > 0; }
     bool has_taps() const { return rows.taps > 0 && cols.taps > 0; }
@@ -58,7 +63,8 @@ struct BackwardDataPhases {
 };
 
 // Why backward data of `shapes` cannot run as forward convolutions (a stride
-// and a dilation on the same axis); nothing when it can.
+// and a dilation on the same axis; in 3-D, a stride or a padding past the
+// filter's reach); nothing when it can.
 std::optional<std::string> backward_data_phases_why_not(const ConvShapes& shapes);
 BackwardDataPhases backward_data_phases(const ConvShapes& shapes);
 
