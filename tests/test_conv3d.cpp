@@ -63,8 +63,11 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
     EXPECT_EQ(ran, static_cast<int>(shapes.size()) - 1);  // all but the dilated one
     // Its backward data runs as forward convolutions: in 3-D at stride 1, padded within the filter's reach
     // (one phase, the whole filter rotated on all three axes, its output dx itself). A 1x1x1 filter padded
-    // by 1 is past its reach.
+    // by 1 is past its reach; so is a depth of 1 tap padded by 1 at the back only, under 3x3 rows and
+    // columns (the depth's own check); the table's six-pad layer at stride 1 (uneven on every axis) runs.
     shapes.push_back(make3d(1, 2, 3, {4, 1, 1, 1, 1}, {4, 1, 1, 1, 1}, {4, 1, 1, 1, 1}));
+    shapes.push_back(make3d(1, 2, 3, {4, 1, 1, 0, 1}, {5, 3, 1, 1, 1}, {5, 3, 1, 1, 1}));
+    shapes.push_back(make3d(1, 3, 4, {5, 3, 1, 2, 0}, {6, 3, 1, 0, 2}, {7, 3, 1, 1, 1}));
     int backward = 0;
     for (const ConvShapes& forward : shapes) {
         const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_DATA);
@@ -80,7 +83,7 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
         EXPECT_NE(r.plan.config.find("as forward: dy with the rotated filters"), std::string::npos) << r.plan.config;
         ++backward;
     }
-    EXPECT_EQ(backward, 8);  // the 3-D table's 7 unstrided undilated shapes and the wide stride-1 one
+    EXPECT_EQ(backward, 9);  // the 3-D table's 7 unstrided undilated shapes, the wide stride-1 one, the six pads
 }
 
 // 3-D Winograd (Lan et al.'s F(2x2x2,3x3x3) and F(4x4x4,3x3x3)), separate
@@ -231,7 +234,9 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
         // weight gradient has the direct kernel only, so far.
         EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "naive" : "implicit-gemm")
             << decision.str();
-        if (d == ConvDirection::BACKWARD_DATA) continue;  // its candidates are judged on that forward problem
+        // Backward data's candidates are judged on its forward problem (2-D and 3-D alike), so none refuses
+        // for the rank.
+        if (d == ConvDirection::BACKWARD_DATA) continue;
         std::size_t refused_for_rank = 0;
         for (const auto& candidate : decision.candidates) {
             if (candidate.reason.find("3-D") != std::string::npos) ++refused_for_rank;

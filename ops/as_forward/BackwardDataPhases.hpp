@@ -46,8 +46,8 @@ struct BackwardDataPhase {
     // Has dx elements, and taps to compute them with (else they are zeros).
     bool has_elements() const { return rows.count > 0 && cols.count > 0; }
     bool has_taps() const { return rows.taps > 0 && cols.taps > 0; }
-    // Its forward problem: input dy (N x K x P x Q), K' = C, the sub-filter,
-    // stride 1, no bias; output N x C x rows.length x cols.length.
+    // Its forward problem: input dy (N x K x P x Q; 3-D: x O before P), K' = C, the sub-filter,
+    // stride 1, no bias; output N x C x rows.length x cols.length (3-D: depth.length first).
     ConvShapes forward;
 };
 

@@ -18,8 +18,8 @@ public:
     Kernel kernel() const override { return Kernel::IM2COL; }
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
-        // 3-D forward on the same kernel (its DEPTH build); backward data as
-        // forward convolutions is 2-D (its stride phases say so for 3-D).
+        // 3-D forward on the same kernel (its DEPTH build); 3-D backward data as
+        // forward convolutions at stride 1 only (ops/as_forward/ says why).
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
         kinds.spatial_ranks = {2, 3};
         kinds.types = {DataType::FLOAT32, DataType::FLOAT16};

@@ -121,6 +121,11 @@ MUTATIONS = [
          find="p.depth = axis_phase(0, s.D, 1, s.dilation_d, s.pad_front, s.T, s.O());",
          replace="p.depth = axis_phase(0, s.D, 1, s.dilation_d, s.pad_back, s.T, s.O());",
          bug="3-D dgrad through a forward kernel shifts dx by slices wherever the depth padding is uneven"),
+    dict(id="as-forward-3d-depth-past-reach", area="gradients", file="ops/as_forward/BackwardDataPhases.cpp",
+         find="out.phases[0].depth.length == s.D;",
+         replace="true;",
+         bug="3-D dgrad through a forward kernel takes a depth padded past the filter's reach at the back, whose "
+             "forward output is longer than dx's depth: written past dx"),
     dict(id="stride-phase-sub-filter-taps", area="gradients", file="kernels_cl/rotate_filters.cl",
          find="const int r = a + t * stride_h, s = b + u * stride_w;",
          replace="const int r = a + t, s = b + u * stride_w;",

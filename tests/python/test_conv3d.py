@@ -290,7 +290,8 @@ def test_bad_tensors_say_what_was_expected(rng):
 
 def test_a_strict_strategy_that_cannot_take_the_layer_says_so(rng):
     # Winograd's transforms need stride 1 on every axis, the depth's included; its 2-D
-    # variants say they take no 3-D layer, and backward data (as forward convolutions) is 2-D.
+    # variants say they take no 3-D layer, and 3-D backward data (as forward convolutions) is
+    # taken at stride 1 only.
     conv = nc.Conv3d(2, 2, 3, stride=(2, 1, 1), padding=1, strategy="CONV2D_WINOGRAD")
     conv.set_weights(uniform(rng, conv.weight_shape), uniform(rng, (2,)))
     shape = (1, 2, 5, 4, 4)
