@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ._modules import Conv2d, Conv3d
 
-# torch's class -> netcl's, and the BatchNorm that folds into it.
+# torch's class -> netcl's.
 _REPLACEMENTS = {torch.nn.Conv2d: Conv2d, torch.nn.Conv3d: Conv3d}
 # The BatchNorm folded into each module before it (as torch.fx's fuse() folds them: Conv1d and Linear
 # too, which stay in torch).
@@ -34,6 +34,12 @@ def _torch_class(module: torch.nn.Module) -> Optional[type]:
                 and type(module)._conv_forward is base._conv_forward):
             return base
     return None
+
+
+def _netcl_class(module: torch.nn.Module) -> Optional[type]:
+    """The netcl.torch class that replaces `module`, or None (see _torch_class)."""
+    base = _torch_class(module)
+    return None if base is None else _REPLACEMENTS[base]
 
 
 def _folding_class(module: torch.nn.Module) -> Optional[type]:
@@ -131,7 +137,8 @@ def _fuse_post_ops(gm: torch.fx.GraphModule, netcl_options: dict) -> int:
     fused = 0
     for node in list(gm.graph.nodes):
         conv = modules.get(node.target) if node.op == "call_module" else None
-        if conv is None or _torch_class(conv) is None or calls[node.target] != 1 or len(node.users) != 1 or len(node.args) != 1:
+        netcl_class = None if conv is None else _netcl_class(conv)
+        if netcl_class is None or calls[node.target] != 1 or len(node.users) != 1 or len(node.args) != 1:
             continue
         chain = [node]
         residual = None
@@ -153,8 +160,7 @@ def _fuse_post_ops(gm: torch.fx.GraphModule, netcl_options: dict) -> int:
             continue
         post["residual"] = residual is not None
         name = node.target
-        _replace_module(gm, name, _REPLACEMENTS[_torch_class(conv)].from_torch(conv, name=name, **netcl_options,
-                                                                               **post))
+        _replace_module(gm, name, netcl_class.from_torch(conv, name=name, **netcl_options, **post))
         with gm.graph.inserting_before(chain[-1]):
             args = (node.args[0],) + ((residual,) if residual is not None else ())
             replacement = gm.graph.call_module(name, args)
@@ -177,9 +183,9 @@ def convert(model: torch.nn.Module, *, inplace: bool = False, fold_batchnorm: bo
     the output (the result is a torch.fx GraphModule; a model fx cannot trace is converted
     unfolded and unfused, with a warning saying why). The rest of the model stays in torch.
     ``netcl_options`` (strategy, variant, max_error_factor, context) go to every layer."""
-    if _torch_class(model) is not None:  # the model is one convolution: that layer, nothing to fold or fuse
-        return _REPLACEMENTS[_torch_class(model)].from_torch(model if inplace else copy.deepcopy(model),
-                                                             name="(model)", **netcl_options)
+    single = _netcl_class(model)
+    if single is not None:  # the model is one convolution: that layer, nothing to fold or fuse
+        return single.from_torch(model if inplace else copy.deepcopy(model), name="(model)", **netcl_options)
     if (fold_batchnorm or fuse_post_ops) and not model.training:
         try:
             traced = _trace(model)  # a copy: the model stays as it was unless both steps succeed
@@ -195,8 +201,8 @@ def convert(model: torch.nn.Module, *, inplace: bool = False, fold_batchnorm: bo
         model = copy.deepcopy(model)
     for path, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
-            base = _torch_class(child)
-            if base is not None:
+            replacement = _netcl_class(child)
+            if replacement is not None:
                 name = f"{path}.{child_name}" if path else child_name
-                setattr(module, child_name, _REPLACEMENTS[base].from_torch(child, name=name, **netcl_options))
+                setattr(module, child_name, replacement.from_torch(child, name=name, **netcl_options))
     return model
