@@ -3,12 +3,20 @@
 #include <algorithm>
 #include <set>
 
+#include "ops/Implementations.hpp"
+#include "ops/as_2d/WeightGradientAs2d.hpp"
 #include "ops/as_forward/BackwardDataAsForward.hpp"
+#include "ops/internal/WorkspaceLimit.hpp"
 
 namespace netcl {
 
 bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
     return s.direction == ConvDirection::BACKWARD_DATA && problem_kinds().backward_data_as_forward;
+}
+
+bool ConvImplementation::runs_as_2d(const ConvShapes& s) const {
+    return s.direction == ConvDirection::BACKWARD_WEIGHTS && s.spatial_rank == 3 &&
+           problem_kinds().weight_gradient_3d_as_2d;
 }
 
 namespace {
@@ -19,6 +27,20 @@ std::string phase_name(const BackwardDataPhase& p) {
 
 std::optional<std::string> ConvImplementation::why_not(const Variant& v, const ConvShapes& s,
                                                        const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) {
+        const ConvShapes flat = weight_gradient_as_2d_problem(s);
+        const std::string as = "as the 2-D weight gradient " + flat.str() + ": ";
+        if (auto reason = int_indexing_why_not(flat)) return as + *reason;
+        if (auto reason = do_why_not(v, flat, profile)) return as + *reason;
+        const std::size_t bytes = workspace_bytes(v, s, profile);
+        const std::size_t limit = internal::workspace_limit(profile, workspace_limit_key().c_str());
+        if (bytes > limit) {
+            return "the copies of x's depth taps and dy's slices and the 2-D weight gradient's workspace need " +
+                   std::to_string(bytes) + " bytes; the workspace limit is " + std::to_string(limit) + " (" +
+                   workspace_limit_key() + ")";
+        }
+        return std::nullopt;
+    }
     if (!runs_as_forward(s)) return do_why_not(v, s, profile);
     if (auto reason = backward_data_phases_why_not(s)) return reason;
     const BackwardDataPhases phases = backward_data_phases(s);
@@ -32,6 +54,11 @@ std::optional<std::string> ConvImplementation::why_not(const Variant& v, const C
 }
 
 std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) {
+        const ConvShapes flat = weight_gradient_as_2d_problem(s);
+        return do_config(v, flat, profile) + "; as 2-D: " + std::to_string(flat.N) + " depth slices as images, x's " +
+               std::to_string(s.T) + " depth taps as channels (C " + std::to_string(flat.C) + ")";
+    }
     if (!runs_as_forward(s)) return do_config(v, s, profile);
     const BackwardDataPhases phases = backward_data_phases(s);
     const BackwardDataPhase* largest = nullptr;  // the phase with the most taps names the config
@@ -49,6 +76,9 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
 
 std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShapes& s,
                                                 const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) {
+        return weight_gradient_as_2d_scratch_bytes(s) + do_workspace_bytes(v, weight_gradient_as_2d_problem(s), profile);
+    }
     if (!runs_as_forward(s)) return do_workspace_bytes(v, s, profile);
     const BackwardDataPhases phases = backward_data_phases(s);
     std::size_t largest = 0;  // the phases run one after another: the largest forward workspace serves all
@@ -60,6 +90,7 @@ std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShap
 
 std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvShapes& s,
                                                  const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) return do_persistent_bytes(v, weight_gradient_as_2d_problem(s), profile);
     if (!runs_as_forward(s)) return do_persistent_bytes(v, s, profile);
     std::size_t bytes = 0;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
@@ -72,6 +103,11 @@ std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvSha
 
 std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const ConvShapes& s,
                                                       const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) {
+        std::vector<ProgramSpec> list = do_programs(v, weight_gradient_as_2d_problem(s), profile);
+        list.push_back(depth_taps_program(s.dtype));
+        return list;
+    }
     if (!runs_as_forward(s)) return do_programs(v, s, profile);
     const BackwardDataPhases phases = backward_data_phases(s);
     std::vector<ProgramSpec> list;
@@ -89,6 +125,7 @@ std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const Co
 
 std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, const ConvShapes& s,
                                                            const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) return do_tile_prefixes(v, weight_gradient_as_2d_problem(s), profile);
     if (!runs_as_forward(s)) return do_tile_prefixes(v, s, profile);
     std::vector<std::string> prefixes;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
@@ -102,6 +139,10 @@ std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, con
 
 std::unique_ptr<ConvStrategy> ConvImplementation::create(std::shared_ptr<Context> context, const Variant& v,
                                                          const ConvShapes& s, const DeviceProfile& profile) const {
+    if (runs_as_2d(s)) {
+        std::unique_ptr<ConvStrategy> flat = do_create(context, v, weight_gradient_as_2d_problem(s), profile);
+        return std::make_unique<WeightGradientAs2d>(std::move(context), s, std::move(flat));
+    }
     if (!runs_as_forward(s)) return do_create(std::move(context), v, s, profile);
     std::vector<std::unique_ptr<ConvStrategy>> forwards;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {

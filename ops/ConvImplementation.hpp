@@ -41,6 +41,11 @@ struct ProblemKinds {
     // rotate the sub-filters at set_weights and place each phase in dx.
     // False: the implementation's own kernels take each listed direction.
     bool backward_data_as_forward = false;
+    // A 3-D weight gradient, where rank 3 and backward weights are listed,
+    // runs as the 2-D one it equals (ops/as_2d/: depth slices as images, x's
+    // depth taps as channels): every method below is then asked about that
+    // 2-D problem, and the strategy it creates is wrapped to make the copies.
+    bool weight_gradient_3d_as_2d = false;
 
     // 2-D float32 forward only.
     static ProblemKinds forward_2d_float32() { return {{ConvDirection::FORWARD}, {2}, {DataType::FLOAT32}}; }
@@ -136,6 +141,8 @@ protected:
 private:
     // Whether this problem is asked as the forward problem it equals.
     bool runs_as_forward(const ConvShapes& shapes) const;
+    // Whether this problem is asked as the 2-D weight gradient it equals.
+    bool runs_as_2d(const ConvShapes& shapes) const;
 };
 
 }  // namespace netcl

@@ -205,6 +205,61 @@ TEST(Conv3d, TheAccuracyBoundChoosesTheTile) {
     }
 }
 
+// Every 2-D weight gradient in 3-D, as the 2-D one it equals (depth slices
+// as images, x's depth taps as channels; ops/as_2d/). The GEMM engine's on
+// every shape of the 3-D table (dilated, strided and grouped ones, depth 1,
+// six pads, one voxel), 20 random layers and a wider one under beta 1; CLBlast's
+// and both Winograd tiles' on the table and the wide one (the tiles take its
+// 3x3x3 stride-1 ungrouped shapes, refusing the others for their 2-D
+// problem). Each plan says so, and a workspace limit below the copies is a
+// refusal that names them.
+TEST(Conv3d, EveryWeightGradientTakesLayersAsTheirTwoDimensionalEqual) {
+    const auto& profile = shared_context()->profile();
+    std::vector<ConvShapes> table = edge_case_shapes_3d();
+    table.push_back(make3d(2, 16, 20, {6, 3, 1, 1, 0}, {10, 3, 1, 1, 1}, {11, 3, 1, 1, 1}));
+    std::vector<ConvShapes> shapes = table;
+    std::mt19937_64 rng(3303);
+    for (int i = 0; i < 20; ++i) shapes.push_back(random_small_3d(rng));
+    std::uint64_t seed = 4400;
+    for (const char* id : {"wgrad-gemm", "wgrad-clblast", "wino-wgrad-f2", "wino-wgrad-f4"}) {
+        const Variant variant(id);
+        const bool gemm = variant.id == "wgrad-gemm";
+        int ran = 0;
+        for (const ConvShapes& forward : gemm ? shapes : table) {
+            const ConvShapes s = forward.in_direction(ConvDirection::BACKWARD_WEIGHTS);
+            if (const auto reason = why_not(variant, s, profile)) {
+                EXPECT_FALSE(gemm) << s.str() << ": " << *reason;
+                EXPECT_EQ(reason->rfind("as the 2-D weight gradient", 0), 0u) << *reason;
+                continue;
+            }
+            const ConvCaseResult r =
+                run_conv_case(s, implementation_of(variant).kernel(), variant, seed++, tolerance_factor(variant));
+            EXPECT_TRUE(r.passed()) << id << ": " << describe(s, r);
+            EXPECT_EQ(r.compared, static_cast<std::size_t>(s.weight_numel() + (s.bias ? s.K : 0)));
+            EXPECT_NE(r.plan.config.find("depth slices as images"), std::string::npos) << r.plan.config;
+            ++ran;
+        }
+        EXPECT_GE(ran, static_cast<int>(gemm ? shapes.size() : variant.id == "wgrad-clblast" ? table.size() : 4)) << id;
+    }
+    const ConvShapes wide = table.back().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    for (const char* id : {"wgrad-gemm", "wino-wgrad-f4"}) {
+        ConvCaseOptions accumulate;
+        accumulate.strategy = implementation_of(Variant(id)).kernel();
+        accumulate.variant = Variant(id);
+        accumulate.seed = 4500;
+        accumulate.beta = 1.0f;
+        accumulate.tolerance_factor = tolerance_factor(Variant(id));
+        const ConvCaseResult r = run_conv_case(wide, accumulate);
+        EXPECT_TRUE(r.passed()) << id << " beta 1: " << describe(wide, r);
+    }
+    // Its 2-D problem needs 219 KiB, the copies 292 KiB more: a limit of 300 KiB refuses for the copies.
+    DeviceProfile small = profile;
+    small.tuned["wgrad_gemm_workspace_limit_bytes"] = 300 * 1024;
+    const auto refusal = why_not(Variant("wgrad-gemm"), wide, small);
+    ASSERT_TRUE(refusal.has_value());
+    EXPECT_NE(refusal->find("depth taps"), std::string::npos) << *refusal;
+}
+
 TEST(Conv3d, WeightGradientsAccumulateUnderBetaOne) {
     const ConvShapes s = edge_case_shapes_3d()[3].in_direction(ConvDirection::BACKWARD_WEIGHTS);
     ConvCaseOptions options;
@@ -230,9 +285,9 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
         const std::string op = selector_op(problem);
         EXPECT_EQ(op.rfind("conv3d", 0), 0u) << op;
         const Decision decision = KernelSelector::global().explain(op, problem, profile);
-        // Forward on the GEMM engine, and backward data as its forward convolution there (stride 1); the
-        // weight gradient has the direct kernel only, so far.
-        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "naive" : "implicit-gemm")
+        // Forward on the GEMM engine, backward data as its forward convolution there (stride 1), and the
+        // weight gradient as its 2-D equal there.
+        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "wgrad-gemm" : "implicit-gemm")
             << decision.str();
         // Backward data's candidates are judged on its forward problem (2-D and 3-D alike), so none refuses
         // for the rank.

@@ -181,15 +181,23 @@ struct Case {
 struct FaultParam {
     Variant variant;
     ConvDirection direction = ConvDirection::FORWARD;
+    bool only_3d = false;  // the 3-D layer only: a 3-D path of its own (ops/as_2d/)
 };
 
-// Every variant in every direction its implementation takes.
+// Every variant in every direction its implementation takes, and the first
+// variant again in 3-D where the implementation's 3-D weight gradient runs as
+// a 2-D one (the copies' call sites around its own).
 std::vector<FaultParam> every_variant_and_direction() {
     std::vector<FaultParam> all;
     for (const ConvImplementation* impl : conv_implementations()) {
+        const ProblemKinds kinds = impl->problem_kinds();
         for (const Variant& v : impl->variants()) {
-            for (const ConvDirection d : impl->problem_kinds().directions) {
+            for (const ConvDirection d : kinds.directions) {
                 all.push_back({v, d});
+                const bool first = v == impl->variants().front();
+                if (first && d == ConvDirection::BACKWARD_WEIGHTS && kinds.weight_gradient_3d_as_2d) {
+                    all.push_back({v, d, true});
+                }
             }
         }
     }
@@ -199,7 +207,10 @@ std::vector<FaultParam> every_variant_and_direction() {
 // The first of the test layers the variant takes in the direction on this device.
 std::optional<Case> case_for(const FaultParam& p, std::string& why) {
     const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
-    for (const ConvShapes& forward : {layer_3x3(), layer_1x1(), layer_5x5(), layer_3d()}) {
+    const std::vector<ConvShapes> layers =
+        p.only_3d ? std::vector<ConvShapes>{layer_3d()}
+                  : std::vector<ConvShapes>{layer_3x3(), layer_1x1(), layer_5x5(), layer_3d()};
+    for (const ConvShapes& forward : layers) {
         const ConvShapes s = forward.in_direction(p.direction);
         const auto reason = why_not(p.variant, s, profile);
         if (!reason) return Case{p.variant, s};
@@ -351,7 +362,9 @@ bool is_build_site(const CallSite& site) {
 
 namespace {
 
-void PrintTo(const FaultParam& p, std::ostream* os) { *os << p.variant.id << " " << to_string(p.direction); }
+void PrintTo(const FaultParam& p, std::ostream* os) {
+    *os << p.variant.id << " " << to_string(p.direction) << (p.only_3d ? " 3-D" : "");
+}
 
 class FaultTest : public ::testing::TestWithParam<FaultParam> {};
 
@@ -418,6 +431,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, FaultTest, ::testing::ValuesIn(every_variant_
                          [](const ::testing::TestParamInfo<FaultParam>& info) {
                              std::string name = info.param.variant.id;
                              if (info.param.direction != ConvDirection::FORWARD) name += "_" + to_string(info.param.direction);
+                             if (info.param.only_3d) name += "_3d";
                              for (char& ch : name) {
                                  if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              }

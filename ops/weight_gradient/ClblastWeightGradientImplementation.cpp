@@ -22,7 +22,9 @@ public:
     // float16 through float32 copies for CLBlast's SGEMM (its HGEMM needs cl_khr_fp16 and sums in half):
     // ClblastWeightGradientConfig.hpp.
     ProblemKinds problem_kinds() const override {
-        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
+        ProblemKinds kinds{{ConvDirection::BACKWARD_WEIGHTS}, {2, 3}, {DataType::FLOAT32, DataType::FLOAT16}};
+        kinds.weight_gradient_3d_as_2d = true;  // 3-D as its 2-D equal (ops/as_2d/)
+        return kinds;
     }
     std::vector<std::string> profile_keys() const override {
         return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "wgrad_clblast_split_outputs",

@@ -17,7 +17,9 @@ public:
         return list;
     }
     ProblemKinds problem_kinds() const override {
-        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
+        ProblemKinds kinds{{ConvDirection::BACKWARD_WEIGHTS}, {2, 3}, {DataType::FLOAT32, DataType::FLOAT16}};
+        kinds.weight_gradient_3d_as_2d = true;  // 3-D as its 2-D equal (ops/as_2d/)
+        return kinds;
     }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = gemm_tile_keys("wgrad_gemm");

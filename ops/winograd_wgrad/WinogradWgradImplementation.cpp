@@ -14,7 +14,9 @@ public:
     std::string name() const override { return "winograd-wgrad"; }
     Kernel kernel() const override { return Kernel::CONV2D_WINOGRAD; }
     ProblemKinds problem_kinds() const override {
-        return {{ConvDirection::BACKWARD_WEIGHTS}, {2}, {DataType::FLOAT32, DataType::FLOAT16}};
+        ProblemKinds kinds{{ConvDirection::BACKWARD_WEIGHTS}, {2, 3}, {DataType::FLOAT32, DataType::FLOAT16}};
+        kinds.weight_gradient_3d_as_2d = true;  // 3-D as its 2-D equal (ops/as_2d/)
+        return kinds;
     }
     const std::vector<Variant>& variants() const override { return winograd_wgrad_variants(); }
     std::vector<std::string> profile_keys() const override { return winograd_wgrad_profile_keys(); }

@@ -115,12 +115,19 @@ TEST(Oclgrind, ThreeDimensionalNaive) {
 // The GEMM engine's 3-D builds: the implicit GEMM's DEPTH build (planes
 // outside the input on both sides, the residual sum over its shifted-back
 // last pixel tile) and both 3-D Winograd tiles' DEPTH transforms (ragged
-// last tiles in every axis).
+// last tiles in every axis); the weight gradient as 2-D (kernels_cl/
+// depth_taps.cl: depth taps in the padding on both sides, under a depth
+// stride, groups 2 and a dilated width), in float32 and half.
 TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     auto s = volume();
     s.dilation_w = 1, s.groups = 1;
     s.post_ops = PostOps::relu().with_sum();
     expect_clean(s, Kernel::IM2COL, Variant("implicit-gemm"));
+    auto g = volume().in_direction(ConvDirection::BACKWARD_WEIGHTS);
+    g.pad_back = 1;
+    expect_clean(g, Kernel::IM2COL, Variant("wgrad-gemm"));
+    g.dtype = DataType::FLOAT16;
+    expect_clean(g, Kernel::IM2COL, Variant("wgrad-gemm"));
     auto w = shape(1, 3, 5, 6, 5, 3, 1, true);
     w.spatial_rank = 3;
     w.D = 3, w.T = 3, w.pad_front = 1, w.pad_back = 0;
