@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ops/Implementations.hpp"
+#include "ops/as_2d/BackwardDataAs2d.hpp"
 #include "ops/as_2d/WeightGradientAs2d.hpp"
 #include "ops/as_forward/BackwardDataAsForward.hpp"
 #include "ops/internal/WorkspaceLimit.hpp"
@@ -14,34 +15,14 @@ bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
     return s.direction == ConvDirection::BACKWARD_DATA && problem_kinds().backward_data_as_forward;
 }
 
-bool ConvImplementation::runs_as_2d(const ConvShapes& s) const {
-    return s.direction == ConvDirection::BACKWARD_WEIGHTS && s.spatial_rank == 3 &&
-           problem_kinds().weight_gradient_3d_as_2d;
-}
-
 namespace {
 std::string phase_name(const BackwardDataPhase& p) {
     return "stride phase (" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
 }
 }  // namespace
 
-std::optional<std::string> ConvImplementation::why_not(const Variant& v, const ConvShapes& s,
-                                                       const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) {
-        const ConvShapes flat = weight_gradient_as_2d_problem(s);
-        const std::string as = "as the 2-D weight gradient " + flat.str() + ": ";
-        if (auto reason = int_indexing_why_not(flat)) return as + *reason;
-        if (auto reason = do_why_not(v, flat, profile)) return as + *reason;
-        const std::size_t bytes = workspace_bytes(v, s, profile);
-        const std::size_t limit = internal::workspace_limit(profile, workspace_limit_key().c_str());
-        if (bytes > limit) {
-            return "the copies of x's depth taps and dy's slices and the 2-D weight gradient's workspace need " +
-                   std::to_string(bytes) + " bytes; the workspace limit is " + std::to_string(limit) + " (" +
-                   workspace_limit_key() + ")";
-        }
-        return std::nullopt;
-    }
-    if (!runs_as_forward(s)) return do_why_not(v, s, profile);
+std::optional<std::string> ConvImplementation::as_forward_why_not(const Variant& v, const ConvShapes& s,
+                                                                  const DeviceProfile& profile) const {
     if (auto reason = backward_data_phases_why_not(s)) return reason;
     const BackwardDataPhases phases = backward_data_phases(s);
     for (const BackwardDataPhase& p : phases.phases) {
@@ -53,11 +34,48 @@ std::optional<std::string> ConvImplementation::why_not(const Variant& v, const C
     return std::nullopt;
 }
 
+bool ConvImplementation::runs_as_2d(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const {
+    if (s.spatial_rank != 3) return false;
+    const ProblemKinds kinds = problem_kinds();
+    if (s.direction == ConvDirection::BACKWARD_WEIGHTS) return kinds.weight_gradient_3d_as_2d;
+    // Backward data: as one forward convolution in 3-D where the implementation takes that (no copies).
+    return s.direction == ConvDirection::BACKWARD_DATA && kinds.backward_data_3d_as_2d &&
+           s.dtype == DataType::FLOAT32 && as_forward_why_not(v, s, profile).has_value();
+}
+
+std::optional<std::string> ConvImplementation::why_not(const Variant& v, const ConvShapes& s,
+                                                       const DeviceProfile& profile) const {
+    if (runs_as_2d(v, s, profile)) {
+        const ConvShapes flat = depth_taps_problem(s);
+        const std::string as = std::string("as the 2-D ") +
+                               (s.direction == ConvDirection::BACKWARD_DATA ? "backward data " : "weight gradient ") +
+                               flat.str() + ": ";
+        if (auto reason = int_indexing_why_not(flat)) return as + *reason;
+        if (auto reason = why_not(v, flat, profile)) return as + *reason;
+        const std::size_t bytes = workspace_bytes(v, s, profile);
+        const std::size_t limit = internal::workspace_limit(profile, workspace_limit_key().c_str());
+        if (bytes > limit) {
+            return "the copies of dy's depth slices and the depth taps and the 2-D problem's workspace need " +
+                   std::to_string(bytes) + " bytes; the workspace limit is " + std::to_string(limit) + " (" +
+                   workspace_limit_key() + ")";
+        }
+        return std::nullopt;
+    }
+    if (!runs_as_forward(s)) return do_why_not(v, s, profile);
+    const auto reason = as_forward_why_not(v, s, profile);
+    if (reason && s.spatial_rank == 3 && problem_kinds().backward_data_3d_as_2d) {
+        return *reason + "; as 2-D through its depth taps it takes float32 only (in float16 each tap's part of dx "
+                         "would be rounded to half before they are summed)";
+    }
+    return reason;
+}
+
 std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) {
-        const ConvShapes flat = weight_gradient_as_2d_problem(s);
-        return do_config(v, flat, profile) + "; as 2-D: " + std::to_string(flat.N) + " depth slices as images, x's " +
-               std::to_string(s.T) + " depth taps as channels (C " + std::to_string(flat.C) + ")";
+    if (runs_as_2d(v, s, profile)) {
+        const ConvShapes flat = depth_taps_problem(s);
+        return config(v, flat, profile) + "; as 2-D: " + std::to_string(flat.N) + " depth slices as images, " +
+               std::to_string(s.T) + " depth taps a channel (C " + std::to_string(flat.C) + ")" +
+               (s.direction == ConvDirection::BACKWARD_DATA ? ", summed into dx" : "");
     }
     if (!runs_as_forward(s)) return do_config(v, s, profile);
     const BackwardDataPhases phases = backward_data_phases(s);
@@ -76,8 +94,8 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
 
 std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShapes& s,
                                                 const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) {
-        return weight_gradient_as_2d_scratch_bytes(s) + do_workspace_bytes(v, weight_gradient_as_2d_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) {
+        return depth_taps_scratch_bytes(s) + workspace_bytes(v, depth_taps_problem(s), profile);
     }
     if (!runs_as_forward(s)) return do_workspace_bytes(v, s, profile);
     const BackwardDataPhases phases = backward_data_phases(s);
@@ -90,7 +108,7 @@ std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShap
 
 std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvShapes& s,
                                                  const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) return do_persistent_bytes(v, weight_gradient_as_2d_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) return persistent_bytes(v, depth_taps_problem(s), profile);
     if (!runs_as_forward(s)) return do_persistent_bytes(v, s, profile);
     std::size_t bytes = 0;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
@@ -103,8 +121,8 @@ std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvSha
 
 std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const ConvShapes& s,
                                                       const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) {
-        std::vector<ProgramSpec> list = do_programs(v, weight_gradient_as_2d_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) {
+        std::vector<ProgramSpec> list = programs(v, depth_taps_problem(s), profile);
         list.push_back(depth_taps_program(s.dtype));
         return list;
     }
@@ -125,7 +143,7 @@ std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const Co
 
 std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, const ConvShapes& s,
                                                            const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) return do_tile_prefixes(v, weight_gradient_as_2d_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) return tile_prefixes(v, depth_taps_problem(s), profile);
     if (!runs_as_forward(s)) return do_tile_prefixes(v, s, profile);
     std::vector<std::string> prefixes;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
@@ -139,8 +157,11 @@ std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, con
 
 std::unique_ptr<ConvStrategy> ConvImplementation::create(std::shared_ptr<Context> context, const Variant& v,
                                                          const ConvShapes& s, const DeviceProfile& profile) const {
-    if (runs_as_2d(s)) {
-        std::unique_ptr<ConvStrategy> flat = do_create(context, v, weight_gradient_as_2d_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) {
+        std::unique_ptr<ConvStrategy> flat = create(context, v, depth_taps_problem(s), profile);
+        if (s.direction == ConvDirection::BACKWARD_DATA) {
+            return std::make_unique<BackwardDataAs2d>(std::move(context), s, std::move(flat));
+        }
         return std::make_unique<WeightGradientAs2d>(std::move(context), s, std::move(flat));
     }
     if (!runs_as_forward(s)) return do_create(std::move(context), v, s, profile);

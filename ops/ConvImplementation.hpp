@@ -42,10 +42,14 @@ struct ProblemKinds {
     // False: the implementation's own kernels take each listed direction.
     bool backward_data_as_forward = false;
     // A 3-D weight gradient, where rank 3 and backward weights are listed,
-    // runs as the 2-D one it equals (ops/as_2d/: depth slices as images, x's
-    // depth taps as channels): every method below is then asked about that
-    // 2-D problem, and the strategy it creates is wrapped to make the copies.
+    // runs as the 2-D one it equals (ops/as_2d/DepthTaps.hpp: depth slices as
+    // images, x's depth taps as channels); so does a float32 3-D backward data
+    // that the implementation cannot run as one 3-D forward convolution (any
+    // stride; a padding past the filter's reach; a dilated depth for the
+    // implicit GEMM): every method below is then asked about that 2-D
+    // problem, and the strategy it creates is wrapped to make the copies.
     bool weight_gradient_3d_as_2d = false;
+    bool backward_data_3d_as_2d = false;
 
     // 2-D float32 forward only.
     static ProblemKinds forward_2d_float32() { return {{ConvDirection::FORWARD}, {2}, {DataType::FLOAT32}}; }
@@ -141,8 +145,11 @@ protected:
 private:
     // Whether this problem is asked as the forward problem it equals.
     bool runs_as_forward(const ConvShapes& shapes) const;
-    // Whether this problem is asked as the 2-D weight gradient it equals.
-    bool runs_as_2d(const ConvShapes& shapes) const;
+    // Why a backward-data problem cannot run as the forward convolutions it equals.
+    std::optional<std::string> as_forward_why_not(const Variant& variant, const ConvShapes& shapes,
+                                                  const DeviceProfile& profile) const;
+    // Whether this problem is asked as the 2-D gradient of its depth taps.
+    bool runs_as_2d(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const;
 };
 
 }  // namespace netcl

@@ -185,8 +185,9 @@ struct FaultParam {
 };
 
 // Every variant in every direction its implementation takes, and the first
-// variant again in 3-D where the implementation's 3-D weight gradient runs as
-// a 2-D one (the copies' call sites around its own).
+// variant again in 3-D where the implementation's 3-D gradient runs as a 2-D
+// one (the copies' call sites around its own; backward data under a depth
+// stride, which takes that route).
 std::vector<FaultParam> every_variant_and_direction() {
     std::vector<FaultParam> all;
     for (const ConvImplementation* impl : conv_implementations()) {
@@ -195,7 +196,8 @@ std::vector<FaultParam> every_variant_and_direction() {
             for (const ConvDirection d : kinds.directions) {
                 all.push_back({v, d});
                 const bool first = v == impl->variants().front();
-                if (first && d == ConvDirection::BACKWARD_WEIGHTS && kinds.weight_gradient_3d_as_2d) {
+                if (first && ((d == ConvDirection::BACKWARD_WEIGHTS && kinds.weight_gradient_3d_as_2d) ||
+                              (d == ConvDirection::BACKWARD_DATA && kinds.backward_data_3d_as_2d))) {
                     all.push_back({v, d, true});
                 }
             }
@@ -207,8 +209,10 @@ std::vector<FaultParam> every_variant_and_direction() {
 // The first of the test layers the variant takes in the direction on this device.
 std::optional<Case> case_for(const FaultParam& p, std::string& why) {
     const DeviceProfile profile = KernelSelector::resolve_profile(test::shared_context()->profile());
+    ConvShapes strided_3d = layer_3d();
+    strided_3d.stride_d = 2;
     const std::vector<ConvShapes> layers =
-        p.only_3d ? std::vector<ConvShapes>{layer_3d()}
+        p.only_3d ? std::vector<ConvShapes>{p.direction == ConvDirection::BACKWARD_DATA ? strided_3d : layer_3d()}
                   : std::vector<ConvShapes>{layer_3x3(), layer_1x1(), layer_5x5(), layer_3d()};
     for (const ConvShapes& forward : layers) {
         const ConvShapes s = forward.in_direction(p.direction);

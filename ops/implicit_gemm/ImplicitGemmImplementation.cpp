@@ -19,9 +19,11 @@ public:
     // Backward data through its forward kernels, a stride phase at a time (ops/as_forward/).
     ProblemKinds problem_kinds() const override {
         // 3-D forward on the same kernel (its DEPTH build); 3-D backward data as
-        // forward convolutions at stride 1 only (ops/as_forward/ says why).
+        // a 3-D forward convolution at stride 1 (ops/as_forward/), else as the
+        // 2-D one of its depth taps (ops/as_2d/).
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
         kinds.spatial_ranks = {2, 3};
+        kinds.backward_data_3d_as_2d = true;
         kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
         return kinds;
     }

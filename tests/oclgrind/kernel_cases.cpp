@@ -115,9 +115,10 @@ TEST(Oclgrind, ThreeDimensionalNaive) {
 // The GEMM engine's 3-D builds: the implicit GEMM's DEPTH build (planes
 // outside the input on both sides, the residual sum over its shifted-back
 // last pixel tile) and both 3-D Winograd tiles' DEPTH transforms (ragged
-// last tiles in every axis); the weight gradient as 2-D (kernels_cl/
-// depth_taps.cl: depth taps in the padding on both sides, under a depth
-// stride, groups 2 and a dilated width), in float32 and half.
+// last tiles in every axis); the gradients as 2-D (kernels_cl/depth_taps.cl:
+// depth taps in the padding on both sides, under a depth stride, groups 2;
+// the weight gradient with a dilated width, in float32 and half; backward
+// data's sum over the taps, a slice past the last output slice's reach).
 TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     auto s = volume();
     s.dilation_w = 1, s.groups = 1;
@@ -128,6 +129,9 @@ TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     expect_clean(g, Kernel::IM2COL, Variant("wgrad-gemm"));
     g.dtype = DataType::FLOAT16;
     expect_clean(g, Kernel::IM2COL, Variant("wgrad-gemm"));
+    auto d = volume().in_direction(ConvDirection::BACKWARD_DATA);
+    d.dilation_w = 1;
+    expect_clean(d, Kernel::IM2COL, Variant("implicit-gemm"));
     auto w = shape(1, 3, 5, 6, 5, 3, 1, true);
     w.spatial_rank = 3;
     w.D = 3, w.T = 3, w.pad_front = 1, w.pad_back = 0;
