@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kFile = "depth_taps";
 constexpr const char* kGather = "gather_depth_taps";
 constexpr const char* kSum = "sum_depth_taps";
-constexpr std::size_t kLocal = 64;  // along a plane, as the other copies
+constexpr std::size_t kLocal = 64;  // a work-group a plane (kernels_cl/depth_taps.cl says why)
 // Each copy starts on a 256-byte boundary, as the workspaces' parts elsewhere.
 constexpr std::size_t kAlignBytes = 256;
 
@@ -24,7 +24,6 @@ std::size_t taps_bytes(const ConvShapes& s) {  // N·O images of C·T planes
     return aligned(static_cast<std::size_t>(s.N * s.O() * s.C * s.T * s.H * s.W) * size_of(s.dtype));
 }
 int i(std::int64_t v) { return static_cast<int>(v); }
-std::size_t run(std::int64_t plane) { return (static_cast<std::size_t>(plane) + kLocal - 1) / kLocal * kLocal; }
 }  // namespace
 
 ConvShapes depth_taps_problem(const ConvShapes& s) {
@@ -83,7 +82,7 @@ void DepthTaps::gather_slices(const Tensor& dy, const Workspace& workspace, inte
     internal::set_args(gather_, kGather, dy.buffer(), internal::offset_of(dy), workspace.buffer,
                        internal::offset_of(to), i(s.K), i(s.O()), i(s.P() * s.Q()), i(s.O()), 1, 1, 0, 1);
     internal::launch(context_->queue(), gather_, kGather,
-                     cl::NDRange(run(s.P() * s.Q()), static_cast<std::size_t>(s.K), static_cast<std::size_t>(s.N * s.O())),
+                     cl::NDRange(kLocal, static_cast<std::size_t>(s.K), static_cast<std::size_t>(s.N * s.O())),
                      cl::NDRange(kLocal, 1, 1), chain);
 }
 
@@ -94,7 +93,7 @@ void DepthTaps::gather_taps(const Tensor& x, const Workspace& workspace, interna
                        i(s.C), i(s.D), i(s.H * s.W), i(s.O()), i(s.T), i(s.stride_d), i(s.pad_front),
                        i(s.dilation_d));
     internal::launch(context_->queue(), gather_, kGather,
-                     cl::NDRange(run(s.H * s.W), static_cast<std::size_t>(s.C * s.T), static_cast<std::size_t>(s.N * s.O())),
+                     cl::NDRange(kLocal, static_cast<std::size_t>(s.C * s.T), static_cast<std::size_t>(s.N * s.O())),
                      cl::NDRange(kLocal, 1, 1), chain);
 }
 
@@ -105,7 +104,7 @@ void DepthTaps::sum_taps(const Workspace& workspace, const Tensor& dx, internal:
                        i(s.C), i(s.D), i(s.H * s.W), i(s.O()), i(s.T), i(s.stride_d), i(s.pad_front),
                        i(s.dilation_d));
     internal::launch(context_->queue(), sum_, kSum,
-                     cl::NDRange(run(s.H * s.W), static_cast<std::size_t>(s.C), static_cast<std::size_t>(s.N * s.D)),
+                     cl::NDRange(kLocal, static_cast<std::size_t>(s.C), static_cast<std::size_t>(s.N * s.D)),
                      cl::NDRange(kLocal, 1, 1), chain);
 }
 

@@ -135,8 +135,8 @@ MUTATIONS = [
          replace="const int d = o * stride_d + t * dilation_d;",
          bug="the 3-D weight gradient as 2-D ignores the front padding: every tap a slice deeper"),
     dict(id="depth-taps-past-depth", area="gradients", file="kernels_cl/depth_taps.cl",
-         find="if (d >= 0 && d < D) v",
-         replace="if (d >= 0 && d <= D) v",
+         find="if (d < 0 || d >= D) {",
+         replace="if (d < 0 || d > D) {",
          bug="the 3-D weight gradient as 2-D reads the slice past the back of x (the next channel's first) "
              "where it should see padding"),
     dict(id="depth-taps-sum-whole-slices", area="gradients", file="kernels_cl/depth_taps.cl",
