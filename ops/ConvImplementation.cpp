@@ -7,6 +7,7 @@
 #include "ops/as_2d/BackwardDataAs2d.hpp"
 #include "ops/as_2d/WeightGradientAs2d.hpp"
 #include "ops/as_forward/BackwardDataAsForward.hpp"
+#include "ops/internal/Widen.hpp"
 #include "ops/internal/WorkspaceLimit.hpp"
 
 namespace netcl {
@@ -40,7 +41,7 @@ bool ConvImplementation::runs_as_2d(const Variant& v, const ConvShapes& s, const
     if (s.direction == ConvDirection::BACKWARD_WEIGHTS) return kinds.weight_gradient_3d_as_2d;
     // Backward data: as one forward convolution in 3-D where the implementation takes that (no copies).
     return s.direction == ConvDirection::BACKWARD_DATA && kinds.backward_data_3d_as_2d &&
-           s.dtype == DataType::FLOAT32 && as_forward_why_not(v, s, profile).has_value();
+           as_forward_why_not(v, s, profile).has_value();
 }
 
 std::optional<std::string> ConvImplementation::why_not(const Variant& v, const ConvShapes& s,
@@ -62,12 +63,7 @@ std::optional<std::string> ConvImplementation::why_not(const Variant& v, const C
         return std::nullopt;
     }
     if (!runs_as_forward(s)) return do_why_not(v, s, profile);
-    const auto reason = as_forward_why_not(v, s, profile);
-    if (reason && s.spatial_rank == 3 && problem_kinds().backward_data_3d_as_2d) {
-        return *reason + "; as 2-D through its depth taps it takes float32 only (in float16 each tap's part of dx "
-                         "would be rounded to half before they are summed)";
-    }
-    return reason;
+    return as_forward_why_not(v, s, profile);
 }
 
 std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, const DeviceProfile& profile) const {
@@ -108,7 +104,12 @@ std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShap
 
 std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvShapes& s,
                                                  const DeviceProfile& profile) const {
-    if (runs_as_2d(v, s, profile)) return persistent_bytes(v, depth_taps_problem(s), profile);
+    if (runs_as_2d(v, s, profile)) {
+        // Backward data of a half layer keeps its filters widened to float32 (ops/as_2d/BackwardDataAs2d).
+        const bool widened = s.direction == ConvDirection::BACKWARD_DATA && s.dtype != DataType::FLOAT32;
+        return persistent_bytes(v, depth_taps_problem(s), profile) +
+               (widened ? static_cast<std::size_t>(s.weight_numel()) * sizeof(float) : 0);
+    }
     if (!runs_as_forward(s)) return do_persistent_bytes(v, s, profile);
     std::size_t bytes = 0;
     for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
@@ -124,6 +125,9 @@ std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const Co
     if (runs_as_2d(v, s, profile)) {
         std::vector<ProgramSpec> list = programs(v, depth_taps_problem(s), profile);
         list.push_back(depth_taps_program(s.dtype));
+        if (s.direction == ConvDirection::BACKWARD_DATA && s.dtype != DataType::FLOAT32) {
+            list.push_back(internal::widen_program());
+        }
         return list;
     }
     if (!runs_as_forward(s)) return do_programs(v, s, profile);

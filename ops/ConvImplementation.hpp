@@ -43,7 +43,7 @@ struct ProblemKinds {
     bool backward_data_as_forward = false;
     // A 3-D weight gradient, where rank 3 and backward weights are listed,
     // runs as the 2-D one it equals (ops/as_2d/DepthTaps.hpp: depth slices as
-    // images, x's depth taps as channels); so does a float32 3-D backward data
+    // images, x's depth taps as channels); so does a 3-D backward data
     // that the implementation cannot run as one 3-D forward convolution (any
     // stride; a padding past the filter's reach; a dilated depth for the
     // implicit GEMM): every method below is then asked about that 2-D

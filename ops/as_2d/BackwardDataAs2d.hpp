@@ -1,8 +1,9 @@
 #pragma once
 // Internal: a 3-D backward data as the 2-D one of its depth taps
 // (DepthTaps.hpp): dy's slices copied, the 2-D strategy (with the 3-D filters
-// read as K x (C·T)/groups x R x S) writes each slice's taps, and dx at each
-// depth sums the taps that reach it. Where the 3-D layer runs as one forward
+// read as K x (C·T)/groups x R x S, widened to float32 in a half layer)
+// writes each slice's taps in float32, and dx at each depth sums the taps
+// that reach it. Where the 3-D layer runs as one forward
 // convolution in 3-D (stride 1, padded within the filter's reach:
 // ops/as_forward/), that is used instead. An implementation opts in through
 // ProblemKinds::backward_data_3d_as_2d.
@@ -32,6 +33,8 @@ private:
     ConvShapes shapes_;
     std::unique_ptr<ConvStrategy> flat_;
     DepthTaps taps_;
+    cl::Kernel widen_;  // a half layer's filters to float32
+    Tensor widened_;
 };
 
 }  // namespace netcl

@@ -17,7 +17,9 @@
 //
 // The copies (kernels_cl/depth_taps.cl): dy's slices, and x's taps (weight
 // gradient) or the 2-D problem's dx (backward data), T / stride_d times x's
-// planes, made in the workspace each run, before the 2-D problem's own.
+// planes, made in the workspace each run, before the 2-D problem's own; in
+// the 2-D problem's type, which for backward data is float32 (a half layer's
+// dx rounded once, from the sum of its taps' parts).
 #include <cstddef>
 
 #include "netcl/Context.hpp"
@@ -29,7 +31,8 @@
 
 namespace netcl {
 
-// The 2-D problem, in the 3-D one's direction, that a 3-D gradient runs as.
+// The 2-D problem, in the 3-D one's direction, that a 3-D gradient runs as
+// (backward data's in float32 whatever the layer's type).
 ConvShapes depth_taps_problem(const ConvShapes& shapes);
 // The copies' bytes: dy's slices, then the taps (the 2-D problem's x or dx).
 std::size_t depth_taps_scratch_bytes(const ConvShapes& shapes);
@@ -57,6 +60,7 @@ private:
     std::shared_ptr<Context> context_;
     ConvShapes shapes_, flat_;
     cl::Kernel gather_, sum_;
+    const char* gather_name_;
 };
 
 }  // namespace netcl

@@ -117,8 +117,8 @@ TEST(Oclgrind, ThreeDimensionalNaive) {
 // last pixel tile) and both 3-D Winograd tiles' DEPTH transforms (ragged
 // last tiles in every axis); the gradients as 2-D (kernels_cl/depth_taps.cl:
 // depth taps in the padding on both sides, under a depth stride, groups 2;
-// the weight gradient with a dilated width, in float32 and half; backward
-// data's sum over the taps, a slice past the last output slice's reach).
+// the weight gradient with a dilated width; backward data's sum over the
+// taps, a slice past the last output slice's reach; each in float32 and half).
 TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     auto s = volume();
     s.dilation_w = 1, s.groups = 1;
@@ -131,6 +131,8 @@ TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
     expect_clean(g, Kernel::IM2COL, Variant("wgrad-gemm"));
     auto d = volume().in_direction(ConvDirection::BACKWARD_DATA);
     d.dilation_w = 1;
+    expect_clean(d, Kernel::IM2COL, Variant("implicit-gemm"));
+    d.dtype = DataType::FLOAT16;  // dy's slices and the filters widened, the parts summed in float32
     expect_clean(d, Kernel::IM2COL, Variant("implicit-gemm"));
     auto w = shape(1, 3, 5, 6, 5, 3, 1, true);
     w.spatial_rank = 3;
