@@ -8,7 +8,6 @@
 #include "ops/as_2d/WeightGradientAs2d.hpp"
 #include "ops/as_forward/BackwardDataAsForward.hpp"
 #include "ops/internal/Widen.hpp"
-#include "ops/internal/WorkspaceLimit.hpp"
 
 namespace netcl {
 
@@ -52,9 +51,10 @@ std::optional<std::string> ConvImplementation::why_not(const Variant& v, const C
                                (s.direction == ConvDirection::BACKWARD_DATA ? "backward data " : "weight gradient ") +
                                flat.str() + ": ";
         if (auto reason = int_indexing_why_not(flat)) return as + *reason;
+        if (auto reason = problem_kind_why_not(*this, flat)) return as + *reason;
         if (auto reason = why_not(v, flat, profile)) return as + *reason;
         const std::size_t bytes = workspace_bytes(v, s, profile);
-        const std::size_t limit = internal::workspace_limit(profile, workspace_limit_key().c_str());
+        const std::size_t limit = workspace_limit(profile);
         if (bytes > limit) {
             return "the copies of dy's depth slices and the depth taps and the 2-D problem's workspace need " +
                    std::to_string(bytes) + " bytes; the workspace limit is " + std::to_string(limit) + " (" +

@@ -62,7 +62,8 @@ struct ProblemKinds {
 // What callers ask is public and not virtual; what an implementation says
 // for the problem it computes is the protected do_* (the standard library's
 // facets' pattern): the public side maps a backward-data problem that runs
-// as forward onto that forward problem, so no implementation repeats it.
+// as forward onto that forward problem, and a 3-D gradient that runs as 2-D
+// onto that 2-D problem (ProblemKinds), so no implementation repeats it.
 class ConvImplementation {
 public:
     virtual ~ConvImplementation() = default;
@@ -119,11 +120,18 @@ public:
     // "<name>_workspace_limit_bytes": the cap an implementation with a
     // workspace sizes it to (fewer images or tiles a pass); Conv2d sets it
     // for every implementation from Conv2dOptions::workspace_limit_bytes.
-    std::string workspace_limit_key() const;
+    // One that shares another's cap names that key instead (wgrad-clblast: im2col's).
+    virtual std::string workspace_limit_key() const;
+    // That cap on a device: the profile's value, else a quarter of its
+    // largest allocation (an implementation with a default of its own says
+    // so). The 3-D gradients' copies (ops/as_2d/) count against it with the
+    // 2-D problem's workspace.
+    virtual std::size_t workspace_limit(const DeviceProfile& profile) const;
 
 protected:
     // The same questions about the problem the implementation's kernels
-    // compute (a backward-data problem already mapped to its forward one).
+    // compute (a backward-data problem already mapped to its forward one, a
+    // 3-D gradient to its depth taps' 2-D problem).
     virtual std::optional<std::string> do_why_not(const Variant& variant, const ConvShapes& shapes,
                                                   const DeviceProfile& profile) const = 0;
     virtual std::string do_config(const Variant& variant, const ConvShapes& shapes,

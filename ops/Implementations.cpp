@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "netcl/Error.hpp"
+#include "ops/internal/WorkspaceLimit.hpp"
 
 namespace netcl {
 
@@ -50,6 +51,10 @@ std::string profile_key(const ConvImplementation& impl, const char* suffix) {
 std::string ConvImplementation::enabled_key() const { return profile_key(*this, "_enabled"); }
 
 std::string ConvImplementation::workspace_limit_key() const { return profile_key(*this, "_workspace_limit_bytes"); }
+
+std::size_t ConvImplementation::workspace_limit(const DeviceProfile& profile) const {
+    return internal::workspace_limit(profile, workspace_limit_key().c_str());
+}
 
 bool ConvImplementation::offers(const Variant& variant) const {
     const auto& all = variants();

@@ -132,9 +132,10 @@ FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
 // them. VGG-16 at N = 1 on 2 Zen 3 cores (PoCL 3.1, netcl-bench, median of
 // 5 interleaved rounds), F(3x3,2x2) / F(3x3,4x4) ms: conv1.2 (3136 F(4)
 // tiles) 27.3 / 16.5, conv3.2 (196) 16.2 / 10.1, conv4.2 (49) 16.0 / 11.4,
-// conv5 (16) 4.9 / 6.5; hence winograd_wgrad_f4_min_tiles 32.
+// conv5 (16) 4.9 / 6.5; hence winograd_wgrad_f4_min_tiles 32. A 3-D layer's
+// tiles run on its depth slices as images (ops/as_2d/): N·O of them.
 FirstTile first_wgrad_tile(const ConvShapes& s, const DeviceProfile& profile) {
-    const double dy_tiles = static_cast<double>(s.N * ((s.P() + 3) / 4) * ((s.Q() + 3) / 4));
+    const double dy_tiles = static_cast<double>(s.N * s.O() * ((s.P() + 3) / 4) * ((s.Q() + 3) / 4));
     const double min_dy_tiles = threshold(profile, threshold_key::winograd_wgrad_f4_min_tiles);
     if (dy_tiles < min_dy_tiles) {
         return {2, "F(3x3,2x2) first: " + detail::number(dy_tiles) + " dy tiles of 4x4 in the batch < "

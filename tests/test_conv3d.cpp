@@ -93,9 +93,15 @@ TEST(Conv3d, TheImplicitGemmTakesEveryUndilatedForwardShape) {
     }
     EXPECT_EQ(in_3d, 9);  // the 3-D table's 7 unstrided undilated shapes, the wide stride-1 one, the six pads
     EXPECT_EQ(as_2d, 9);  // strided, dilated in depth only, padded past the reach
-    // In float16 too: the 2-D problem in float32 (dy's slices and the filters widened), dx rounded once from
-    // the sum of its taps' parts, within half's output rounding of the reference.
-    for (const std::size_t back : {std::size_t{6}, std::size_t{1}}) {
+    // Groups through the depth taps (the copies' channels c·T + t stay within their group), and float16
+    // too: the 2-D problem in float32 (dy's slices and the filters widened), dx rounded once from the sum
+    // of its taps' parts, within half's output rounding of the reference.
+    const ConvShapes grouped = make3d(1, 4, 6, {7, 3, 2, 1, 1}, {5, 3, 1, 1, 1}, {5, 3, 1, 1, 1}, 2);
+    const ConvCaseResult g = run_conv_case(grouped.in_direction(ConvDirection::BACKWARD_DATA), Kernel::IM2COL, implicit, 30);
+    EXPECT_TRUE(g.passed()) << describe(grouped.in_direction(ConvDirection::BACKWARD_DATA), g);
+    EXPECT_NE(g.plan.config.find("summed into dx"), std::string::npos) << g.plan.config;
+    shapes.push_back(grouped);
+    for (const std::size_t back : {std::size_t{7}, std::size_t{2}, std::size_t{1}}) {
         ConvShapes half = shapes[shapes.size() - back].in_direction(ConvDirection::BACKWARD_DATA);
         half.dtype = DataType::FLOAT16;
         ASSERT_FALSE(why_not(implicit, half, profile).has_value()) << half.str() << ": " << *why_not(implicit, half, profile);
@@ -228,9 +234,9 @@ TEST(Conv3d, TheAccuracyBoundChoosesTheTile) {
 // as images, x's depth taps as channels; ops/as_2d/). The GEMM engine's on
 // every shape of the 3-D table (dilated, strided and grouped ones, depth 1,
 // six pads, one voxel), 20 random layers and a wider one under beta 1; CLBlast's
-// and both Winograd tiles' on the table and the wide one (the tiles take its
-// 3x3x3 stride-1 ungrouped shapes, refusing the others for their 2-D
-// problem). Each plan says so, and a workspace limit below the copies is a
+// and both Winograd tiles' on the table and the wide one (the tiles take the
+// five whose rows and columns are 3x3 at stride 1, ungrouped, undilated,
+// whatever their depth, refusing the others for their 2-D problem). Each plan says so, and a workspace limit below the copies is a
 // refusal that names them.
 TEST(Conv3d, EveryWeightGradientTakesLayersAsTheirTwoDimensionalEqual) {
     const auto& profile = shared_context()->profile();
@@ -258,7 +264,7 @@ TEST(Conv3d, EveryWeightGradientTakesLayersAsTheirTwoDimensionalEqual) {
             EXPECT_NE(r.plan.config.find("depth slices as images"), std::string::npos) << r.plan.config;
             ++ran;
         }
-        EXPECT_GE(ran, static_cast<int>(gemm ? shapes.size() : variant.id == "wgrad-clblast" ? table.size() : 4)) << id;
+        EXPECT_EQ(ran, static_cast<int>(gemm ? shapes.size() : variant.id == "wgrad-clblast" ? table.size() : 5)) << id;
     }
     const ConvShapes wide = table.back().in_direction(ConvDirection::BACKWARD_WEIGHTS);
     for (const char* id : {"wgrad-gemm", "wino-wgrad-f4"}) {
@@ -305,12 +311,15 @@ TEST(Conv3d, TheSelectorPlansUnderItsOwnOpAndSaysWhyTheOthersCannot) {
         EXPECT_EQ(op.rfind("conv3d", 0), 0u) << op;
         const Decision decision = KernelSelector::global().explain(op, problem, profile);
         // Forward on the GEMM engine, backward data as its forward convolution there (stride 1), and the
-        // weight gradient as its 2-D equal there.
-        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "wgrad-gemm" : "implicit-gemm")
+        // weight gradient as its 2-D equal (here Winograd's F(3x3,4x4), as for a 2-D layer of 16 channels).
+        EXPECT_EQ(decision.plan.variant.id, d == ConvDirection::BACKWARD_WEIGHTS ? "wino-wgrad-f4" : "implicit-gemm")
             << decision.str();
-        // Backward data's candidates are judged on its forward problem (2-D and 3-D alike), so none refuses
-        // for the rank.
-        if (d == ConvDirection::BACKWARD_DATA) continue;
+        if (d == ConvDirection::BACKWARD_WEIGHTS) {
+            EXPECT_NE(decision.plan.config.find("depth slices as images"), std::string::npos) << decision.str();
+        }
+        // Backward data's candidates are judged on its forward problem (2-D and 3-D alike), and every weight
+        // gradient takes 3-D layers, so none refuses for the rank.
+        if (d != ConvDirection::FORWARD) continue;
         std::size_t refused_for_rank = 0;
         for (const auto& candidate : decision.candidates) {
             if (candidate.reason.find("3-D") != std::string::npos) ++refused_for_rank;

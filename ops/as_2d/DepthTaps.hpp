@@ -15,11 +15,12 @@
 // stride_d is whole (BackwardDataAs2d). So every stride, padding, dilation
 // and grouping runs on the 2-D implementations.
 //
-// The copies (kernels_cl/depth_taps.cl): dy's slices, and x's taps (weight
-// gradient) or the 2-D problem's dx (backward data), T / stride_d times x's
-// planes, made in the workspace each run, before the 2-D problem's own; in
-// the 2-D problem's type, which for backward data is float32 (a half layer's
-// dx rounded once, from the sum of its taps' parts).
+// The scratch (kernels_cl/depth_taps.cl), in the workspace before the 2-D
+// problem's own, each run: a copy of dy's slices, and T / stride_d times x's
+// planes, the weight gradient's copy of x's taps or backward data's parts
+// (the 2-D problem's dx, which the sum reads); in the 2-D problem's type,
+// which for backward data is float32 (a half layer's dx rounded once, from
+// the sum of its taps' parts).
 #include <cstddef>
 
 #include "netcl/Context.hpp"

@@ -63,6 +63,7 @@ public:
         for (const char* prefix : {"implicit_gemm_thin", "implicit_gemm_few_pixels", "implicit_gemm_pointwise"}) {
             for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
         }
+        keys.push_back(workspace_limit_key());  // the 3-D backward data's copies (ops/as_2d/)
         for (const char* key : {"implicit_gemm_fixed_min_flops", "implicit_gemm_blocked_tiles",
                                 "implicit_gemm_blocked_min_panel_bytes", "implicit_gemm_blocked_channels",
                                 "implicit_gemm_blocked_wg1", "implicit_gemm_blocked_min_items_per_unit"}) {

@@ -26,6 +26,9 @@ public:
         kinds.weight_gradient_3d_as_2d = true;  // 3-D as its 2-D equal (ops/as_2d/)
         return kinds;
     }
+    // im2col's cap (its columns are im2col's), which the 3-D copies count against too.
+    std::string workspace_limit_key() const override { return "im2col_workspace_limit_bytes"; }
+    std::size_t workspace_limit(const DeviceProfile& profile) const override { return im2col_workspace_limit(profile); }
     std::vector<std::string> profile_keys() const override {
         return {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "wgrad_clblast_split_outputs",
                 "wgrad_clblast_min_chunk"};

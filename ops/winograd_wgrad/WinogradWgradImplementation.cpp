@@ -20,6 +20,10 @@ public:
     }
     const std::vector<Variant>& variants() const override { return winograd_wgrad_variants(); }
     std::vector<std::string> profile_keys() const override { return winograd_wgrad_profile_keys(); }
+    // 64 MiB unless the profile says (WinogradWgradConfig.cpp), the 3-D copies included.
+    std::size_t workspace_limit(const DeviceProfile& profile) const override {
+        return winograd_wgrad_workspace_limit(profile);
+    }
     // Measured max error over the direct dw's (netcl-bench --accuracy, VGG's
     // five Table 4 layers, N = 1, Zen 3, the tiles summed in slices of 128):
     // F(3x3,2x2) 0.06-0.69, F(3x3,4x4) 0.26-2.05. The factors are forward's

@@ -34,8 +34,10 @@ public:
         // C x K. On v3d's conv2 (C = 32, K = 64; 2 Zen 3 cores, N = 1)
         // F(4x4x4) ran in 35 ms against the implicit GEMM's 72 once its
         // transforms took 8 tiles a work-item (77 ms before); below 32
-        // channels nothing was measured, so the direct GEMM keeps them.
-        if (s.spatial_rank == 3) {
+        // channels nothing was measured, so the direct GEMM keeps them. Not
+        // the weight gradient, whose 2-D tiles run on the depth taps as C·T
+        // channels (ops/as_2d/).
+        if (s.spatial_rank == 3 && s.direction != ConvDirection::BACKWARD_WEIGHTS) {
             const double min_3d = threshold(profile, threshold_key::winograd3d_min_channels);
             if (static_cast<double>(std::min(s.C, s.K)) < min_3d) {
                 return reject("min(C, K) = " + std::to_string(std::min(s.C, s.K)) + " < winograd3d_min_channels " +
