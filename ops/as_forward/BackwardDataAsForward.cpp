@@ -85,7 +85,8 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
         internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
                            i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S), i(s.groups), i(p.a), i(p.b),
                            i(s.stride_h), i(s.stride_w), i(depth * taps_r), i(taps_s));
-        internal::launch(context_->queue(), rotate_, kRotate, cl::NDRange(static_cast<std::size_t>(rotated_[n].numel())),
+        // A work-item a filter of the rotated tensor (kernels_cl/rotate_filters.cl says why).
+        internal::launch(context_->queue(), rotate_, kRotate, cl::NDRange(round_up(s.K * (s.C / s.groups), kLocal)),
                          cl::NDRange(kLocal), chain);
         forwards_[n]->set_weights(rotated_[n], nullptr, chain);
     }
