@@ -306,18 +306,26 @@ void tile_position(const int tile, const int tiles_per_image, const int tiles_w,
     *tx = rest - *ty * tiles_w;
 }
 
-// U = G g G^T into [e][K][C] (or panels), once per set_weights. NDRange:
-// dim0 = C, dim1 = K (with U_PANEL: K padded to whole panels, the padding
-// written as zeros: the GEMM multiplies it into columns it never stores, and
-// zeros keep a fresh buffer's NaNs or denormals out of those FMAs).
+// U = G g G^T into [e][K][C] (or panels, U_e then U_PLANE_PAD elements
+// apart more: ops/winograd_gemm/WinogradGemmConfig.hpp's u_plane), once per set_weights, which a
+// training step calls every step. NDRange: dim0 runs along U's contiguous
+// axis, so that a work-group's stores for each e fill whole cache lines: C
+// for [e][K][C], K for panels (dim1 the other; with U_PANEL, K padded to
+// whole panels, the padding written as zeros: the GEMM multiplies it into
+// columns it never stores, and zeros keep a fresh buffer's NaNs or denormals
+// out of those FMAs).
 __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ulong w_offset, __global U_TYPE* restrict u,
                                     const int C, const int K) {
+#ifdef U_PANEL
+    const int k = (int)get_global_id(0), c = (int)get_global_id(1);
+#else
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
+#endif
 #ifdef U_PANEL
     const int panels = (K + U_PANEL - 1) / U_PANEL;
     if (c >= C || k >= panels * U_PANEL) return;
     __global U_TYPE* up = u + ((size_t)(k / U_PANEL) * C + c) * U_PANEL + k % U_PANEL;
-    const size_t e_stride = (size_t)panels * C * U_PANEL;
+    const size_t e_stride = (size_t)panels * C * U_PANEL + U_PLANE_PAD;
     if (k >= K) {
 #pragma unroll
         for (int e = 0; e < A2; ++e) STORE_AS(U_TYPE, up, e * e_stride, 0.0f);

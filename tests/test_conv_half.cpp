@@ -360,7 +360,9 @@ TEST(Half, WinogradF2KeepsUInHalfWhereTheProfileAsks) {
         EXPECT_TRUE(config.half_u) << c.name << ": " << config.str();
         EXPECT_EQ(config.transposed, c.transposed != 0) << config.str();
         EXPECT_EQ(config.weight_bytes(c.shapes),
-                  static_cast<std::size_t>(config.elements() * config.u_columns(c.shapes) * c.shapes.C) * 2);
+                  static_cast<std::size_t>(config.elements() *
+                                           (config.u_columns(c.shapes) * c.shapes.C + (config.transposed ? 32 : 0))) *
+                      2);
         ConvCaseOptions o;
         o.strategy = Kernel::CONV2D_WINOGRAD;
         o.variant = c.variant;

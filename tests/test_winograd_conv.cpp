@@ -417,7 +417,9 @@ TEST(WinogradConv, MultiplyTransposesOnPassesOfFewTiles) {
     // reads whole panels and stores only K's columns (B_PANEL, no EDGE_N).
     EXPECT_FALSE(f4_3.edge_n);
     EXPECT_EQ(f4_3.u_columns(conv3x3(1, 8, 4, 12, 8, 1)), 64);
-    EXPECT_EQ(f4_3.weight_bytes(conv3x3(1, 8, 4, 12, 8, 1)), 36u * 64 * 8 * sizeof(float));
+    // Each U_e a cache line more than its panels (16 floats), so that its planes are not 4 KiB apart.
+    EXPECT_EQ(f4_3.u_plane(conv3x3(1, 8, 4, 12, 8, 1)), 64 * 8 + 16);
+    EXPECT_EQ(f4_3.weight_bytes(conv3x3(1, 8, 4, 12, 8, 1)), 36u * (64 * 8 + 16) * sizeof(float));
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(1, 128, 112, 112, 128, 1), profile).transposed);  // T = 784
     EXPECT_FALSE(winograd_gemm_config(f4, conv3x3(8, 512, 28, 28, 512, 1), profile).transposed);    // T = 392
     profile.tuned["winograd_gemm_transposed_max_tiles"] = 0;

@@ -118,7 +118,7 @@ ProgramSpec ImplicitGemmConfig::program() const {
     // A float16 input is widened into the workspace first: each element feeds NR channels at every tap.
     if (dtype == DataType::FLOAT16) options += " -DX_TYPE=float";
     return {"conv_kvec", internal::post_ops_source() + embedded_source("vector_lane") + embedded_source("gemm_tile") + embedded_source("conv_kvec"), options,
-            {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", {8, 1, 1}}}};
+            {{"conv_kvec", {tile.work_group[0], tile.work_group[1], 1}}, {"conv_kvec_pack", pack_work_group()}}};
 }
 
 std::string ImplicitGemmConfig::str() const {

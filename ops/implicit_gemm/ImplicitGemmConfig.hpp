@@ -3,6 +3,7 @@
 // its tile, the filter width as a build constant (its tap loop unrolls; the
 // rest of the geometry is passed at launch), the packed-weight layout, and
 // whether a work-item owns several pixel tiles over blocks of channels.
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +42,8 @@ struct ImplicitGemmConfig {
     static std::int64_t images_per_launch(const ConvShapes& shapes);
     cl::NDRange local() const;
     ProgramSpec program() const;
+    // The weight pack's work-group: one panel of NR channels, a work-item a filter channel's taps.
+    std::array<std::size_t, 3> pack_work_group() const { return {static_cast<std::size_t>(tile.nr()), 1, 1}; }
     std::string str() const;
 };
 

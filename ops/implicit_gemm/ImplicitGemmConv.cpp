@@ -41,8 +41,8 @@ void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
                            static_cast<cl_ulong>(g * per_group), static_cast<int>(kg), static_cast<int>(cg),
                            static_cast<int>(s.T * s.R));
         internal::launch(context_->queue(), pack_, "conv_kvec_pack",
-                         cl::NDRange(static_cast<std::size_t>(padded_k), static_cast<std::size_t>(crs)),
-                         cl::NDRange(8, 1), chain);
+                         cl::NDRange(static_cast<std::size_t>(padded_k), static_cast<std::size_t>(cg)),
+                         cl::NDRange(config_.pack_work_group()[0], 1), chain);
     }
     bias_ = s.bias ? *bias : Tensor{};
     has_weights_ = true;

@@ -143,7 +143,7 @@ ProgramSpec WinogradConfig::program(const ConvShapes& s) const {
     spec.options = build_options() + internal::post_ops_options(s.post_ops) + internal::storage_options(s.dtype) +
                    (half_partials ? " -DPARTIAL_FLOAT" : "");
     spec.kernels = {{"winograd_fused", {static_cast<std::size_t>(block_k / 8), static_cast<std::size_t>(alpha * alpha), 1}},
-                    {"winograd_weights", {8, 1, 1}},
+                    {"winograd_weights", {weights_work_group(), 1, 1}},
                     {"winograd_reduce", {64, 1, 1}}};
     return spec;
 }

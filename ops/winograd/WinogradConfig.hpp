@@ -47,6 +47,9 @@ struct WinogradConfig {
     int c_chunk() const { return block_c % 8 == 0 ? 8 : 1; }
     std::size_t local_bytes() const { return local_floats * sizeof(float); }
     std::size_t work_group_size() const { return static_cast<std::size_t>(block_k / 8) * alpha * alpha; }
+    // The filter transform's work-group: a K block's contiguous run of U, up to 64 (eight filters a
+    // work-group scheduled more work-groups than PoCL runs cheaply; set_weights runs every training step).
+    std::size_t weights_work_group() const { return static_cast<std::size_t>(block_k < 64 ? block_k : 64); }
     cl::NDRange local() const;
 
     // Per layer (per group of it): output channels of U rounded up to the K

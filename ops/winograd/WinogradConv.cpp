@@ -34,11 +34,11 @@ void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, intern
     internal::set_args(weights_kernel_, "winograd_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(Cg), static_cast<int>(Cp), static_cast<int>(Kg),
                        static_cast<int>(Kp));
-    // Kp is a multiple of the K block, itself a multiple of 8.
+    // Kp is a multiple of the K block, and so of its work-group.
     internal::launch(context_->queue(), weights_kernel_, "winograd_weights",
                      cl::NDRange(static_cast<std::size_t>(Kp), static_cast<std::size_t>(Cp),
                                  static_cast<std::size_t>(s.groups)),
-                     cl::NDRange(8, 1, 1), chain);
+                     cl::NDRange(config_.weights_work_group(), 1, 1), chain);
     bias_ = s.bias ? *bias : Tensor{};
     has_weights_ = true;
 }

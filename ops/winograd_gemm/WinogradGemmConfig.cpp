@@ -233,20 +233,26 @@ std::int64_t WinogradGemmConfig::u_columns(const ConvShapes& s) const {
     return transposed ? (s.K + tile.nr() - 1) / tile.nr() * tile.nr() : s.K;
 }
 
+std::int64_t WinogradGemmConfig::u_plane(const ConvShapes& s) const { return u_columns(s) * s.C + u_plane_pad(); }
+
 std::size_t WinogradGemmConfig::weight_bytes(const ConvShapes& s) const {
-    return static_cast<std::size_t>(elements() * u_columns(s) * s.C) * (half_u ? 2 : sizeof(float));
+    return static_cast<std::size_t>(elements() * u_plane(s)) * (half_u ? 2 : sizeof(float));
+}
+
+std::array<std::size_t, 3> WinogradGemmConfig::weights_work_group() const {
+    return {transposed ? static_cast<std::size_t>(tile.nr()) : 32u, 1, 1};
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
     ProgramSpec spec{"winograd " + tile_name() + " transforms" + (scaled ? "" : " unscaled"),
                      internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
                          embedded_source("winograd_gemm"),
-                     (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) : "") + (rank == 3 ? " -DDEPTH" : "") +
+                     (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) + " -DU_PLANE_PAD=" + std::to_string(u_plane_pad()) : "") + (rank == 3 ? " -DDEPTH" : "") +
                          internal::post_ops_options(post_ops) + internal::storage_options(dtype) +
                          (widens_input ? " -DX_TYPE=float" : "") + (half_u ? " -DU_TYPE=half" : ""),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
-                      {"winograd_gemm_weights", {8, 1, 1}}}};
+                      {"winograd_gemm_weights", weights_work_group()}}};
     if (transposed) {
         spec.label += ", " + std::to_string(tile.vw) + " channels a work-item";
         spec.source += embedded_source("vector_lane") + embedded_source("winograd_gemm_channels");

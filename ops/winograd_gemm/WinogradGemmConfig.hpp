@@ -4,6 +4,7 @@
 // register tile, and how many tiles one pass transforms (the workspace holds
 // V and M of one pass: (C + K) x alpha^2 floats per tile; alpha^3 in 3-D,
 // F(m x m x m, r x r x r), Lan et al.).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,10 +82,19 @@ struct WinogradGemmConfig {
     // The widened input's chunk, after V and M (kernels_cl/widen.cl); 0 where none is widened.
     std::size_t widened_input_bytes(const ConvShapes& shapes) const;
     std::size_t workspace_bytes(const ConvShapes& shapes) const;  // V and M of one pass
-    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_columns x C floats (halves)
+    std::size_t weight_bytes(const ConvShapes& shapes) const;     // U: elements() x u_plane floats (halves)
     // K, or transposed K padded to whole panels of the GEMM's NR columns (U
     // [e][K / NR][C][NR], streamed a panel at a time).
     std::int64_t u_columns(const ConvShapes& shapes) const;
+    // U_e's elements, e to e + 1: u_columns x C, transposed one cache line (64 bytes) more. The
+    // filter transform writes every e of a filter at once; planes a multiple of 4 KiB apart (C = 512:
+    // 1 MiB) put its alpha^2 stores in one cache set (F(4x4) on 512 x 512, 2 Xeon cores: 19 -> 8 ms).
+    std::int64_t u_plane(const ConvShapes& shapes) const;
+    std::int64_t u_plane_pad() const { return transposed ? (half_u ? 32 : 16) : 0; }
+    // The filter transform's work-group: a panel of columns (transposed) or 32 channels along U's
+    // contiguous axis. Eight filters a work-group had made 32,768 work-groups of a 512 x 512 layer,
+    // whose scheduling on PoCL outweighed the transform (set_weights, every training step).
+    std::array<std::size_t, 3> weights_work_group() const;
     ProgramSpec transforms_program() const;
     ProgramSpec gemm_program() const;
     std::string tile_name() const;  // "F(4x4,3x3)", "F(2x2x2,3x3x3)"

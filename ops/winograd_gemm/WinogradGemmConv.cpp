@@ -31,7 +31,7 @@ WinogradGemmConv::WinogradGemmConv(std::shared_ptr<Context> context, const ConvS
         widen_kernel_ = internal::make_kernel(build(*context_, internal::widen_program()), "widen_to_float");
     }
     // Allocated with the strategy (a layer that cannot hold it falls back before enqueueing anything).
-    u_ = Tensor::empty(context_, {config_.elements(), config_.u_columns(shapes_), shapes_.C},
+    u_ = Tensor::empty(context_, {config_.elements(), config_.u_plane(shapes_)},
                        config_.half_u ? DataType::FLOAT16 : DataType::FLOAT32);
 }
 
@@ -40,9 +40,10 @@ void WinogradGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
     const ConvShapes& s = shapes_;
     internal::set_args(weights_kernel_, "winograd_gemm_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(s.C), static_cast<int>(s.K));
+    const auto channels = static_cast<std::size_t>(s.C), columns = static_cast<std::size_t>(config_.u_columns(s));
     internal::launch(context_->queue(), weights_kernel_, "winograd_gemm_weights",
-                     cl::NDRange(static_cast<std::size_t>(s.C), static_cast<std::size_t>(config_.u_columns(s))), cl::NDRange(8, 1),
-                     chain);
+                     config_.transposed ? cl::NDRange(columns, channels) : cl::NDRange(channels, columns),
+                     cl::NDRange(config_.weights_work_group()[0], 1), chain);
     bias_ = s.bias ? *bias : Tensor{};
     has_weights_ = true;
 }
@@ -137,7 +138,7 @@ void WinogradGemmConv::enqueue_chunk(const cl::Buffer& input, cl_ulong input_off
         const cl::Buffer& a_buffer = tr ? workspace.buffer : u_.buffer();
         const cl::Buffer& b_buffer = tr ? u_.buffer() : workspace.buffer;
         internal::set_args(gemm_kernel_, "gemm", a_buffer, tr ? v_offset : cl_ulong{0}, i(tr ? s.C * T : s.K * s.C),
-                           b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? config_.u_columns(s) * s.C : s.C * T),
+                           b_buffer, tr ? cl_ulong{0} : v_offset, i(tr ? config_.u_plane(s) : s.C * T),
                            workspace.buffer, m_offset, i(tr ? 0 : s.K * T), u_.buffer(), cl_ulong{0}, i(gemm_rows),
                            i(gemm_columns), i(s.C), i(s.C), i(tr ? config_.tile.nr() : T), i(tr ? a2 * s.K : T));
         const std::int64_t nr = config_.tile.nr(), mr = config_.tile.mr;
