@@ -42,8 +42,12 @@ struct ImplicitGemmConfig {
     static std::int64_t images_per_launch(const ConvShapes& shapes);
     cl::NDRange local() const;
     ProgramSpec program() const;
-    // The weight pack's work-group: one panel of NR channels, a work-item a filter channel's taps.
-    std::array<std::size_t, 3> pack_work_group() const { return {static_cast<std::size_t>(tile.nr()), 1, 1}; }
+    // The weight pack (kernels_cl/conv_kvec.cl, conv_kvec_pack): a work-item a block of 4 filters x 16
+    // weights, a work-group a panel of NR filters.
+    static constexpr int kPackFilters = 4, kPackRun = 16;
+    std::array<std::size_t, 3> pack_work_group() const {
+        return {static_cast<std::size_t>(tile.nr() / kPackFilters), 1, 1};
+    }
     std::string str() const;
 };
 

@@ -41,7 +41,9 @@ void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
                            static_cast<cl_ulong>(g * per_group), static_cast<int>(kg), static_cast<int>(cg),
                            static_cast<int>(s.T * s.R));
         internal::launch(context_->queue(), pack_, "conv_kvec_pack",
-                         cl::NDRange(static_cast<std::size_t>(padded_k), static_cast<std::size_t>(cg)),
+                         cl::NDRange(static_cast<std::size_t>(padded_k / ImplicitGemmConfig::kPackFilters),
+                                     static_cast<std::size_t>((crs + ImplicitGemmConfig::kPackRun - 1) /
+                                                              ImplicitGemmConfig::kPackRun)),
                          cl::NDRange(config_.pack_work_group()[0], 1), chain);
     }
     bias_ = s.bias ? *bias : Tensor{};

@@ -339,8 +339,8 @@ MUTATIONS = [
          replace="if (k0 + v * VW + t <= K) {",
          bug="the last channel panel stores one channel past K"),
     dict(id="kvec-pack-zero", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
-         find="const float value = k < K ? LOAD(w, w_offset + (size_t)k * C * R * S + crs) : 0.0f;",
-         replace="const float value = LOAD(w, w_offset + (size_t)min(k, K - 1) * C * R * S + crs);",
+         find="block[j][i] = k0 + j < K ? LOAD(w, w_offset + (size_t)(k0 + j) * crs_count + crs) : 0.0f;",
+         replace="block[j][i] = LOAD(w, w_offset + (size_t)min(k0 + j, K - 1) * crs_count + crs);",
          bug="the packed panel past K holds the last filter instead of zeros",
          equivalent="equivalent: the lanes past K only ever feed accumulators of channels >= K, which the "
                     "store's K bound never writes, and lanes never mix (no NaN can cross)"),
@@ -1150,9 +1150,10 @@ MUTATIONS = [
          replace="if (channels >= 0) {",
          bug="direct_rows_max_channels is ignored: ResNet's stem stays on the implicit GEMM"),
     dict(id="kvec-pack-range", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
-         find="if (k >= (K + NR - 1) / NR * NR || crs >= C * R * S) return;",
-         replace="if (crs >= C * R * S) return;",
-         bug="the implicit GEMM's weight pack writes past its buffer when NR is 4 and the panels are odd"),
+         find="if (crs >= crs_count) break;",
+         replace="if (crs >= crs_count + PACK_RUN) break;",
+         bug="the implicit GEMM's weight pack stores a block's weights past C*R*S, over the next panel's first "
+             "weights or past the buffer, where C*R*S is not a multiple of 16"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
     # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf (the residual cases).
     dict(id="im2col-clblast-half-residual-dropped", area="float16", file="kernels_cl/output_stage.cl",
