@@ -1149,6 +1149,12 @@ MUTATIONS = [
          find="if (channels > max_channels) {",
          replace="if (channels >= 0) {",
          bug="direct_rows_max_channels is ignored: ResNet's stem stays on the implicit GEMM"),
+    dict(id="set-weights-in-place-skipped", area="framework", file="ops/ConvLayer.cpp",
+         find="Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype);",
+         replace="Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype); "
+                 "if (into.defined()) return to;",
+         bug="set_weights from a device tensor keeps the layer's previous weights once it has a buffer of its "
+             "own: a training step's forward runs on the first step's weights"),
     dict(id="kvec-pack-range", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
          find="if (crs >= crs_count) break;",
          replace="if (crs >= crs_count + PACK_RUN) break;",
