@@ -480,6 +480,8 @@ TEST(Bench, TrainRunsAndChecksEveryDirection) {
     const json report = json::parse(file);
     const auto& layers = report.at("layers");
     ASSERT_EQ(layers.size(), 6u);
+    // A training step's weights are new every step: each timed run took them (and was checked after them).
+    EXPECT_TRUE(report.at("settings").at("weights_every_run").get<bool>());
     const char* directions[] = {"forward", "backward_data", "backward_weights"};
     const char* suffixes[] = {"", "/bwd_data", "/bwd_weights"};
     for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -797,6 +799,7 @@ TEST(Bench, UsageErrorsExitWithCodeTwoAndSayWhy) {
         {"--net vgg16 --batch 0", "not a batch size"},
         {"--net vgg16 --repeat 0", "repeat"},
         {"--net vgg16 --isa sse4", "--isa sse4: expected native or avx2"},
+        {"--net vgg16 --weights-once", "--weights-once: only with --direction train"},
         {"", "nothing to bench"},
     };
     for (const auto& [arguments, message] : cases) {

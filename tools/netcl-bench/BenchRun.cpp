@@ -30,7 +30,7 @@ void bench_layers(const std::shared_ptr<Context>& context, const std::vector<Ben
             std::vector<PreparedCandidate> prepared;
             for (const auto& candidate : candidates) {
                 progress.update(i, label + " " + candidate.id + " (first run)");
-                prepared.push_back(prepare(context, candidate, data, reference));
+                prepared.push_back(prepare(context, candidate, data, reference, report.settings));
             }
             progress.update(i, label + " timing " + std::to_string(prepared.size()) + " candidates, interleaved");
             time_prepared(prepared, report.settings);

@@ -198,6 +198,7 @@ void write_json(const std::string& path, const BenchReport& r) {
           {"warmup", r.settings.warmup},
           {"order", r.settings.interleave ? "interleaved" : "sequential"},
           {"order_text", order_text(r.settings)},
+          {"weights_every_run", r.settings.weights_every_run},
           {"clock", to_string(r.clock)},
           {"timing", timing_text(r)},
           {"data", !r.layers.empty() && r.layers.front().shapes.bias ? "uniform [-1,1], with bias"

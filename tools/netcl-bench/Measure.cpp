@@ -98,14 +98,23 @@ std::vector<cl::Event> timed_events(const ConvLayer& conv) {
 // A Conv2d or Conv3d candidate (the selector's plan or a forced variant) in
 // the layer's direction; the runner keeps `layer` alive (the float32 copy of a
 // float16 layer is the candidate's own).
-Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, std::shared_ptr<const LayerData> layer) {
+Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, std::shared_ptr<const LayerData> layer,
+                   bool weights_every_run) {
     const ConvShapes& s = layer->shapes;
+    // New weights (RunSettings::weights_every_run) before the run: set_weights' copy is not among the
+    // call's events, so such a run is timed by the wall clock alone.
+    const auto new_weights = [conv, layer, weights_every_run] {
+        if (!weights_every_run) return false;
+        conv->set_weights(layer->weights_device, layer->shapes.bias ? &layer->bias_device : nullptr);
+        return true;
+    };
     switch (s.direction) {
         case ConvDirection::BACKWARD_DATA: {
             auto dx = device_tensor(*layer, s.input_shape());
-            return opencl_runner(context, {dx}, [conv, layer, dx] {
+            return opencl_runner(context, {dx}, [conv, layer, dx, new_weights] {
+                const bool wall_only = new_weights();
                 conv->backward_data(layer->dy_device, *dx);
-                return timed_events(*conv);
+                return wall_only ? std::vector<cl::Event>{} : timed_events(*conv);
             });
         }
         case ConvDirection::BACKWARD_WEIGHTS: {
@@ -118,9 +127,10 @@ Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, std::share
         }
         default: {
             auto y = device_tensor(*layer, output_shape(s));
-            return opencl_runner(context, {y}, [conv, layer, y] {
+            return opencl_runner(context, {y}, [conv, layer, y, new_weights] {
+                const bool wall_only = new_weights();
                 conv->forward(layer->x_device, *y);
-                return timed_events(*conv);
+                return wall_only ? std::vector<cl::Event>{} : timed_events(*conv);
             });
         }
     }
@@ -157,6 +167,7 @@ LayerData::LayerData(const std::shared_ptr<Context>& context, const ConvShapes& 
       dy(std::move(dy_values)),
       x_device(Tensor::from_host(context, x, s.input_shape(), s.dtype)),
       weights_device(Tensor::from_host(context, weights, s.weight_shape(), s.dtype)),
+      bias_device(bias.empty() ? Tensor{} : Tensor::from_host(context, bias, {s.K}, s.dtype)),
       dy_device(dy.empty() ? Tensor{} : Tensor::from_host(context, dy, s.output_shape(), s.dtype)) {}
 
 LayerData LayerData::in_float32(const std::shared_ptr<Context>& context) const {
@@ -166,8 +177,13 @@ LayerData LayerData::in_float32(const std::shared_ptr<Context>& context) const {
 }
 
 std::string order_text(const RunSettings& settings) {
-    return settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
-                               : "sequential: each candidate's runs back to back";
+    std::string text = settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
+                                           : "sequential: each candidate's runs back to back";
+    if (settings.weights_every_run) {
+        text += "; new weights before every forward and backward-data run, timed with it (netcl's set_weights "
+                "and transforms, oneDNN's weight reorders; backward weights: oneDNN's reorder of dW to oihw)";
+    }
+    return text;
 }
 
 std::string to_string(Clock clock) { return clock == Clock::Events ? "opencl-events" : "wall"; }
@@ -181,7 +197,7 @@ const std::vector<double>& Measurement::samples_ms(Clock clock) const {
 }
 
 PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
-                          const ReferenceCheck& reference) {
+                          const ReferenceCheck& reference, const RunSettings& settings) {
     PreparedCandidate c;
     Measurement& m = c.m;
     m.candidate = candidate.id;
@@ -198,7 +214,8 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             const auto make_start = std::chrono::steady_clock::now();
             const OneDnnLibrary& onednn = *onednn_libraries().at(candidate.onednn).library;
             std::shared_ptr<OneDnnPrimitive> conv =
-                onednn.make(s, candidate.layout, layer.x, layer.weights, layer.bias, layer.dy);
+                onednn.make(s, candidate.layout, layer.x, layer.weights, layer.bias, layer.dy,
+                            settings.weights_every_run);
             const double make_ms = wall_ms_since(make_start);
             m.impl = conv->impl();
             const char* layouts = candidate.layout == OneDnnLayout::Nchw ? "activations nchw, weights any"
@@ -249,7 +266,7 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
             const ConvShapes& cs = data->shapes;
             std::shared_ptr<ConvLayer> conv = make_conv_layer(context, cs, overrides);
             if (cs.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(data->weights, data->bias);
-            c.runner = conv_runner(*context, conv, data);
+            c.runner = conv_runner(*context, conv, data, settings.weights_every_run);
             first_run(c.runner, reference, m);
             const Plan& plan = conv->last_plan();
             m.plan = plan.str();
@@ -299,7 +316,7 @@ void time_prepared(std::vector<PreparedCandidate>& candidates, const RunSettings
 Measurement measure(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
                     const ReferenceCheck& reference, const RunSettings& settings) {
     std::vector<PreparedCandidate> one;
-    one.push_back(prepare(context, candidate, layer, reference));
+    one.push_back(prepare(context, candidate, layer, reference, settings));
     time_prepared(one, settings);
     return std::move(one.front().m);
 }

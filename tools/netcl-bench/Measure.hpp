@@ -20,7 +20,7 @@ namespace netcl::bench {
 struct LayerData {
     ConvShapes shapes;
     std::vector<float> x, weights, bias, dy;
-    Tensor x_device, weights_device, dy_device;
+    Tensor x_device, weights_device, bias_device, dy_device;
 
     LayerData(const std::shared_ptr<Context>& context, const ConvShapes& shapes, std::uint64_t seed);
     // The same values in float32 tensors (a float16 layer's halves, each a float exactly).
@@ -43,6 +43,14 @@ struct RunSettings {
     // every timed run follows one of its own, as in a loop of its own. Sequential runs each candidate's
     // repeats back to back and keeps only one candidate's buffers alive at a time.
     bool interleave = true;
+    // Training (--direction train): the weights change every step, so each run of a forward or backward
+    // data pays what new weights cost first: netcl's set_weights (a copy of the device tensor, then
+    // whatever the plan derives from it: Winograd's U, packed panels, rotated filters), oneDNN's
+    // reorder of plain oihw weights into its primitive's layout (and backward weights' reorder of dW back
+    // to oihw). Both as a framework's step pays them; netcl's copy counts twice, once before forward and
+    // once before backward data, as netcl.torch uploads the weights in both. Off: the weights stay, as
+    // in inference (and in this tool's train figures before 2026-11-30).
+    bool weights_every_run = false;
 };
 // "interleaved: ..." or "sequential: ...", for the reports.
 std::string order_text(const RunSettings& settings);
@@ -104,9 +112,9 @@ struct PreparedCandidate {
 
 // Sets `candidate` up on `layer` and makes its NaN-poisoned first run, checked against `reference`
 // (program builds happen here and are reported apart). Never throws for a candidate that fails: the
-// Measurement says why.
+// Measurement says why. settings.weights_every_run: each run (the first included) takes new weights first.
 PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candidate& candidate, const LayerData& layer,
-                          const ReferenceCheck& reference);
+                          const ReferenceCheck& reference, const RunSettings& settings);
 
 // Times prepared candidates: `warmup` untimed rounds, then `repeat` timed rounds, a round being one run of
 // every candidate in turn, each to completion before the next, timed on both clocks (wall; and the OpenCL

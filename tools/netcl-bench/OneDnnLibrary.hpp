@@ -22,7 +22,8 @@ namespace netcl::bench {
 //   Blocked: src, dst and weights in the layout oneDNN prefers (format_tag::any,
 //            nChw8c on AVX2), as a network that keeps its activations in that
 //            layout runs it. Reorders into and out of it are not timed.
-// Weights are format_tag::any in both: reordered once, like netcl's set_weights.
+// Weights are format_tag::any in both: reordered once, like netcl's set_weights
+// (every run where the weights change every run: OneDnnLibrary::make).
 enum class OneDnnLayout { Nchw, Blocked };
 
 // One oneDNN convolution primitive for one layer and layout, with its memories:
@@ -64,12 +65,14 @@ public:
     // its forward_training one as oneDNN asks. Groups, dilation, bias and
     // uneven padding as ConvShapes gives them. x: N x C x (D x) H x W,
     // weights: K x C/groups x (T x) R x S, bias: K values or none, dy: N x K x
-    // (O x) P x Q (backward only). Throws netcl::Error naming oneDNN's status
-    // when oneDNN refuses the shape.
+    // (O x) P x Q (backward only). weights_every_run: each run() first reorders
+    // the plain weights into the primitive's layout (backward weights: reorders
+    // dW back to plain after), as a training step with new weights does.
+    // Throws netcl::Error naming oneDNN's status when oneDNN refuses the shape.
     virtual std::unique_ptr<OneDnnPrimitive> make(const ConvShapes& shapes, OneDnnLayout layout,
                                                   const std::vector<float>& x, const std::vector<float>& weights,
-                                                  const std::vector<float>& bias,
-                                                  const std::vector<float>& dy) const = 0;
+                                                  const std::vector<float>& bias, const std::vector<float>& dy,
+                                                  bool weights_every_run) const = 0;
     // C = A B, row-major n x n, through dnnl_sgemm. Throws netcl::Error on a failed status.
     virtual void sgemm(std::int64_t n, const float* a, const float* b, float* c) const = 0;
 };

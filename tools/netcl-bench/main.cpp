@@ -47,6 +47,7 @@ struct Arguments {
     int repeat = 5;
     int warmup = 1;
     bool sequential = false;
+    bool weights_once = false;
     std::string json, csv, plot;
     bool accuracy = false;
     bool bias = false;
@@ -112,6 +113,9 @@ int run(const Arguments& a, int argc, char** argv) {
     const std::vector<Candidate> candidates = parse_strategies(a.strategies);
     const ReferencePolicy policy{a.full_reference_macs, a.samples};
     // Usage errors first: nothing touches the device before the arguments are good.
+    if (a.weights_once && a.direction != "train") {
+        throw UsageError("--weights-once: only with --direction train (the other directions set the weights once)");
+    }
     const std::vector<BenchLayer> layers = a.accuracy ? std::vector<BenchLayer>{} : chosen_layers(a);
 
     const netcl::tools::PoclAffinity pocl_affinity = netcl::tools::pin_pocl_workers();  // before any OpenCL call
@@ -155,6 +159,7 @@ int run(const Arguments& a, int argc, char** argv) {
     if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
     if (a.direction != "fwd" && a.direction != "forward") report.layer_set += " (direction " + a.direction + ")";
     report.settings = RunSettings{a.warmup, a.repeat, /*interleave=*/!a.sequential};
+    report.settings.weights_every_run = a.direction == "train" && !a.weights_once;
     for (const auto& c : candidates) report.candidates.push_back(c.id);
 
     bench_layers(context, layers, candidates, policy, report);
@@ -201,7 +206,9 @@ int main(int argc, char** argv) {
     app.add_option("--batch", a.batch, "batch sizes replacing N, e.g. 1,8,32");
     app.add_option("--direction", a.direction,
                    "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
-                   "the total is a training step); oneDNN runs its backward primitives beside the gradients")
+                   "the total is a training step, each forward and backward data run taking new weights first: "
+                   "netcl's set_weights, oneDNN's weight reorders); oneDNN runs its backward primitives beside the "
+                   "gradients")
         ->capture_default_str();
     app.add_option("--dtype", a.dtype,
                    "netcl's tensors: float32, or float16 (storage; arithmetic stays float32). The peers "
@@ -220,6 +227,9 @@ int main(int argc, char** argv) {
     app.add_flag("--sequential", a.sequential,
                  "time each candidate's runs back to back (one candidate's buffers alive at a time) instead of in "
                  "interleaved rounds of one run per candidate");
+    app.add_flag("--weights-once", a.weights_once,
+                 "with --direction train: the weights set once before the runs, not before each (the train figures "
+                 "before 2026-11-30)");
     app.add_option("--json", a.json, "write every figure as JSON");
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");

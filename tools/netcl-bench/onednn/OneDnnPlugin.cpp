@@ -164,7 +164,9 @@ dnnl::convolution_backward_weights::primitive_desc backward_weights_pd(const Pro
 class Primitive final : public OneDnnPrimitive {
 public:
     Primitive(const ConvShapes& s, OneDnnLayout layout, const std::vector<float>& x,
-              const std::vector<float>& weights, const std::vector<float>& bias, const std::vector<float>& dy) {
+              const std::vector<float>& weights, const std::vector<float>& bias, const std::vector<float>& dy,
+              bool weights_every_run)
+        : weights_every_run_(weights_every_run) {
         try {
             build(s, layout, x, weights, bias, dy);
         } catch (const dnnl::error& error) {
@@ -174,7 +176,13 @@ public:
     }
 
     void run() override {
+        // New weights (a training step's): plain oihw into the primitive's layout, where they differ.
+        if (weights_every_run_ && weights_reorder_) {
+            weights_reorder_.execute(cpu_stream(), plain_weights_, args_.at(DNNL_ARG_WEIGHTS));
+        }
         primitive_.execute(cpu_stream(), args_);
+        // dW back to plain oihw for the optimizer, where the primitive wrote another layout.
+        if (weights_every_run_ && out_reorder_) out_reorder_.execute(cpu_stream(), out_, plain_out_);
         cpu_stream().wait();
     }
 
@@ -247,7 +255,7 @@ private:
                 out_ = memory(pd.dst_desc(), cpu_engine());
                 user_out_desc_ = memory::desc(y_dims, f32, plain);
                 args_ = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, plain, x), pd.src_desc())},
-                         {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
+                         {DNNL_ARG_WEIGHTS, weights_in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
                          {DNNL_ARG_DST, out_}};
                 if (s.bias) args_.emplace(DNNL_ARG_BIAS, user_memory({s.K}, tag::x, bias));
                 break;
@@ -261,7 +269,7 @@ private:
                 out_ = memory(pd.diff_src_desc(), cpu_engine());
                 user_out_desc_ = memory::desc(x_dims, f32, plain);
                 args_ = {{DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, plain, dy), pd.diff_dst_desc())},
-                         {DNNL_ARG_WEIGHTS, in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
+                         {DNNL_ARG_WEIGHTS, weights_in_layout(user_memory(w_dims, w_tag, weights), pd.weights_desc())},
                          {DNNL_ARG_DIFF_SRC, out_}};
                 break;
             }
@@ -273,6 +281,10 @@ private:
                 primitive_ = dnnl::convolution_backward_weights(pd);
                 out_ = memory(pd.diff_weights_desc(), cpu_engine());
                 user_out_desc_ = memory::desc(w_dims, f32, w_tag);
+                if (out_.get_desc() != user_out_desc_) {
+                    plain_out_ = memory(user_out_desc_, cpu_engine());
+                    out_reorder_ = dnnl::reorder(out_, plain_out_);
+                }
                 args_ = {{DNNL_ARG_SRC, in_layout(user_memory(x_dims, plain, x), pd.src_desc())},
                          {DNNL_ARG_DIFF_DST, in_layout(user_memory(y_dims, plain, dy), pd.diff_dst_desc())},
                          {DNNL_ARG_DIFF_WEIGHTS, out_}};
@@ -285,7 +297,20 @@ private:
         }
     }
 
+    // `user` (plain weights) in the primitive's layout, its reorder kept for runs with new weights.
+    memory weights_in_layout(memory user, const memory::desc& desc) {
+        memory m = in_layout(user, desc);
+        if (m.get_desc() != user.get_desc()) {
+            plain_weights_ = user;
+            weights_reorder_ = dnnl::reorder(user, m);
+        }
+        return m;
+    }
+
+    bool weights_every_run_ = false;
     dnnl::primitive primitive_;
+    memory plain_weights_, plain_out_;  // oihw weights and dW, where the primitive's layouts differ
+    dnnl::reorder weights_reorder_, out_reorder_;
     memory out_;       // y, dx or dw, in the primitive's layout
     memory out_bias_;  // db (backward weights with a bias), plain
     memory::desc user_out_desc_;
@@ -318,8 +343,8 @@ public:
 
     std::unique_ptr<OneDnnPrimitive> make(const ConvShapes& shapes, OneDnnLayout layout, const std::vector<float>& x,
                                           const std::vector<float>& weights, const std::vector<float>& bias,
-                                          const std::vector<float>& dy) const override {
-        return std::make_unique<Primitive>(shapes, layout, x, weights, bias, dy);
+                                          const std::vector<float>& dy, bool weights_every_run) const override {
+        return std::make_unique<Primitive>(shapes, layout, x, weights, bias, dy, weights_every_run);
     }
 
     void sgemm(std::int64_t n, const float* a, const float* b, float* c) const override {
