@@ -105,8 +105,8 @@ MUTATIONS = [
 
     # --- Backward data as forward: ops/as_forward/, kernels_cl/rotate_filters.cl, kernels_cl/stride_phases.cl
     dict(id="rotate-filters-columns-unflipped", area="gradients", file="kernels_cl/rotate_filters.cl",
-         find="to[(taps_r - 1 - t) * taps_s + taps_s - 1 - u] = from[r * S + s];",
-         replace="to[(taps_r - 1 - t) * taps_s + u] = from[r * S + s];",
+         find="if (writes) to[(taps_r - 1 - t) * taps_s + taps_s - 1 - u] = tile[lx][ly];",
+         replace="if (writes) to[(taps_r - 1 - t) * taps_s + u] = tile[lx][ly];",
          bug="dgrad through a forward kernel convolves with filters flipped vertically only (right for symmetric filters alone)"),
     dict(id="as-forward-pad-sides", area="gradients", file="ops/as_forward/BackwardDataPhases.cpp",
          find="p.rows = axis_phase(a, s.H, s.stride_h, s.dilation_h, s.pad_top, s.R, s.P());",
