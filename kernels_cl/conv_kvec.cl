@@ -390,7 +390,8 @@ __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_o
     const int k0 = (int)get_global_id(0) * PACK_K;
     const int crs0 = (int)get_global_id(1) * PACK_RUN;
     const int crs_count = C * R * S;
-    // The range is rounded up to the work-group: past the last panel is past the buffer.
+    // The host's range is exact (whole panels, whole blocks of 16 rounded up); the guard keeps a larger
+    // one from writing past the last panel.
     if (k0 >= (K + NR - 1) / NR * NR || crs0 >= crs_count) return;
     float block[PACK_K][PACK_RUN];
 #pragma unroll

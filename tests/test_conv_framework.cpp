@@ -300,51 +300,82 @@ TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
 }
 
 // A training step: new weights from the caller's device buffer every step, set_weights copying them
-// into the layer's own buffer (in place on an in-order queue), the forward after each on that step's
-// weights -- for an implementation that packs them (the implicit GEMM), one that transforms them
-// (Winograd's U) and one that reads them as they are (gemm-1x1). The caller overwrites its buffer right
-// after set_weights, before the forward: the layer's copy was taken at set_weights.
+// into the layer's own buffer (in place on an in-order queue, a fresh one out of order), the forward
+// after each on that step's weights -- for an implementation that packs them (the implicit GEMM), one
+// that transforms them (Winograd's U) and one that reads them as they are (gemm-1x1). The caller
+// overwrites its buffer right after set_weights, before the forward: the layer's copy was taken at
+// set_weights. Then without waiting: forward on A's weights, set_weights(B), forward on B's, both
+// in flight together; each output is its own weights'.
 TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
-    FrameworkDevice fw;
-    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
-    struct Case {
-        Variant variant;
-        Kernel kernel;
-        std::int64_t R, stride;
-    };
-    const Case cases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
-                          {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
-                          {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
-    std::uint64_t seed = 400;
-    for (const Case& c : cases) {
-        ConvShapes s;
-        s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = c.R, s.stride_h = s.stride_w = c.stride, s.bias = true;
-        s.set_padding(c.R / 2);
-        Conv2dOptions o = Conv2dOptions::for_shapes(s);
-        o.strategy = c.kernel;
-        o.variant = c.variant;
-        Conv2d conv(ctx, o);
-        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), ++seed);
-        const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
-        Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
-        const std::size_t w_floats = static_cast<std::size_t>(s.weight_numel());
-        cl_mem buffer = fw.buffer((w_floats + static_cast<std::size_t>(s.K)) * sizeof(float));
-        const Tensor wt = Tensor::view(ctx, buffer, 0, {s.K, s.C, s.R, s.S});
-        const Tensor bt = Tensor::view(ctx, buffer, w_floats * sizeof(float), {s.K});
-        for (int step = 0; step < 3; ++step) {
-            const auto w = random_uniform(w_floats, ++seed);
-            const auto b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
-            fw.write(buffer, 0, w);
-            fw.write(buffer, w_floats, b);
-            conv.set_weights(wt, &bt);
-            // The caller's next step begins: its buffer changes before this step's forward runs.
-            fw.write(buffer, 0, std::vector<float>(w_floats, std::numeric_limits<float>::quiet_NaN()));
-            const cl::Event done = conv.forward(xt, y);
-            expect_matches(y.to_host({done}), reference_conv(s, x, w, b), conv_tolerance(s, tolerance_factor(c.variant)),
-                           c.variant.id + " step " + std::to_string(step));
-            EXPECT_EQ(conv.last_plan().variant, c.variant);
+    for (const cl_command_queue_properties properties :
+         {cl_command_queue_properties{0}, cl_command_queue_properties{CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE}}) {
+        FrameworkDevice fw(properties);
+        auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+        const std::string queue = properties ? "out-of-order queue" : "in-order queue";
+        struct Case {
+            Variant variant;
+            Kernel kernel;
+            std::int64_t R, stride;
+        };
+        const Case cases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
+                              {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
+                              {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
+        std::uint64_t seed = 400;
+        for (const Case& c : cases) {
+            ConvShapes s;
+            s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = c.R, s.stride_h = s.stride_w = c.stride;
+            s.bias = true;
+            s.set_padding(c.R / 2);
+            Conv2dOptions o = Conv2dOptions::for_shapes(s);
+            o.strategy = c.kernel;
+            o.variant = c.variant;
+            Conv2d conv(ctx, o);
+            const double tolerance = conv_tolerance(s, tolerance_factor(c.variant));
+            const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), ++seed);
+            const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+            const std::size_t w_floats = static_cast<std::size_t>(s.weight_numel());
+            const std::size_t set_floats = w_floats + static_cast<std::size_t>(s.K);
+            // Two sets of weights and bias in the caller's buffer, A then B.
+            cl_mem buffer = fw.buffer(2 * set_floats * sizeof(float));
+            const auto weights_view = [&](int set) {
+                return Tensor::view(ctx, buffer, set * set_floats * sizeof(float), {s.K, s.C, s.R, s.S});
+            };
+            const auto bias_view = [&](int set) {
+                return Tensor::view(ctx, buffer, (set * set_floats + w_floats) * sizeof(float), {s.K});
+            };
+            for (int step = 0; step < 3; ++step) {
+                const auto w = random_uniform(w_floats, ++seed);
+                const auto b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
+                fw.write(buffer, 0, w);
+                fw.write(buffer, w_floats, b);
+                const Tensor wt = weights_view(0), bt = bias_view(0);
+                conv.set_weights(wt, &bt);
+                // The caller's next step begins: its buffer changes before this step's forward runs.
+                fw.write(buffer, 0, std::vector<float>(w_floats, std::numeric_limits<float>::quiet_NaN()));
+                Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+                const cl::Event done = conv.forward(xt, y);
+                expect_matches(y.to_host({done}), reference_conv(s, x, w, b), tolerance,
+                               queue + ", " + c.variant.id + " step " + std::to_string(step));
+                EXPECT_EQ(conv.last_plan().variant, c.variant);
+            }
+            std::vector<float> wa = random_uniform(w_floats, ++seed), ba = random_uniform(s.K, ++seed);
+            std::vector<float> wb = random_uniform(w_floats, ++seed), bb = random_uniform(s.K, ++seed);
+            fw.write(buffer, 0, wa);
+            fw.write(buffer, w_floats, ba);
+            fw.write(buffer, set_floats, wb);
+            fw.write(buffer, set_floats + w_floats, bb);
+            const Tensor wat = weights_view(0), bat = bias_view(0), wbt = weights_view(1), bbt = bias_view(1);
+            Tensor ya = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()}), yb = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+            conv.set_weights(wat, &bat);
+            const cl::Event a_done = conv.forward(xt, ya);
+            conv.set_weights(wbt, &bbt);  // no wait: forward(A) may still be queued or running
+            const cl::Event b_done = conv.forward(xt, yb);
+            expect_matches(ya.to_host({a_done}), reference_conv(s, x, wa, ba), tolerance,
+                           queue + ", " + c.variant.id + ": the forward queued before set_weights(B)");
+            expect_matches(yb.to_host({b_done}), reference_conv(s, x, wb, bb), tolerance,
+                           queue + ", " + c.variant.id + ": the forward after set_weights(B)");
+            clReleaseMemObject(buffer);
         }
-        clReleaseMemObject(buffer);
     }
 }
 

@@ -34,7 +34,8 @@ void WinogradConv::set_weights(const Tensor& weights, const Tensor* bias, intern
     internal::set_args(weights_kernel_, "winograd_weights", weights.buffer(), internal::offset_of(weights),
                        u_.buffer(), static_cast<int>(Cg), static_cast<int>(Cp), static_cast<int>(Kg),
                        static_cast<int>(Kp));
-    // Kp is a multiple of the K block, and so of its work-group.
+    // Kp is a multiple of the K block; the launch rounds it up to the work-group where the block is not
+    // a multiple of 64, and the kernel skips k >= Kp.
     internal::launch(context_->queue(), weights_kernel_, "winograd_weights",
                      cl::NDRange(static_cast<std::size_t>(Kp), static_cast<std::size_t>(Cp),
                                  static_cast<std::size_t>(s.groups)),

@@ -650,7 +650,8 @@ TEST(OclgrindNoUninitialized, GemmEngine) {
     seven.stride_h = seven.stride_w = 2;
     expect_clean(seven, Kernel::IM2COL, Variant("implicit-gemm"));
     // 4-channel panels (float4 x 1), three of them for K = 10: the weight
-    // pack's range, rounded up to its work-group of 8, runs past the panels.
+    // pack's last block of 4 filters straddles K, and C*R*S = 27 ends inside
+    // its second run of 16.
     auto context = Context::create();
     DeviceProfile profile = context->profile();
     for (const char* prefix : {"implicit_gemm", "implicit_gemm_few_pixels", "implicit_gemm_thin", "implicit_gemm_pointwise"}) {

@@ -141,7 +141,10 @@ int run(const Arguments& a, int argc, char** argv) {
                     [](const Candidate& c) { return c.kind == Candidate::Kind::OneDnn; }) &&
         !onednn_why_not(netcl::ConvShapes{}, context->profile());
     // With oneDNN in the run every figure is wall time: its only clock, so the ratios compare like with like.
-    report.clock = onednn_runs ? Clock::Wall : Clock::Events;
+    // So too with new weights every run: set_weights' copy has no event among the call's, and a training
+    // step's directions are summed on one clock.
+    const bool weights_every_run = a.direction == "train" && !a.weights_once;
+    report.clock = onednn_runs || weights_every_run ? Clock::Wall : Clock::Events;
     if (a.peak || onednn_runs) {
         if (const auto why = sgemm_peak_why_not()) {
             report.peak_skipped = *why;
@@ -159,7 +162,7 @@ int run(const Arguments& a, int argc, char** argv) {
     if (!a.net.empty() && !a.shapes.empty()) report.layer_set += " + --shape";
     if (a.direction != "fwd" && a.direction != "forward") report.layer_set += " (direction " + a.direction + ")";
     report.settings = RunSettings{a.warmup, a.repeat, /*interleave=*/!a.sequential};
-    report.settings.weights_every_run = a.direction == "train" && !a.weights_once;
+    report.settings.weights_every_run = weights_every_run;
     for (const auto& c : candidates) report.candidates.push_back(c.id);
 
     bench_layers(context, layers, candidates, policy, report);
@@ -207,8 +210,8 @@ int main(int argc, char** argv) {
     app.add_option("--direction", a.direction,
                    "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
                    "the total is a training step, each forward and backward data run taking new weights first: "
-                   "netcl's set_weights, oneDNN's weight reorders); oneDNN runs its backward primitives beside the "
-                   "gradients")
+                   "netcl's set_weights, oneDNN's weight reorders, and oneDNN's dW reordered back to oihw; wall "
+                   "time); oneDNN runs its backward primitives beside the gradients")
         ->capture_default_str();
     app.add_option("--dtype", a.dtype,
                    "netcl's tensors: float32, or float16 (storage; arithmetic stays float32). The peers "

@@ -248,9 +248,14 @@ private:
         };
         switch (s.direction) {
             case ConvDirection::FORWARD: {
-                const auto pd = forward_pd(p, dnnl::prop_kind::forward_inference);
+                // A training step's forward (new weights every run) is oneDNN's forward_training, which
+                // may pick other layouts or kernels than inference.
+                const auto kind = weights_every_run_ ? dnnl::prop_kind::forward_training
+                                                     : dnnl::prop_kind::forward_inference;
+                const auto pd = forward_pd(p, kind);
                 describe(pd, pd.src_desc(), "src", pd.weights_desc(), "weights", pd.dst_desc(), "dst");
-                name_ = "convolution_forward (forward_inference)";
+                name_ = weights_every_run_ ? "convolution_forward (forward_training)"
+                                           : "convolution_forward (forward_inference)";
                 primitive_ = dnnl::convolution_forward(pd);
                 out_ = memory(pd.dst_desc(), cpu_engine());
                 user_out_desc_ = memory::desc(y_dims, f32, plain);
