@@ -47,9 +47,10 @@ const Loaded& loaded() {
                 continue;
             }
             using Entry = OneDnnLibrary* (*)();
-            const auto entry = reinterpret_cast<Entry>(dlsym(handle, "netcl_bench_onednn_library"));
+            const auto entry = reinterpret_cast<Entry>(dlsym(handle, NETCL_BENCH_ONEDNN_ENTRY_NAME));
             if (!entry) {
-                l.failures.push_back(file.string() + ": no netcl_bench_onednn_library symbol");
+                l.failures.push_back(file.string() + ": no " NETCL_BENCH_ONEDNN_ENTRY_NAME
+                                     " symbol (a plugin of another netcl version; rebuild or reinstall it)");
                 continue;
             }
             l.libraries.push_back({entry(), "", file.string()});  // kept loaded for the process

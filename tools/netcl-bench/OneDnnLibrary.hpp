@@ -80,4 +80,9 @@ public:
 }  // namespace netcl::bench
 
 // The one symbol a plugin exports: its library, alive for the process.
-extern "C" netcl::bench::OneDnnLibrary* netcl_bench_onednn_library();
+// Its name carries the version of the classes above, raised whenever they change (2: make()'s
+// weights_every_run), so that a plugin built from another netcl (an older install beside this build)
+// is refused, not called through another signature.
+#define NETCL_BENCH_ONEDNN_ENTRY netcl_bench_onednn_library_v2
+#define NETCL_BENCH_ONEDNN_ENTRY_NAME "netcl_bench_onednn_library_v2"
+extern "C" netcl::bench::OneDnnLibrary* NETCL_BENCH_ONEDNN_ENTRY();

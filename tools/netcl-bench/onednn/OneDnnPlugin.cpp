@@ -362,7 +362,7 @@ public:
 
 }  // namespace netcl::bench
 
-extern "C" __attribute__((visibility("default"))) netcl::bench::OneDnnLibrary* netcl_bench_onednn_library() {
+extern "C" __attribute__((visibility("default"))) netcl::bench::OneDnnLibrary* NETCL_BENCH_ONEDNN_ENTRY() {
     static netcl::bench::Library library;
     return &library;
 }
