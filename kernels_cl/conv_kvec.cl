@@ -404,14 +404,19 @@ __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_o
     }
     const int lane = k0 % NR;
     __global float* panel = wp + wp_offset + (size_t)(k0 / NR) * crs_count * NR + lane;
+    // The run's first (c, r, s) divided out once, then stepped: R is an argument, and a division by
+    // it for each of the 16 weights cost more than their loads and stores.
+    int c = crs0 / (R * S), r = crs0 / S % R, s = crs0 % S;
 #pragma unroll
     for (int i = 0; i < PACK_RUN; ++i) {
-        const int crs = crs0 + i;
-        if (crs >= crs_count) break;
-        const int c = crs / (R * S), r = (crs / S) % R, s = crs % S;
+        if (crs0 + i >= crs_count) break;
         __global float* to = panel + (((size_t)r * C + c) * S + s) * NR;
 #pragma unroll
         for (int j = 0; j < PACK_K; ++j) to[j] = block[j][i];
+        if (++s == S) {
+            s = 0;
+            if (++r == R) r = 0, ++c;
+        }
     }
 }
 #undef PACK_K

@@ -1156,8 +1156,8 @@ MUTATIONS = [
          bug="set_weights from a device tensor keeps the layer's previous weights once it has a buffer of its "
              "own: a training step's forward runs on the first step's weights"),
     dict(id="kvec-pack-range", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
-         find="if (crs >= crs_count) break;",
-         replace="if (crs >= crs_count + PACK_RUN) break;",
+         find="if (crs0 + i >= crs_count) break;",
+         replace="if (crs0 + i >= crs_count + PACK_RUN) break;",
          bug="the implicit GEMM's weight pack stores a block's weights past C*R*S, over the next panel's first "
              "weights or past the buffer, where C*R*S is not a multiple of 16"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
