@@ -21,6 +21,9 @@ inline constexpr const char* winograd_tile = "winograd_tile";                  /
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 // N * ceil(P/4) * ceil(Q/4) for F(4x4) first: fewer tiles share its weights than stream them well; 0: any.
 inline constexpr const char* winograd_f4_min_tiles = "winograd_f4_min_tiles";
+// The same for backward data, which only training runs: its U (rotated filters, alpha^2 / 9 times the
+// weights) is transformed again every step, so F(4x4)'s larger U needs more tiles to carry it; 0: none.
+inline constexpr const char* winograd_dgrad_f4_min_tiles = "winograd_dgrad_f4_min_tiles";
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
 // Weight gradient: N * ceil(P/4) * ceil(Q/4) dy tiles for F(3x3,4x4) before
 // F(3x3,2x2): its sums (K x C x 36, every tile adding to them) cost where few

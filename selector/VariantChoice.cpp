@@ -105,6 +105,18 @@ FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
         return {2, "F(2x2) first: " + detail::number(f4_tiles) + " F(4x4) tiles in the batch < winograd_f4_min_tiles " +
                        detail::number(f4_min_tiles) + ": too few to share its transformed weights"};
     }
+    // Backward data runs in training, where the weights, and so its U, are new every step: 36 values a
+    // filter transformed and written each step against F(2x2)'s 16. On 2 Xeon cores (pocl-cpu-avx512-intel,
+    // netcl-bench --direction train, new weights every run, one interleaved run, F(2x2) / F(4x4) ms) at
+    // 14x14: C = K = 512 at N = 1 (16 tiles) 9.5 / 15.8, N = 8 (128) 25.0 / 26.9; 256 at N = 1 2.3 / 3.2,
+    // N = 8 5.9 / 6.2; 7x7, 512 at N = 8 (32 tiles) 12.3 / 17.1. The forward keeps F(4x4): inference sets
+    // its weights once.
+    const double dgrad_min_tiles = threshold(profile, k::winograd_dgrad_f4_min_tiles);
+    if (s.direction == ConvDirection::BACKWARD_DATA && f4_tiles < dgrad_min_tiles) {
+        return {2, "F(2x2) first: " + detail::number(f4_tiles) + " F(4x4) tiles in the batch < "
+                   "winograd_dgrad_f4_min_tiles " + detail::number(dgrad_min_tiles) +
+                   ": too few to carry a U transformed every training step"};
+    }
     const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
     return {m, "F(" + by(m, m) + ") first: winograd_tile"};
 }

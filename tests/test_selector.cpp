@@ -391,6 +391,38 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), never), 4);
 }
 
+// winograd_dgrad_f4_min_tiles (pocl-cpu-avx512-intel: 256): backward data,
+// whose U training transforms again every step, takes F(4x4) first only from
+// that many of its tiles in the batch; the forward of the same layer keeps
+// winograd_f4_min_tiles (16), and a profile without the key changes nothing.
+TEST_F(SelectorTest, BackwardDataNeedsMoreFourByFourTilesWhereTheProfileSays) {
+    KernelSelector selector;
+    const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
+    EXPECT_EQ(intel.tuned.at(threshold_key::winograd_dgrad_f4_min_tiles), 256);
+    const auto tile = [&](const ConvShapes& s, const DeviceProfile& profile) {
+        const Plan plan = selector.select(s.direction == ConvDirection::BACKWARD_DATA ? "conv2d_backward_data" : "conv2d",
+                                          s, profile);
+        const auto t = winograd_gemm_tile(plan.variant);
+        EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
+        return t ? t->m : 0;
+    };
+    const auto backward = [](ConvShapes s) {
+        s.direction = ConvDirection::BACKWARD_DATA;
+        return s;
+    };
+    // VGG's conv5 (14x14: 16 F(4x4) tiles an image).
+    EXPECT_EQ(tile(shape(8, 512, 14, 14, 512, 3, 3, 1, 1), intel), 4);  // forward: 128 >= 16
+    EXPECT_EQ(tile(backward(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 2);   // 128 < 256
+    EXPECT_EQ(tile(backward(shape(15, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 2);  // 240
+    EXPECT_EQ(tile(backward(shape(16, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 4);  // 256: the threshold itself
+    const Decision d =
+        selector.explain("conv2d_backward_data", backward(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel);
+    EXPECT_NE(d.plan.reason.find("F(2x2) first: 16 F(4x4) tiles in the batch < winograd_dgrad_f4_min_tiles 256"),
+              std::string::npos)
+        << d.str();
+    EXPECT_EQ(tile(backward(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), pocl_avx512_profile()), 4);  // Zen 4's: no key
+}
+
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):
 // F(6x6) first from 28x28 outputs (VGG's conv4 and ResNet's res3.3x3 on),
 // F(4x4) below (14x14, where it is 15-20% faster, and 20x20).

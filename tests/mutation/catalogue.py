@@ -1149,6 +1149,11 @@ MUTATIONS = [
          find="if (channels > max_channels) {",
          replace="if (channels >= 0) {",
          bug="direct_rows_max_channels is ignored: ResNet's stem stays on the implicit GEMM"),
+    dict(id="selector-dgrad-f4-min-tiles-forward", area="selector", file="selector/VariantChoice.cpp",
+         find="if (s.direction == ConvDirection::BACKWARD_DATA && f4_tiles < dgrad_min_tiles) {",
+         replace="if (s.direction == ConvDirection::FORWARD && f4_tiles < dgrad_min_tiles) {",
+         bug="winograd_dgrad_f4_min_tiles applies to the forward instead of backward data: inference gives up "
+             "F(4x4) on 14x14 layers for a U it transforms once, training keeps it for a U transformed every step"),
     dict(id="set-weights-in-place-skipped", area="framework", file="ops/ConvLayer.cpp",
          find="Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype);",
          replace="Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype); "
