@@ -350,7 +350,12 @@ TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
                 fw.write(buffer, w_floats, b);
                 const Tensor wt = weights_view(0), bt = bias_view(0);
                 conv.set_weights(wt, &bt);
-                // The caller's next step begins: its buffer changes before this step's forward runs.
+                // The caller's next step begins: its buffer changes before this step's forward runs. Out of
+                // order, that change must come after the copy, which has no event of its own: clFinish
+                // (ConvLayer.hpp; the caller's write had run first in CI and the layer copied its NaNs).
+                if (properties != 0) {
+                    ASSERT_EQ(clFinish(fw.queue), CL_SUCCESS);
+                }
                 fw.write(buffer, 0, std::vector<float>(w_floats, std::numeric_limits<float>::quiet_NaN()));
                 Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
                 const cl::Event done = conv.forward(xt, y);

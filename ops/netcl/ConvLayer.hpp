@@ -111,6 +111,9 @@ public:
     // The same from device memory (e.g. Tensor::view of a framework's own
     // parameters): copied on the device after `wait`, with no host round trip
     // and no blocking; later changes to those buffers do not reach the layer.
+    // On an out-of-order queue the copy has no event of its own to wait for:
+    // a change to those buffers must come after the layer's next call's event
+    // (which waits for the copy) or clFinish.
     void set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
 
     // Enqueues y = conv(x) after the events in `wait` and returns the event
