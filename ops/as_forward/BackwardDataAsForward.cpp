@@ -13,8 +13,9 @@ constexpr const char* kRotate = "rotate_filters";
 constexpr const char* kScatterFile = "stride_phases";
 constexpr const char* kScatter = "scatter_phase";
 constexpr const char* kGatherPair = "gather_phase_pair";
-// The rotation's work-groups: a 16 x 16 tile of filters (kernels_cl/rotate_filters.cl).
-constexpr std::size_t kRotateTile = 16;
+// The rotation: a work-item a channel's run of 16 filters (kernels_cl/rotate_filters.cl), 16 channels a work-group.
+constexpr std::size_t kRotateRun = 16;
+constexpr std::size_t kRotateGroup = 16;
 // Along a phase's row (dim 0) for runs of reads; 64 work-items as elsewhere.
 const cl::NDRange kScatterLocal{16, 4, 1};
 // Runs of 32 columns a work-item, already vectors: 4 rows a work-group.
@@ -26,8 +27,9 @@ std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::s
 // Both move the layer's elements unchanged, so they run in its dtype: the
 // rotated filters and the phases' outputs are stored as the layer stores.
 ProgramSpec filter_rotation_program(DataType type) {
-    return {kRotate, internal::storage_source() + embedded_source(kRotate), internal::storage_options(type),
-            {{kRotate, {kRotateTile, kRotateTile, 1}}}};
+    return {kRotate, internal::storage_source() + embedded_source(kRotate),
+            internal::storage_options(type) + " -DRUN=" + std::to_string(kRotateRun),
+            {{kRotate, {kRotateGroup, 1, 1}}}};
 }
 
 ProgramSpec stride_phases_program(DataType type) {
@@ -86,11 +88,11 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
         internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
                            i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S), i(s.groups), i(p.a), i(p.b),
                            i(s.stride_h), i(s.stride_w), i(depth * taps_r), i(taps_s));
-        // A tile of filters a work-group, through local memory (kernels_cl/rotate_filters.cl says why).
         internal::launch(context_->queue(), rotate_, kRotate,
-                         cl::NDRange(round_up(s.C / s.groups, kRotateTile), round_up(s.K / s.groups, kRotateTile),
+                         cl::NDRange(round_up(s.C / s.groups, kRotateGroup),
+                                     round_up(s.K / s.groups, kRotateRun) / kRotateRun,
                                      static_cast<std::size_t>(s.groups)),
-                         cl::NDRange(kRotateTile, kRotateTile, 1), chain);
+                         cl::NDRange(kRotateGroup, 1, 1), chain);
         forwards_[n]->set_weights(rotated_[n], nullptr, chain);
     }
 }

@@ -105,8 +105,8 @@ MUTATIONS = [
 
     # --- Backward data as forward: ops/as_forward/, kernels_cl/rotate_filters.cl, kernels_cl/stride_phases.cl
     dict(id="rotate-filters-columns-unflipped", area="gradients", file="kernels_cl/rotate_filters.cl",
-         find="if (writes) to[(taps_r - 1 - t) * taps_s + taps_s - 1 - u] = tile[lx][ly];",
-         replace="if (writes) to[(taps_r - 1 - t) * taps_s + u] = tile[lx][ly];",
+         find="to[(size_t)j * taps + (taps_r - 1 - t) * taps_s + taps_s - 1 - u] =",
+         replace="to[(size_t)j * taps + (taps_r - 1 - t) * taps_s + u] =",
          bug="dgrad through a forward kernel convolves with filters flipped vertically only (right for symmetric filters alone)"),
     dict(id="as-forward-pad-sides", area="gradients", file="ops/as_forward/BackwardDataPhases.cpp",
          find="p.rows = axis_phase(a, s.H, s.stride_h, s.dilation_h, s.pad_top, s.R, s.P());",
@@ -159,6 +159,10 @@ MUTATIONS = [
          find="flat.N = s.N * s.O();",
          replace="flat.N = s.N;",
          bug="the 3-D gradients as 2-D take each image's first depth slice only"),
+    dict(id="rotate-filters-run-tail", area="gradients", file="kernels_cl/rotate_filters.cl",
+         find="filters = min(RUN, Kg - kk0);",
+         replace="filters = min(RUN, Kg - kk0 - 1);",
+         bug="the rotation drops the last filter of each run's tail, so K off the run (K = 17, 33) loses a filter in dx"),
     dict(id="stride-phase-sub-filter-taps", area="gradients", file="kernels_cl/rotate_filters.cl",
          find="const int r = a + t * stride_h, s = b + u * stride_w;",
          replace="const int r = a + t, s = b + u * stride_w;",
