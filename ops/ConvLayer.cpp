@@ -144,7 +144,7 @@ ConvShapes ConvLayer::shapes_for(const Tensor::Shape& in, ConvDirection directio
     s.bias = o.bias;
     s.dtype = o.dtype;
     s.direction = direction;
-    if (direction == ConvDirection::FORWARD) s.post_ops = o.post_ops;
+    if (direction == ConvDirection::FORWARD) s.post_ops = o.post_ops, s.training = training_;
     switch (o.auto_pad) {
         case AutoPad::NOTSET:
             s.set_padding(o.padding.top, o.padding.left, o.padding.bottom, o.padding.right);

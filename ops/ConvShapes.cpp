@@ -50,6 +50,7 @@ std::string ConvShapes::problem_suffix() const {
     if (dtype != DataType::FLOAT32) text += " dtype=" + to_string(dtype);
     if (direction != ConvDirection::FORWARD) text += " dir=" + to_string(direction);
     if (!post_ops.empty()) text += " post=" + post_ops.str();
+    if (training && direction == ConvDirection::FORWARD) text += " training";
     return text;
 }
 
@@ -78,6 +79,10 @@ void ConvShapes::validate() const {
     if (!post_ops.empty() && direction != ConvDirection::FORWARD) {
         throw Error("post-ops (" + post_ops.str() + ") on a " + to_string(direction) + " problem in " + str() +
                     "; expected them on forward only (the gradients are the convolution's)");
+    }
+    if (training && direction != ConvDirection::FORWARD) {
+        throw Error("training set on a " + to_string(direction) + " problem in " + str() +
+                    "; expected it on forward only (backward data always has new weights, backward weights reads none)");
     }
     if (spatial_rank != 2 && spatial_rank != 3) {
         throw Error("convolution spatial rank = " + std::to_string(spatial_rank) + " in " + str() +

@@ -21,9 +21,16 @@ inline constexpr const char* winograd_tile = "winograd_tile";                  /
 inline constexpr const char* winograd_f4_min_output = "winograd_f4_min_output";  // min(P,Q) for F(4x4)
 // N * ceil(P/4) * ceil(Q/4) for F(4x4) first: fewer tiles share its weights than stream them well; 0: any.
 inline constexpr const char* winograd_f4_min_tiles = "winograd_f4_min_tiles";
-// The same for backward data, which only training runs: its U (rotated filters, alpha^2 / 9 times the
-// weights) is transformed again every step, so F(4x4)'s larger U needs more tiles to carry it; 0: none.
-inline constexpr const char* winograd_dgrad_f4_min_tiles = "winograd_dgrad_f4_min_tiles";
+// The same where the weights are new every run (ConvShapes::new_weights_every_run: a training forward,
+// backward data): U (alpha^2 / 9 times the weights) is transformed again every step, so F(4x4)'s larger U
+// needs more tiles to carry it; 0: none.
+inline constexpr const char* winograd_training_f4_min_tiles = "winograd_training_f4_min_tiles";
+// The same for F(6x6) (N * ceil(P/6) * ceil(Q/6), over winograd_f6_min_output): its U is 64 / 9 times the
+// weights; below it the smaller tiles' rules; 0: none.
+inline constexpr const char* winograd_training_f6_min_tiles = "winograd_training_f6_min_tiles";
+// N * ceil(P/2) * ceil(Q/2) F(2x2) tiles for Winograd at all where the weights are new every run: a U
+// transformed every step for fewer tiles costs more than the multiplies it saves; 0: any.
+inline constexpr const char* winograd_training_min_tiles = "winograd_training_min_tiles";
 inline constexpr const char* winograd_f6_min_output = "winograd_f6_min_output";  // min(P,Q) for F(6x6) first
 // Weight gradient: N * ceil(P/4) * ceil(Q/4) dy tiles for F(3x3,4x4) before
 // F(3x3,2x2): its sums (K x C x 36, every tile adding to them) cost where few
@@ -69,6 +76,13 @@ inline constexpr const char* im2col_gemm_panels_max_pixels = "im2col_gemm_panels
 // reduction longer than im2col_gemm_max_reduction): the same, over any
 // number of pixels (ResNet's stem; 0: never).
 inline constexpr const char* im2col_gemm_panels_max_channels = "im2col_gemm_panels_max_channels";
+// N*P*Q at most (one group, a filter larger than 1x1), where the weights are new every run: im2col-gemm
+// first (its weights in panels of MR rows, the implicit GEMM's in runs of a vector of filters, a pack that
+// costs more a step where few columns share it; 0: never).
+inline constexpr const char* im2col_gemm_training_max_columns = "im2col_gemm_training_max_columns";
+// 0/1: where the weights are new every run, 1x1 layers keep the 1x1 GEMM first (the yields above were
+// measured with the weights set once; the implicit GEMM repacks them every step).
+inline constexpr const char* gemm1x1_training_never_yields = "gemm1x1_training_never_yields";
 }  // namespace threshold_key
 
 // The profile's value for `key`, else the shipped default's. Throws

@@ -93,32 +93,49 @@ FirstTile first_3x3_tile(const ConvShapes& s, const DeviceProfile& profile) {
     const double side = static_cast<double>(std::min(s.P(), s.Q()));
     const double f6_min = threshold(profile, k::winograd_f6_min_output);
     const double f4_min = threshold(profile, k::winograd_f4_min_output);
-    if (side >= f6_min) {
-        return {6, "F(6x6) first: output " + output_text(s) + " >= winograd_f6_min_output " + detail::number(f6_min)};
+    // In training F(6x6)'s U, 64 values a filter (7.1 times the weights), is written every step: on 2 Xeon
+    // cores (pocl-cpu-avx512-intel, netcl-bench --direction train, one interleaved run, ms F(2x2) / F(4x4) /
+    // F(6x6)) at 28x28 with C = K = 512 N = 1 (25 F(6x6) tiles) 16.1 / 18.6 / 20.3, backward data 17.8 / 19.8 /
+    // 21.6, N = 8 (200) 69.7 / 54.1 / 55.9; 128 channels N = 1 0.97 / 0.98 / 1.05; at 56x56 with 256 N = 1
+    // (100) 12.5 / 10.0 / 9.0. Below winograd_training_f6_min_tiles it takes the smaller tiles' rules.
+    const double f6_tiles = static_cast<double>(s.N * (padded_side(s.P(), 6) / 6) * (padded_side(s.Q(), 6) / 6));
+    const double f6_training_min_tiles = threshold(profile, k::winograd_training_f6_min_tiles);
+    const bool f6_carried = !s.new_weights_every_run() || f6_tiles >= f6_training_min_tiles;
+    if (side >= f6_min && f6_carried) {
+        return {6, "F(6x6) first: output " + output_text(s) + " >= winograd_f6_min_output " + detail::number(f6_min) +
+                       (s.new_weights_every_run() && f6_training_min_tiles > 0
+                            ? " and " + detail::number(f6_tiles) + " F(6x6) tiles >= winograd_training_f6_min_tiles " +
+                                  detail::number(f6_training_min_tiles)
+                            : "")};
     }
     if (side < f4_min) {
         return {2, "F(2x2) first: output " + output_text(s) + " < winograd_f4_min_output " + detail::number(f4_min)};
     }
     const double f4_tiles = static_cast<double>(s.N * (padded_side(s.P(), 4) / 4) * (padded_side(s.Q(), 4) / 4));
     const double f4_min_tiles = threshold(profile, k::winograd_f4_min_tiles);
+    const std::string f6_passed =
+        side >= f6_min ? " (" + detail::number(f6_tiles) + " F(6x6) tiles < winograd_training_f6_min_tiles " +
+                             detail::number(f6_training_min_tiles) + ")"
+                       : "";
     if (f4_tiles < f4_min_tiles) {
         return {2, "F(2x2) first: " + detail::number(f4_tiles) + " F(4x4) tiles in the batch < winograd_f4_min_tiles " +
                        detail::number(f4_min_tiles) + ": too few to share its transformed weights"};
     }
-    // Backward data runs in training, where the weights, and so its U, are new every step: 36 values a
-    // filter transformed and written each step against F(2x2)'s 16. On 2 Xeon cores (pocl-cpu-avx512-intel,
-    // netcl-bench --direction train, new weights every run, one interleaved run, F(2x2) / F(4x4) ms) at
-    // 14x14: C = K = 512 at N = 1 (16 tiles) 9.5 / 15.8, N = 8 (128) 25.0 / 26.9; 256 at N = 1 2.3 / 3.2,
-    // N = 8 5.9 / 6.2; 7x7, 512 at N = 8 (32 tiles) 12.3 / 17.1. The forward keeps F(4x4): inference sets
-    // its weights once.
-    const double dgrad_min_tiles = threshold(profile, k::winograd_dgrad_f4_min_tiles);
-    if (s.direction == ConvDirection::BACKWARD_DATA && f4_tiles < dgrad_min_tiles) {
+    // In training (a training forward, and backward data, which only training runs) the weights, and so
+    // U, are new every step: 36 values a filter transformed and written each step against F(2x2)'s 16. On
+    // 2 Xeon cores (pocl-cpu-avx512-intel, netcl-bench --direction train, new weights every run, one
+    // interleaved run, F(2x2) / F(4x4) ms), backward data at 14x14: C = K = 512 at N = 1 (16 tiles) 9.5 /
+    // 15.8, N = 8 (128) 25.0 / 26.9; 256 at N = 1 2.3 / 3.2, N = 8 5.9 / 6.2; 7x7, 512 at N = 8 (32 tiles)
+    // 12.3 / 17.1; the forward at 7x7, 512: N = 4 (16 tiles) 7.0 / 13.0, N = 8 9.5 / 13.7. Inference sets
+    // its weights once and keeps winograd_f4_min_tiles alone.
+    const double training_min_tiles = threshold(profile, k::winograd_training_f4_min_tiles);
+    if (s.new_weights_every_run() && f4_tiles < training_min_tiles) {
         return {2, "F(2x2) first: " + detail::number(f4_tiles) + " F(4x4) tiles in the batch < "
-                   "winograd_dgrad_f4_min_tiles " + detail::number(dgrad_min_tiles) +
-                   ": too few to carry a U transformed every training step"};
+                   "winograd_training_f4_min_tiles " + detail::number(training_min_tiles) +
+                   ": too few to carry a U transformed every training step" + f6_passed};
     }
     const int m = threshold(profile, k::winograd_tile) == 2 ? 2 : 4;
-    return {m, "F(" + by(m, m) + ") first: winograd_tile"};
+    return {m, "F(" + by(m, m) + ") first: winograd_tile" + f6_passed};
 }
 
 FirstTile first_5x5_tile(const ConvShapes& s, const DeviceProfile& profile) {
@@ -267,6 +284,27 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;
+    }
+    // Where the weights are new every run (a training forward, backward data) the implicit GEMM repacks
+    // them every step, a pass over them that few columns cannot carry. So a filter larger than 1x1 over at
+    // most im2col_gemm_training_max_columns columns in the batch goes to im2col-gemm first (weights in
+    // panels too, but as its GEMM reads them), and where gemm1x1_training_never_yields the 1x1 GEMM never
+    // yields to the implicit GEMM (the rules below were measured with the weights set once). On 2 Xeon cores (pocl-cpu-avx512-intel,
+    // netcl-bench --direction train, one interleaved run, ms implicit / im2col-gemm / 1x1 GEMM), res5's
+    // 3x3 at 7x7 (C = K = 512) forward N = 1 5.84 / 2.90, N = 2 6.23 / 4.40, backward data N = 1 8.30 /
+    // 4.82; its 3x3 stride 2 forward N = 1 5.35 / 3.07, N = 8 12.18 / 15.35, backward data N = 1 7.12 /
+    // 5.24, N = 8 14.68 / 17.14 (hence 196 columns: four 7x7 images); the 1x1 layers at 7x7, forward N = 1
+    // 2048 -> 512 2.02 / 1.08 / 1.08, 512 -> 2048 1.78 / 1.29 / 1.26, N = 8 5.94 / 6.27 / 4.80 and 5.38 /
+    // 5.78 / 4.78; the stride-2 projection (1024 -> 2048, 14x14 -> 7x7) N = 1 4.63 / 2.46 / 2.90, N = 8
+    // 12.28 / 11.75 / 7.80, backward data N = 8 14.54 / 14.24 / 12.13.
+    if (s.new_weights_every_run()) {
+        const auto columns = static_cast<double>(s.N * s.O() * s.P() * s.Q());
+        if (s.R * s.S > 1 && s.groups == 1 && columns <= threshold(profile, k::im2col_gemm_training_max_columns)) {
+            const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
+            if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
+            return offered;
+        }
+        if (threshold(profile, k::gemm1x1_training_never_yields) != 0) return offered;
     }
     // The channel rule never in float16: the 1x1 GEMM reads half x directly in vectors (vload_half8), where
     // the implicit GEMM widens it to a float32 copy first. On 2 Zen 3 cores (netcl-bench, one interleaved run, half, ms

@@ -16,6 +16,7 @@
 
 #include "netcl/Conv2d.hpp"
 #include "netcl/Error.hpp"
+#include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
 #include "runtime/EventTiming.hpp"
 #include "tests/support/ClInterposer.hpp"
@@ -434,6 +435,58 @@ TEST(FrameworkPathErrors, WrappedHandlesOutliveTheContext) {
     EXPECT_EQ(clGetCommandQueueInfo(fw.queue, CL_QUEUE_REFERENCE_COUNT, sizeof queue_refs, &queue_refs, nullptr),
               CL_SUCCESS);
     EXPECT_EQ(queue_refs, 1u);
+}
+
+// Training (set_training, PyTorch's train()): the forward is planned for new
+// weights every run, under its own plan (" training" in the problem), and
+// computes the same values as inference. With the profile's training rules
+// (pocl-cpu-avx512-intel's values, set here so that every device plans
+// alike) res5's 3x3 shape at 7x7 leaves Winograd, whose U would be
+// transformed every step, for the GEMM engine; eval() goes back to the
+// inference plan, kept. Each mode's steps take new weights.
+TEST(FrameworkPathTraining, TrainingPlansItsOwnForwardWithTheSameValues) {
+    const auto ctx = test::context_with_profile([](DeviceProfile& p) {
+        p.tuned["winograd_min_channels"] = 16, p.tuned["winograd_min_filters"] = 16, p.tuned["winograd_min_output"] = 0;
+        p.tuned["naive_max_flops"] = 0, p.tuned["naive_max_output_pixels"] = 0;
+        p.tuned["direct_rows_max_channels"] = 0, p.tuned["im2col_gemm_max_reduction"] = 0, p.tuned["im2col_min_flops"] = 0;
+        p.tuned["winograd_training_min_tiles"] = 48, p.tuned["im2col_gemm_training_max_columns"] = 196;
+    });
+    ConvShapes s;
+    s.N = 1, s.C = 32, s.H = 7, s.W = 7, s.K = 24, s.R = s.S = 3, s.bias = true;
+    s.set_padding(1);
+    Conv2d conv(ctx, Conv2dOptions::for_shapes(s));
+    EXPECT_FALSE(conv.training());
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 900);
+    const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+    std::uint64_t seed = 901;
+    const auto step = [&](const std::string& what) {
+        const auto w = random_uniform(static_cast<std::size_t>(s.weight_numel()), ++seed);
+        const auto b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
+        conv.set_weights(w, b);
+        Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+        y.fill(std::numeric_limits<float>::quiet_NaN());
+        const cl::Event done = conv.forward(xt, y);
+        const Plan& plan = conv.last_plan();
+        expect_matches(y.to_host({done}), reference_conv(s, x, w, b),
+                       conv_tolerance(s, tolerance_factor(plan.variant)), what + " by " + plan.variant.id);
+        return plan;
+    };
+    const Plan inference = step("inference");
+    EXPECT_EQ(inference.kernel, Kernel::CONV2D_WINOGRAD) << inference.str();
+    conv.set_training(true);
+    EXPECT_TRUE(conv.training());
+    EXPECT_NE(conv.shapes_for(xt.shape()).str().find(" training"), std::string::npos);
+    EXPECT_EQ(conv.shapes_for(xt.shape(), ConvDirection::BACKWARD_DATA).training, false);
+    for (int i = 0; i < 2; ++i) {
+        const Plan training = step("training step " + std::to_string(i));
+        EXPECT_EQ(training.kernel, Kernel::IM2COL) << training.str();
+    }
+    const Decision d = KernelSelector::global().explain("conv2d", conv.shapes_for(xt.shape()),
+                                                        KernelSelector::resolve_profile(ctx->profile()));
+    EXPECT_NE(d.str().find("16 F(2x2) tiles in the batch < winograd_training_min_tiles 48"), std::string::npos)
+        << d.str();
+    conv.set_training(false);
+    EXPECT_EQ(step("inference again").variant, inference.variant);
 }
 
 }  // namespace

@@ -391,14 +391,17 @@ TEST_F(SelectorTest, FourByFourTilesNeedEnoughTilesInTheBatchWhereTheProfileSays
     EXPECT_EQ(tile_of(selector, shape(1, 512, 7, 7, 512, 3, 3, 1, 1), never), 4);
 }
 
-// winograd_dgrad_f4_min_tiles (pocl-cpu-avx512-intel: 256): backward data,
-// whose U training transforms again every step, takes F(4x4) first only from
-// that many of its tiles in the batch; the forward of the same layer keeps
-// winograd_f4_min_tiles (16), and a profile without the key changes nothing.
-TEST_F(SelectorTest, BackwardDataNeedsMoreFourByFourTilesWhereTheProfileSays) {
+// winograd_training_f4_min_tiles (pocl-cpu-avx512-intel: 256) and
+// winograd_training_f6_min_tiles (100): where the weights, and so U, are new
+// every step (a training forward, and backward data, which only training
+// runs) F(4x4) and F(6x6) come first only from that many of their tiles in
+// the batch; an inference forward of the same layer keeps
+// winograd_f4_min_tiles (16) and winograd_f6_min_output (28), and a profile
+// without the keys changes nothing.
+TEST_F(SelectorTest, TrainingNeedsMoreTilesForTheLargerTilesWhereTheProfileSays) {
     KernelSelector selector;
     const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
-    EXPECT_EQ(intel.tuned.at(threshold_key::winograd_dgrad_f4_min_tiles), 256);
+    EXPECT_EQ(intel.tuned.at(threshold_key::winograd_training_f4_min_tiles), 256);
     const auto tile = [&](const ConvShapes& s, const DeviceProfile& profile) {
         const Plan plan = selector.select(s.direction == ConvDirection::BACKWARD_DATA ? "conv2d_backward_data" : "conv2d",
                                           s, profile);
@@ -406,21 +409,105 @@ TEST_F(SelectorTest, BackwardDataNeedsMoreFourByFourTilesWhereTheProfileSays) {
         EXPECT_TRUE(t.has_value()) << s.str() << ": " << plan.variant.id << " (" << plan.reason << ")";
         return t ? t->m : 0;
     };
-    const auto backward = [](ConvShapes s) {
-        s.direction = ConvDirection::BACKWARD_DATA;
+    const auto backward = [](ConvShapes s) { return s.in_direction(ConvDirection::BACKWARD_DATA); };
+    const auto training = [](ConvShapes s) {
+        s.training = true;
         return s;
     };
     // VGG's conv5 (14x14: 16 F(4x4) tiles an image).
-    EXPECT_EQ(tile(shape(8, 512, 14, 14, 512, 3, 3, 1, 1), intel), 4);  // forward: 128 >= 16
+    EXPECT_EQ(tile(shape(8, 512, 14, 14, 512, 3, 3, 1, 1), intel), 4);  // inference: 128 >= 16
+    EXPECT_EQ(tile(training(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 2);   // 128 < 256
     EXPECT_EQ(tile(backward(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 2);   // 128 < 256
     EXPECT_EQ(tile(backward(shape(15, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 2);  // 240
     EXPECT_EQ(tile(backward(shape(16, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 4);  // 256: the threshold itself
+    EXPECT_EQ(tile(training(shape(16, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 4);
     const Decision d =
         selector.explain("conv2d_backward_data", backward(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel);
-    EXPECT_NE(d.plan.reason.find("F(2x2) first: 16 F(4x4) tiles in the batch < winograd_dgrad_f4_min_tiles 256"),
+    EXPECT_NE(d.plan.reason.find("F(2x2) first: 16 F(4x4) tiles in the batch < winograd_training_f4_min_tiles 256"),
               std::string::npos)
         << d.str();
     EXPECT_EQ(tile(backward(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), pocl_avx512_profile()), 4);  // Zen 4's: no key
+    EXPECT_EQ(tile(training(shape(8, 512, 14, 14, 512, 3, 3, 1, 1)), pocl_avx512_profile()), 4);
+    // VGG's conv4 (28x28: 25 F(6x6) tiles an image, 49 F(4x4)).
+    EXPECT_EQ(intel.tuned.at(threshold_key::winograd_training_f6_min_tiles), 100);
+    EXPECT_EQ(tile(shape(1, 512, 28, 28, 512, 3, 3, 1, 1), intel), 6);            // inference
+    EXPECT_EQ(tile(training(shape(1, 512, 28, 28, 512, 3, 3, 1, 1)), intel), 2);  // 25 < 100, then 49 < 256
+    EXPECT_EQ(tile(backward(shape(1, 512, 28, 28, 512, 3, 3, 1, 1)), intel), 2);
+    EXPECT_EQ(tile(training(shape(3, 128, 28, 28, 128, 3, 3, 1, 1)), intel), 2);  // 75
+    EXPECT_EQ(tile(training(shape(4, 128, 28, 28, 128, 3, 3, 1, 1)), intel), 6);  // 100: the threshold itself
+    EXPECT_EQ(tile(training(shape(8, 512, 28, 28, 512, 3, 3, 1, 1)), intel), 6);  // 200
+    const Decision six = selector.explain("conv2d", training(shape(1, 512, 28, 28, 512, 3, 3, 1, 1)), intel);
+    EXPECT_NE(six.plan.reason.find("(25 F(6x6) tiles < winograd_training_f6_min_tiles 100)"), std::string::npos)
+        << six.str();
+    EXPECT_EQ(tile(training(shape(1, 512, 28, 28, 512, 3, 3, 1, 1)), pocl_avx512_profile()), 6);  // Zen 4's
+}
+
+// Where the weights are new every run, over few tiles or columns the plans that
+// transform or pack them every step give way (pocl-cpu-avx512-intel):
+// Winograd below winograd_training_min_tiles (48) F(2x2) tiles, the implicit
+// GEMM to im2col-gemm up to im2col_gemm_training_max_columns (196) columns
+// for filters larger than 1x1, and the 1x1 GEMM stops yielding to the
+// implicit GEMM. Inference plans and profiles without the keys are unchanged.
+TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
+    KernelSelector selector;
+    const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
+    EXPECT_EQ(intel.tuned.at(threshold_key::winograd_training_min_tiles), 48);
+    EXPECT_EQ(intel.tuned.at(threshold_key::im2col_gemm_training_max_columns), 196);
+    const auto plan = [&](const ConvShapes& s, const DeviceProfile& profile) {
+        return selector.select(s.direction == ConvDirection::BACKWARD_DATA ? "conv2d_backward_data" : "conv2d", s,
+                               profile);
+    };
+    const auto training = [](ConvShapes s) {
+        s.training = true;
+        return s;
+    };
+    const auto backward = [](ConvShapes s) { return s.in_direction(ConvDirection::BACKWARD_DATA); };
+    // res5's 3x3 at 7x7: 16 F(2x2) tiles an image.
+    const ConvShapes res5 = shape(1, 512, 7, 7, 512, 3, 3, 1, 1);
+    EXPECT_EQ(plan(res5, intel).kernel, Kernel::CONV2D_WINOGRAD);
+    const Plan trained = plan(training(res5), intel);
+    EXPECT_EQ(trained.variant, Variant("im2col-gemm")) << trained.str();
+    const Decision d = selector.explain("conv2d", training(res5), intel);
+    EXPECT_NE(d.str().find("16 F(2x2) tiles in the batch < winograd_training_min_tiles 48"), std::string::npos)
+        << d.str();
+    EXPECT_EQ(plan(backward(res5), intel).variant, Variant("im2col-gemm"));
+    auto res5_n = [&](std::int64_t n) {
+        ConvShapes s = res5;
+        s.N = n;
+        return s;
+    };
+    EXPECT_EQ(plan(training(res5_n(2)), intel).variant, Variant("im2col-gemm"));  // 32 tiles, 98 columns
+    EXPECT_EQ(plan(training(res5_n(3)), intel).kernel, Kernel::CONV2D_WINOGRAD);  // 48: the threshold itself
+    EXPECT_EQ(plan(training(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel).kernel, Kernel::CONV2D_WINOGRAD);  // 49
+    // res5's 3x3 stride 2 (14x14 -> 7x7): im2col-gemm up to four images (196 columns), the implicit GEMM beyond.
+    const ConvShapes strided = shape(1, 512, 14, 14, 512, 3, 3, 2, 1);
+    EXPECT_EQ(plan(strided, intel).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(plan(training(strided), intel).variant, Variant("im2col-gemm"));
+    EXPECT_EQ(plan(backward(strided), intel).variant, Variant("im2col-gemm"));
+    ConvShapes four = strided;
+    four.N = 4;  // 196 columns: the threshold itself
+    EXPECT_EQ(plan(training(four), intel).variant, Variant("im2col-gemm"));
+    ConvShapes five = strided;
+    five.N = 5;  // 245 columns
+    EXPECT_EQ(plan(training(five), intel).variant, Variant("implicit-gemm"));
+    EXPECT_EQ(plan(backward(five), intel).variant, Variant("implicit-gemm"));
+    // res5's 1x1 layers (49 pixels <= gemm1x1_max_pixels_to_yield 64) and the stride-2 projection.
+    for (const ConvShapes& s : {shape(1, 2048, 7, 7, 512, 1, 1), shape(8, 512, 7, 7, 2048, 1, 1),
+                                shape(1, 1024, 14, 14, 2048, 1, 1, 2, 0)}) {
+        EXPECT_EQ(plan(s, intel).variant, Variant("implicit-gemm")) << s.str();
+        EXPECT_EQ(plan(training(s), intel).variant, Variant("gemm-1x1")) << s.str();
+    }
+    // Zen 4's profile has none of the keys: training plans as inference.
+    const DeviceProfile zen4 = pocl_avx512_profile();
+    for (const ConvShapes& s : {res5, strided, shape(1, 2048, 7, 7, 512, 1, 1)}) {
+        EXPECT_EQ(plan(training(s), zen4).variant, plan(s, zen4).variant) << s.str();
+    }
+    // The mode is part of the problem: its own text (tuned records' key), forward only.
+    EXPECT_EQ(training(res5).str(), res5.str() + " training");
+    ConvShapes backward_training = backward(res5);
+    backward_training.training = true;
+    EXPECT_THROW(backward_training.validate(), Error);
+    EXPECT_FALSE(training(res5).in_direction(ConvDirection::BACKWARD_DATA).training);
 }
 
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):

@@ -116,6 +116,16 @@ public:
     // (which waits for the copy) or clFinish.
     void set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
 
+    // Training (PyTorch's module.train(), oneDNN's forward_training): the
+    // weights will be new before every forward, so the selector plans the
+    // forward for a step that pays what its plan builds from them (Winograd's
+    // U, packed panels) every run, where inference (the default, eval()) sets
+    // them once and pays it once. The values are the same either way; each
+    // mode keeps its own plans, and explain / last_plan say " training".
+    // Backward data is always planned so.
+    void set_training(bool training) { training_ = training; }
+    bool training() const { return training_; }
+
     // Enqueues y = conv(x) after the events in `wait` and returns the event
     // of netcl's last command; nothing in it blocks the host. y must be
     // N x K x P x Q and not overlap x. `workspace`, when given, is scratch
@@ -219,6 +229,7 @@ private:
 
     std::shared_ptr<Context> context_;
     ConvLayerOptions options_;
+    bool training_ = false;
     Tensor weights_;
     Tensor bias_;
     // Bumped by every set_weights; a Prepared strategy re-takes the weights

@@ -40,6 +40,12 @@ struct ConvShapes {
     // Forward only: what the output stage adds as y is written. Part of the
     // problem, since it changes the programs built (a kernel's build options).
     PostOps post_ops;
+    // Forward only: the layer trains (ConvLayer::set_training, as oneDNN's
+    // forward_training and PyTorch's module.train()), so its weights are new
+    // before every run and whatever a plan builds from them (Winograd's U,
+    // packed panels) is paid every run, not once. The selector weighs that;
+    // the values computed are the same either way.
+    bool training = false;
 
     void set_padding(std::int64_t all) { set_padding(all, all); }
     void set_padding(std::int64_t height, std::int64_t width) { set_padding(height, width, height, width); }
@@ -67,8 +73,13 @@ struct ConvShapes {
     ConvShapes in_direction(ConvDirection d) const {
         ConvShapes s = *this;
         s.direction = d;
-        if (d != ConvDirection::FORWARD) s.post_ops = {};
+        if (d != ConvDirection::FORWARD) s.post_ops = {}, s.training = false;
         return s;
+    }
+    // The weights change before every run: a training forward, and backward
+    // data (only training runs it). Backward weights reads none.
+    bool new_weights_every_run() const {
+        return direction == ConvDirection::BACKWARD_DATA || (direction == ConvDirection::FORWARD && training);
     }
 
     // Throws netcl::Error naming the first field that makes no convolution.
@@ -76,8 +87,8 @@ struct ConvShapes {
     // "N=1 C=64 H=224 W=224 K=64 R=3 S=3 stride=1 pad=1 dil=1 groups=1";
     // uneven padding as "pad=top,left,bottom,right". What is not the 2-D
     // float32 forward default follows: " depth=D,T,stride,front,back,dil",
-    // " dtype=float16", " dir=backward_data", " post=sum+relu" (tuned records are keyed by this
-    // text, so forward's keys are unchanged).
+    // " dtype=float16", " dir=backward_data", " post=sum+relu", " training" (tuned records are keyed by
+    // this text, so forward's keys are unchanged).
     std::string str() const;
     std::string problem_suffix() const;  // the part of str() after "groups=G" (empty for 2-D float32 forward)
     bool operator==(const ConvShapes&) const = default;

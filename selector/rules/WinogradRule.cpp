@@ -57,6 +57,20 @@ public:
                           " < winograd_min_output " + number(min_out) +
                           ": too few tiles to share the transformed weights");
         }
+        // Where the weights are new every run (a training forward, backward data), U is transformed every
+        // step, F(2x2)'s 16 values a 3x3 filter; over few tiles the GEMM engine's direct product, reading
+        // the weights as they are, costs less. On 2 Xeon cores (pocl-cpu-avx512-intel, netcl-bench
+        // --direction train, one interleaved run, ms F(2x2) / im2col-gemm), res5's 3x3 at 7x7 (C = K = 512)
+        // forward N = 1 (16 F(2x2) tiles) 5.50 / 2.90, N = 2 (32) 5.40 / 4.40, N = 4 (64) 7.01 / 8.60;
+        // backward data 6.96 / 4.82, 7.43 / 6.65, 8.56 / 9.81; res4's at 14x14 (256) N = 1 (49) 1.61 / 2.10.
+        // 3x3 filters only, as measured; the 3-D tiles keep their own rules (winograd3d_*).
+        const double min_training_tiles = threshold(profile, threshold_key::winograd_training_min_tiles);
+        const auto f2_tiles = static_cast<double>(s.N * ((s.P() + 1) / 2) * ((s.Q() + 1) / 2));
+        if (s.spatial_rank == 2 && s.R == 3 && s.S == 3 && s.new_weights_every_run() &&
+            f2_tiles < min_training_tiles) {
+            return reject(number(f2_tiles) + " F(2x2) tiles in the batch < winograd_training_min_tiles " +
+                          number(min_training_tiles) + ": too few to carry a U transformed every training step");
+        }
         return accept(Kernel::CONV2D_WINOGRAD, *choice.variant,
                       "C = " + std::to_string(s.C) + " >= " + number(min_c) + " and K = " + std::to_string(s.K) +
                           " >= " + number(min_k) + "; " + winograd_tile_preference(s, profile) +

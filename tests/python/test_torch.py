@@ -186,6 +186,30 @@ def test_a_drop_in_for_nn_conv2d():
         assert torch.allclose(layer(xt), base(xt), atol=1e-5)
 
 
+def test_train_and_eval_plan_netcl_for_training_and_inference():
+    # module.train() uploads the weights every call: netcl's layer plans its forward for that
+    # (Conv2d.training), eval() for weights set once; the values are the same either way.
+    torch.manual_seed(7)
+    base = torch.nn.Conv2d(8, 8, 3, padding=1)
+    layer = nt.Conv2d.from_torch(base)
+    x = torch.empty(1, 8, 7, 7).uniform_(-1, 1)
+    with torch.no_grad():
+        expected = base(x)
+        layer.train()
+        assert torch.allclose(layer(x), expected, atol=1e-5)
+        assert layer._netcl_layer.training is True
+        assert " training" in str(layer._netcl_layer.shapes_for(tuple(x.shape)))
+        layer.eval()
+        assert torch.allclose(layer(x), expected, atol=1e-5)
+        assert layer._netcl_layer.training is False
+        assert " training" not in str(layer._netcl_layer.shapes_for(tuple(x.shape)))
+    conv = nc.Conv2d(3, 4, 3)
+    assert conv.training is False
+    assert conv.train() is conv and conv.training is True
+    assert conv.shapes_for((1, 3, 9, 9)).training is True
+    assert conv.eval() is conv and conv.training is False
+
+
 def test_the_bridge_hands_netcl_the_tensors_own_memory():
     bridge = nt.default_bridge()
     assert not bridge.copies_tensors, "PoCL with PyOpenCL: netcl.torch should not copy tensors"

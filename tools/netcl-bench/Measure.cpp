@@ -265,6 +265,8 @@ PreparedCandidate prepare(const std::shared_ptr<Context>& context, const Candida
                                   : std::shared_ptr<const LayerData>(std::shared_ptr<const LayerData>{}, &layer);
             const ConvShapes& cs = data->shapes;
             std::shared_ptr<ConvLayer> conv = make_conv_layer(context, cs, overrides);
+            // New weights every run are a training step: the forward is planned as one (backward data always is).
+            conv->set_training(settings.weights_every_run);
             if (cs.direction != ConvDirection::BACKWARD_WEIGHTS) conv->set_weights(data->weights, data->bias);
             c.runner = conv_runner(*context, conv, data, settings.weights_every_run);
             first_run(c.runner, reference, m);

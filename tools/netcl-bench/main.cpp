@@ -211,7 +211,8 @@ int main(int argc, char** argv) {
                    "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
                    "the total is a training step, each forward and backward data run taking new weights first: "
                    "netcl's set_weights, oneDNN's weight reorders, and oneDNN's dW reordered back to oihw; wall "
-                   "time); oneDNN runs its backward primitives beside the gradients")
+                   "time; netcl's forward planned for training, set_training); oneDNN runs its backward "
+                   "primitives beside the gradients")
         ->capture_default_str();
     app.add_option("--dtype", a.dtype,
                    "netcl's tensors: float32, or float16 (storage; arithmetic stays float32). The peers "
@@ -231,8 +232,8 @@ int main(int argc, char** argv) {
                  "time each candidate's runs back to back (one candidate's buffers alive at a time) instead of in "
                  "interleaved rounds of one run per candidate");
     app.add_flag("--weights-once", a.weights_once,
-                 "with --direction train: the weights set once before the runs, not before each (the train figures "
-                 "before 2026-11-30)");
+                 "with --direction train: the weights set once before the runs, not before each, and the forward "
+                 "planned for inference (the train figures before 2026-11-30)");
     app.add_option("--json", a.json, "write every figure as JSON");
     app.add_option("--csv", a.csv, "write every figure as CSV");
     app.add_option("--plot", a.plot, "write a bar chart of GFLOPS per layer (PNG, via tools/plot_bench.py)");

@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
     app.add_option("--direction", direction,
                    "with --explain: the direction to plan (fwd, bwd_data, bwd_weights; as netcl-bench takes it)");
     app.add_option("--dtype", dtype, "with --explain: the storage type to plan (float32, float16)");
+    bool training = false;
+    app.add_flag("--training", training,
+                 "with --explain --direction fwd: plan the forward of a training step (new weights every run, "
+                 "Conv2d::set_training) instead of inference's");
     app.add_option("--profile", explain_profile,
                    "with --explain or --programs: a stored profile (shipped name or JSON file) instead of a device");
     app.add_option("--programs", programs,
@@ -96,6 +100,11 @@ int main(int argc, char** argv) {
             netcl::ConvShapes shapes = netcl::parse_shape_spec(explain);
             shapes.dtype = netcl::data_type_from_string(dtype);
             shapes = shapes.in_direction(netcl::conv_direction_from_string(direction));
+            if (training && shapes.direction != netcl::ConvDirection::FORWARD) {
+                throw netcl::Error("--training plans a training forward; " + direction +
+                                   " is planned for training already (backward data) or reads no weights");
+            }
+            shapes.training = training;
             const netcl::DeviceProfile profile =
                 explain_profile.empty() ? netcl::tools::tool_context("netcl-info")->profile() : netcl::load_profile(explain_profile);
             std::printf("device: %s (%s, driver %s)\nshape:  %s\n", profile.name.c_str(),

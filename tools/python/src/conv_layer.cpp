@@ -232,6 +232,17 @@ void def_layer_methods(nb::class_<Layer>& cls) {
                          if (events.empty()) return std::nullopt;
                          return events.back();
                      })
+        .def_prop_rw(
+            "training",
+            [](Layer& self) {
+                std::lock_guard lock(self.mutex);
+                return self.conv->training();
+            },
+            [](Layer& self, bool training) {
+                std::lock_guard lock(self.mutex);
+                self.conv->set_training(training);
+            },
+            "The forward planned for a training step (new weights before every run) or for inference.")
         .def_prop_ro("last_plan",
                      [](Layer& self) -> std::optional<Plan> {
                          std::lock_guard lock(self.mutex);

@@ -77,6 +77,8 @@ void bind_conv_shapes(nb::module_& m) {
         .def_rw("dilation_w", &ConvShapes::dilation_w)
         .def_rw("groups", &ConvShapes::groups)
         .def_rw("bias", &ConvShapes::bias)
+        .def_rw("training", &ConvShapes::training,
+                "Forward only: planned for a training step, the weights new before every run (Conv2d.train()).")
         .def_rw("spatial_rank", &ConvShapes::spatial_rank, "2 (NCHW) or 3 (NCDHW).")
         .def_rw("D", &ConvShapes::D, "Input depth (1 at rank 2).")
         .def_rw("T", &ConvShapes::T, "Filter depth (1 at rank 2).")

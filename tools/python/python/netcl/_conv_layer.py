@@ -223,6 +223,28 @@ class _ConvLayer:
         return self._impl.backward_weights(x, dy, dw, db, float(beta), wait_for)
 
     @property
+    def training(self) -> bool:
+        """Whether the forward is planned for a training step (as PyTorch's ``module.training``):
+        the weights are new before every forward, so what a plan builds from them (Winograd's
+        transformed weights, packed panels) is paid every run, and the selector weighs that.
+        False (inference, the default) plans for weights set once. The values are the same either
+        way; backward_data is always planned for training."""
+        return self._impl.training
+
+    @training.setter
+    def training(self, mode: bool) -> None:
+        self._impl.training = bool(mode)
+
+    def train(self, mode: bool = True) -> "_ConvLayer":
+        """Plans the forward for training (``mode``) or inference, as ``torch.nn.Module.train``; returns self."""
+        self.training = mode
+        return self
+
+    def eval(self) -> "_ConvLayer":
+        """Plans the forward for inference (weights set once), as ``torch.nn.Module.eval``; returns self."""
+        return self.train(False)
+
+    @property
     def last_plan(self) -> Optional[_netcl.Plan]:
         """What the last run (forward or backward) ran (kernel, variant, implementation, config, reason); None before one."""
         return self._impl.last_plan

@@ -179,6 +179,8 @@ class _NetclConv:
         keep: List[object] = []
         try:
             layer = self._layer(call.padding, bridge, call.post_ops)
+            # train(): the weights are uploaded every call (_upload_weights), so netcl plans for that.
+            layer.training = self.training
             self._upload_weights(layer, weight, bias, bridge, keep)
             xv = bridge.view(x.detach(), keep)
             shape = layer.output_shape(tuple(x.shape))
