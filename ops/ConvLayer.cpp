@@ -207,35 +207,42 @@ void ConvLayer::set_weights(const std::vector<float>& weights, const std::vector
     }
     weights_ = std::move(new_weights);
     bias_ = std::move(new_bias);
+    weights_borrowed_ = false;
     weights_ready_.clear();
     ++weights_version_;
+}
+
+void ConvLayer::check_device_weights(const std::string& op, const Tensor& weights, const Tensor* bias) const {
+    const auto& o = options_;
+    const Tensor::Shape shape = weight_shape();
+    const std::size_t expected = checked_numel(shape);
+    NETCL_REQUIRE(weights.defined(), op + ": the weight tensor is undefined");
+    if (weights.numel() != expected) {
+        throw Error(op + ": the weight tensor holds " + std::to_string(weights.numel()) +
+                    " floats; expected " + weight_shape_text() + " = " + std::to_string(expected));
+    }
+    if (o.bias && (bias == nullptr || !bias->defined() || bias->numel() != static_cast<std::size_t>(o.out_channels))) {
+        throw Error(op + ": the layer has a bias; expected a bias tensor of out_channels = " +
+                    std::to_string(o.out_channels) + " floats");
+    }
+    if (!o.bias && bias != nullptr && bias->defined()) {
+        throw Error(op + ": got a bias tensor for a layer made with bias = false; expected none");
+    }
+    for (const Tensor* t : {&weights, bias}) {
+        if (t != nullptr && t->defined() && t->context() != context_) {
+            throw Error(op + ": a tensor lives on another Context; expected this layer's Context");
+        }
+        if (t != nullptr && t->defined() && t->dtype() != o.dtype) {
+            throw Error(op + ": a " + to_string(t->dtype()) + " tensor for a " + to_string(o.dtype) +
+                        " layer; expected weights and bias in the layer's dtype");
+        }
+    }
 }
 
 void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
     const auto& o = options_;
     const Tensor::Shape shape = weight_shape();
-    const std::size_t expected = checked_numel(shape);
-    NETCL_REQUIRE(weights.defined(), o.name + "::set_weights: the weight tensor is undefined");
-    if (weights.numel() != expected) {
-        throw Error(o.name + "::set_weights: the weight tensor holds " + std::to_string(weights.numel()) +
-                    " floats; expected " + weight_shape_text() + " = " + std::to_string(expected));
-    }
-    if (o.bias && (bias == nullptr || !bias->defined() || bias->numel() != static_cast<std::size_t>(o.out_channels))) {
-        throw Error(o.name + "::set_weights: the layer has a bias; expected a bias tensor of out_channels = " +
-                    std::to_string(o.out_channels) + " floats");
-    }
-    if (!o.bias && bias != nullptr && bias->defined()) {
-        throw Error(o.name + "::set_weights: got a bias tensor for a layer made with bias = false; expected none");
-    }
-    for (const Tensor* t : {&weights, bias}) {
-        if (t != nullptr && t->defined() && t->context() != context_) {
-            throw Error(o.name + "::set_weights: a tensor lives on another Context; expected this layer's Context");
-        }
-        if (t != nullptr && t->defined() && t->dtype() != o.dtype) {
-            throw Error(o.name + "::set_weights: a " + to_string(t->dtype()) + " tensor for a " + to_string(o.dtype) +
-                        " layer; expected weights and bias in the layer's dtype");
-        }
-    }
+    check_device_weights(o.name + "::set_weights", weights, bias);
     std::vector<cl::Event> ready;
     const auto copy = [&](const Tensor& from, Tensor::Shape to_shape, const Tensor& into) {
         Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype);
@@ -251,8 +258,9 @@ void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std
     // step sets the weights every step, and a fresh buffer's first touch cost more than the copy
     // (ResNet-50's res5.projection, 8 MiB: 5.3 ms against ~0.5 for 4 MiB into a warm one, 2 Xeon
     // cores, PoCL 3.1). Out of order, a fresh buffer, never overwritten. The bias goes first (a fresh
-    // buffer), the weights last: a failed enqueue of either leaves the previous pair.
-    const bool in_place = !context_->out_of_order() && weights_.defined();
+    // buffer), the weights last: a failed enqueue of either leaves the previous pair. Never into
+    // borrowed weights: those are the caller's.
+    const bool in_place = !context_->out_of_order() && weights_.defined() && !weights_borrowed_;
     Tensor new_weights;
     Tensor new_bias;
     try {
@@ -263,7 +271,20 @@ void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std
     }
     weights_ = std::move(new_weights);
     bias_ = std::move(new_bias);
+    weights_borrowed_ = false;
     weights_ready_ = std::move(ready);
+    ++weights_version_;
+}
+
+void ConvLayer::borrow_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
+    const auto& o = options_;
+    check_device_weights(o.name + "::borrow_weights", weights, bias);
+    // The caller's views themselves: each prepared plan rebuilds what it derives from them at its next
+    // run (the version below), reading them after `wait`.
+    weights_ = weights;
+    bias_ = o.bias ? *bias : Tensor{};
+    weights_borrowed_ = true;
+    weights_ready_ = wait;
     ++weights_version_;
 }
 

@@ -385,6 +385,88 @@ TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
     }
 }
 
+// borrow_weights (cuDNN's and oneDNN's weights per call): the layer reads the
+// caller's buffers in its runs, with no copy, in every strategy that derives
+// something from them (Winograd's U, the implicit GEMM's panels) and in
+// backward data (rotated filters); each borrow of new values is a new step.
+// A set_weights after a borrow copies into a buffer of the layer's own, never
+// into the caller's; bad tensors get the same errors, named after the call.
+TEST(FrameworkPathQueues, BorrowedWeightsAreReadInPlaceEveryStep) {
+    FrameworkDevice fw;
+    auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
+    struct Case {
+        Variant variant;
+        Kernel kernel;
+        std::int64_t R, stride;
+    };
+    const Case cases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
+                          {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
+                          {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
+    std::uint64_t seed = 700;
+    for (const Case& c : cases) {
+        ConvShapes s;
+        s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = c.R, s.stride_h = s.stride_w = c.stride;
+        s.bias = true;
+        s.set_padding(c.R / 2);
+        Conv2dOptions o = Conv2dOptions::for_shapes(s);
+        o.strategy = c.kernel;
+        o.variant = c.variant;
+        Conv2d conv(ctx, o);
+        const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), ++seed);
+        const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), ++seed);
+        const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+        const Tensor dyt = Tensor::from_host(ctx, dy, {s.N, s.K, s.P(), s.Q()});
+        const std::size_t w_floats = static_cast<std::size_t>(s.weight_numel());
+        cl_mem buffer = fw.buffer((w_floats + static_cast<std::size_t>(s.K)) * sizeof(float));
+        const Tensor wt = Tensor::view(ctx, buffer, 0, {s.K, s.C, s.R, s.S});
+        const Tensor bt = Tensor::view(ctx, buffer, w_floats * sizeof(float), {s.K});
+        for (int step = 0; step < 3; ++step) {
+            const auto w = random_uniform(w_floats, ++seed);
+            const auto b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
+            fw.write(buffer, 0, w);
+            fw.write(buffer, w_floats, b);
+            conv.borrow_weights(wt, &bt);
+            Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+            Tensor dx = Tensor::empty(ctx, {s.N, s.C, s.H, s.W});
+            y.fill(std::numeric_limits<float>::quiet_NaN());
+            dx.fill(std::numeric_limits<float>::quiet_NaN());
+            const cl::Event y_done = conv.forward(xt, y);
+            const cl::Event dx_done = conv.backward_data(dyt, dx);
+            const std::string what = c.variant.id + " step " + std::to_string(step);
+            expect_matches(y.to_host({y_done}), reference_conv(s, x, w, b),
+                           conv_tolerance(s, tolerance_factor(c.variant)), what);
+            const Plan& dgrad = conv.last_plan();
+            expect_matches(dx.to_host({dx_done}), reference_conv_backward_data(s, dy, w),
+                           conv_tolerance(s, tolerance_factor(dgrad.variant)), what + ", dx by " + dgrad.variant.id);
+            // The step is over (the events waited for): the caller may change its buffer.
+        }
+        // set_weights after a borrow: the layer's own copy, the caller's buffer left as it was.
+        const std::vector<float> before = fw.read(buffer, 0, w_floats, nullptr);
+        const std::vector<float> own = random_uniform(w_floats, ++seed);
+        const std::vector<float> own_b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
+        const Tensor own_w = Tensor::from_host(ctx, own, {s.K, s.C, s.R, s.S});
+        const Tensor own_bt = Tensor::from_host(ctx, own_b, {s.K});
+        conv.set_weights(own_w, &own_bt);
+        Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+        const cl::Event done = conv.forward(xt, y);
+        EXPECT_EQ(fw.read(buffer, 0, w_floats, nullptr), before) << c.variant.id << ": set_weights wrote the borrowed buffer";
+        expect_matches(y.to_host({done}), reference_conv(s, x, own, own_b), conv_tolerance(s, tolerance_factor(c.variant)),
+                       c.variant.id + " after set_weights");
+        clReleaseMemObject(buffer);
+    }
+    Conv2d small(ctx, {.in_channels = 2, .out_channels = 3, .kernel = {1, 1}, .bias = true});
+    const Tensor short_w = Tensor::from_host(ctx, std::vector<float>(5, 1.0f), {5});
+    const Tensor bias3 = Tensor::from_host(ctx, std::vector<float>(3, 1.0f), {3});
+    try {
+        small.borrow_weights(short_w, &bias3);
+        ADD_FAILURE() << "a 5-float weight tensor was borrowed for 6";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("Conv2d::borrow_weights: the weight tensor holds 5 floats"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(FrameworkPathErrors, WrapAndViewRefuseWhatTheyCannotUse) {
     FrameworkDevice fw, other;
     const auto expect_error = [](const std::function<void()>& f, const std::string& fragment) {

@@ -115,6 +115,14 @@ public:
     // a change to those buffers must come after the layer's next call's event
     // (which waits for the copy) or clFinish.
     void set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
+    // The same without the copy, as cuDNN and oneDNN take the weights of each
+    // call: the layer reads these buffers (after `wait`) in its later runs,
+    // so they must hold these values, unchanged, until the next set_weights
+    // or borrow_weights and the end of every run enqueued before it. For a
+    // framework's parameters in a training step, which change only between
+    // steps: new weights are borrowed again each step, and each plan rebuilds
+    // what it derives from them (Winograd's U, packed panels) at its next run.
+    void borrow_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
 
     // Training (PyTorch's module.train(), oneDNN's forward_training): the
     // weights will be new before every forward, so the selector plans the
@@ -225,6 +233,8 @@ private:
     std::string describe(const ConvShapes& shapes, const std::string& variant) const;  // for errors
     std::string describe() const;
     std::string weight_shape_text() const;  // "out_channels x in_channels/groups x R x S"
+    // A netcl::Error (`op`: "Conv2d::set_weights") unless weights and bias are this layer's, on its Context.
+    void check_device_weights(const std::string& op, const Tensor& weights, const Tensor* bias) const;
     Plan make_plan(const ConvShapes& shapes, const DeviceProfile& profile) const;
 
     std::shared_ptr<Context> context_;
@@ -232,6 +242,7 @@ private:
     bool training_ = false;
     Tensor weights_;
     Tensor bias_;
+    bool weights_borrowed_ = false;  // weights_ and bias_ are the caller's views (borrow_weights)
     // Bumped by every set_weights; a Prepared strategy re-takes the weights
     // when its copy of this differs (0: no weights yet).
     std::uint64_t weights_version_ = 0;

@@ -127,3 +127,30 @@ def test_no_opencl_references_left_behind(pyopencl_env, rng):
     for _ in range(5):
         one_round()
     assert counts() == after_one
+
+
+def test_borrowed_weights_are_read_from_the_programs_buffer(pyopencl_env, rng):
+    # borrow_weights: netcl reads the program's weight buffer itself in each run (no copy); the
+    # program writes the next step's weights into it once netcl's run is over and borrows again.
+    ctx, queue, nctx = pyopencl_env
+    mf = cl.mem_flags
+    x_host = uniform(rng, (1, 4, 7, 7))
+    x = nc.Tensor.from_host(x_host, context=nctx)
+    w_buf = cl.Buffer(ctx, mf.READ_WRITE, size=6 * 4 * 9 * 4)
+    b_buf = cl.Buffer(ctx, mf.READ_WRITE, size=6 * 4)
+    conv = nc.Conv2d(4, 6, 3, padding=1, context=nctx).train()
+    w_view = nc.Tensor.from_pyopencl(w_buf, (6, 4, 3, 3), context=nctx)
+    b_view = nc.Tensor.from_pyopencl(b_buf, (6,), context=nctx)
+    for step in range(3):
+        w, b = uniform(rng, (6, 4, 3, 3)), uniform(rng, (6,))
+        cl.enqueue_copy(queue, w_buf, w)
+        cl.enqueue_copy(queue, b_buf, b)
+        queue.finish()
+        conv.borrow_weights(w_view, b_view)
+        y = conv.forward(x).to_host()
+        ref = conv2d_reference(x_host, w, b, pads=(1, 1, 1, 1))
+        assert np.max(np.abs(y - ref)) <= tolerance(x_host, w, b, 1, conv.last_plan), f"step {step}"
+    with pytest.raises(TypeError, match="must be a netcl.Tensor"):
+        conv.borrow_weights(np.zeros((6, 4, 3, 3), np.float32))
+    with pytest.raises(nc.Error, match="borrow_weights: the weight tensor holds 6 floats"):
+        conv.borrow_weights(nc.Tensor.from_pyopencl(b_buf, (6,), context=nctx), b_view)

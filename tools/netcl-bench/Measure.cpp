@@ -101,11 +101,12 @@ std::vector<cl::Event> timed_events(const ConvLayer& conv) {
 Runner conv_runner(Context& context, std::shared_ptr<ConvLayer> conv, std::shared_ptr<const LayerData> layer,
                    bool weights_every_run) {
     const ConvShapes& s = layer->shapes;
-    // New weights (RunSettings::weights_every_run) before the run: set_weights' copy is not among the
-    // call's events, so such a run is timed by the wall clock alone.
+    // New weights (RunSettings::weights_every_run) before the run, borrowed as netcl.torch hands a
+    // training step's parameters over; what the plan derives from them is rebuilt in the run, which is
+    // timed by the wall clock alone (RunSettings).
     const auto new_weights = [conv, layer, weights_every_run] {
         if (!weights_every_run) return false;
-        conv->set_weights(layer->weights_device, layer->shapes.bias ? &layer->bias_device : nullptr);
+        conv->borrow_weights(layer->weights_device, layer->shapes.bias ? &layer->bias_device : nullptr);
         return true;
     };
     switch (s.direction) {
@@ -180,8 +181,9 @@ std::string order_text(const RunSettings& settings) {
     std::string text = settings.interleave ? "interleaved: each round one run of every candidate of the layer in turn"
                                            : "sequential: each candidate's runs back to back";
     if (settings.weights_every_run) {
-        text += "; new weights before every forward and backward-data run, timed with it (netcl's set_weights "
-                "and transforms, oneDNN's weight reorders; backward weights: oneDNN's reorder of dW to oihw)";
+        text += "; new weights before every forward and backward-data run, timed with it (netcl's borrow_weights "
+                "and transforms, the forward planned for training; oneDNN's weight reorders; backward weights: "
+                "oneDNN's reorder of dW to oihw)";
     }
     return text;
 }

@@ -44,12 +44,13 @@ struct RunSettings {
     // repeats back to back and keeps only one candidate's buffers alive at a time.
     bool interleave = true;
     // Training (--direction train): the weights change every step, so each run of a forward or backward
-    // data pays what new weights cost first: netcl's set_weights (a copy of the device tensor, then
-    // whatever the plan derives from it: Winograd's U, packed panels, rotated filters), oneDNN's
-    // reorder of plain oihw weights into its primitive's layout (and backward weights' reorder of dW back
-    // to oihw). Both as a framework's step pays them; netcl's copy counts twice, once before forward and
-    // once before backward data, as netcl.torch uploads the weights in both. Off: the weights stay, as
-    // in inference (and in this tool's train figures before 2026-11-30).
+    // data pays what new weights cost first: netcl's borrow_weights (the device tensor itself, as
+    // netcl.torch hands a training step's parameters over, then whatever the plan derives from it:
+    // Winograd's U, packed panels, rotated filters; SPEED.md's first figures of 2026-11-30 had
+    // set_weights' copy of it too), and its forward planned for training (set_training); oneDNN's reorder of plain oihw weights
+    // into its primitive's layout (and backward weights' reorder of dW back to oihw). Both as a
+    // framework's step pays them, before forward and again before backward data. Off: the weights stay,
+    // as in inference (and in this tool's train figures before 2026-11-30).
     bool weights_every_run = false;
 };
 // "interleaved: ..." or "sequential: ...", for the reports.

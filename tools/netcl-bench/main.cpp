@@ -141,8 +141,7 @@ int run(const Arguments& a, int argc, char** argv) {
                     [](const Candidate& c) { return c.kind == Candidate::Kind::OneDnn; }) &&
         !onednn_why_not(netcl::ConvShapes{}, context->profile());
     // With oneDNN in the run every figure is wall time: its only clock, so the ratios compare like with like.
-    // So too with new weights every run: set_weights' copy has no event among the call's, and a training
-    // step's directions are summed on one clock.
+    // So too with new weights every run: a training step's directions are summed on one clock.
     const bool weights_every_run = a.direction == "train" && !a.weights_once;
     report.clock = onednn_runs || weights_every_run ? Clock::Wall : Clock::Events;
     if (a.peak || onednn_runs) {
@@ -210,9 +209,9 @@ int main(int argc, char** argv) {
     app.add_option("--direction", a.direction,
                    "fwd, bwd_data (dx from dy), bwd_weights (dw, db from x and dy), or train (all three per layer; "
                    "the total is a training step, each forward and backward data run taking new weights first: "
-                   "netcl's set_weights, oneDNN's weight reorders, and oneDNN's dW reordered back to oihw; wall "
-                   "time; netcl's forward planned for training, set_training); oneDNN runs its backward "
-                   "primitives beside the gradients")
+                   "netcl's borrow_weights and what its plans derive from them, oneDNN's weight reorders, and "
+                   "oneDNN's dW reordered back to oihw; wall time; netcl's forward planned for training, "
+                   "set_training); oneDNN runs its backward primitives beside the gradients")
         ->capture_default_str();
     app.add_option("--dtype", a.dtype,
                    "netcl's tensors: float32, or float16 (storage; arithmetic stays float32). The peers "

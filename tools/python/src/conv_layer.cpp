@@ -159,6 +159,15 @@ void def_layer_methods(nb::class_<Layer>& cls) {
            },
            "weights"_a, "bias"_a = nb::none(), "wait_for"_a = nb::none())
         .def(
+            "borrow_weights",
+            [](Layer& self, const Tensor& weights, std::optional<Tensor> bias, nb::handle wait_for) {
+                std::vector<cl::Event> wait = events_from_python(wait_for);
+                nb::gil_scoped_release release;
+                std::lock_guard lock(self.mutex);
+                self.conv->borrow_weights(weights, bias ? &*bias : nullptr, wait);
+            },
+            "weights"_a, "bias"_a.none() = nb::none(), "wait_for"_a = nb::none())
+        .def(
             "forward",
             [](Layer& self, const Tensor& x, std::optional<Tensor> y, std::optional<Tensor> residual,
                nb::handle wait_for) {

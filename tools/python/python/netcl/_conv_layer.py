@@ -170,6 +170,19 @@ class _ConvLayer:
         layer's dtype (netcl.Error otherwise), as the inputs of forward must."""
         self._impl.set_weights(weights, bias, wait_for)
 
+    def borrow_weights(self, weights: _netcl.Tensor, bias: Optional[_netcl.Tensor] = None, *,
+                       wait_for: Optional[Sequence[object]] = None) -> None:
+        """set_weights without the copy, as cuDNN takes the weights of each call: the layer reads
+        these netcl Tensors (views of a framework's parameters) in its later runs, so they must
+        keep these values, unchanged, until the next set_weights or borrow_weights and the end of
+        every run before it (a training step's parameters, which change between steps: borrow
+        them again each step). Each borrow makes the plans rebuild what they derive from the
+        weights at their next run."""
+        self._require_tensor(weights, "weights")
+        if bias is not None:
+            self._require_tensor(bias, "bias")
+        self._impl.borrow_weights(weights, bias, wait_for)
+
     def forward(self, x: _netcl.Tensor, y: Optional[_netcl.Tensor] = None, *,
                 residual: Optional[_netcl.Tensor] = None,
                 wait_for: Optional[Sequence[object]] = None) -> _netcl.Tensor:

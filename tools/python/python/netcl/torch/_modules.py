@@ -169,8 +169,16 @@ class _NetclConv:
         b = None if bias is None else bias.detach().contiguous()
         if bridge.copies_tensors:
             layer.set_weights(w.numpy(), None if b is None else b.numpy())
+        elif self.training:
+            # A training step's parameters change only between steps (the optimizer's), and each
+            # call uploads them again: netcl reads them where they lie, no copy (borrow_weights),
+            # the views kept alive until the next upload.
+            borrowed: List[object] = []
+            layer.borrow_weights(bridge.view(w, borrowed), None if b is None else bridge.view(b, borrowed))
+            self._netcl_borrowed = borrowed
         else:
             layer.set_weights(bridge.view(w, keep), None if b is None else bridge.view(b, keep))
+            self._netcl_borrowed = None
         self._netcl_weights_key = key
 
     def _netcl_forward(self, call: "_Call", x: torch.Tensor, weight: torch.Tensor,
