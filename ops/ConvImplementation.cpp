@@ -15,6 +15,16 @@ bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
     return s.direction == ConvDirection::BACKWARD_DATA && problem_kinds().backward_data_as_forward;
 }
 
+ConvShapes ConvImplementation::phase_problem(const Variant& v, const BackwardDataPhases& phases,
+                                             const BackwardDataPhase& p, const DeviceProfile& profile) const {
+    if (!phases.direct || !problem_kinds().transposed_filters || p.forward.T * p.forward.R * p.forward.S != 1) {
+        return p.forward;
+    }
+    ConvShapes in_place = p.forward;
+    in_place.weights_transposed = true;
+    return do_why_not(v, in_place, profile) ? p.forward : in_place;
+}
+
 namespace {
 std::string phase_name(const BackwardDataPhase& p) {
     return "stride phase (" + std::to_string(p.a) + "," + std::to_string(p.b) + ")";
@@ -27,8 +37,9 @@ std::optional<std::string> ConvImplementation::as_forward_why_not(const Variant&
     const BackwardDataPhases phases = backward_data_phases(s);
     for (const BackwardDataPhase& p : phases.phases) {
         if (!p.has_taps()) continue;
-        if (auto reason = do_why_not(v, p.forward, profile)) {
-            return phases.phases.size() == 1 ? *reason : phase_name(p) + ", " + p.forward.str() + ": " + *reason;
+        const ConvShapes forward = phase_problem(v, phases, p, profile);
+        if (auto reason = do_why_not(v, forward, profile)) {
+            return phases.phases.size() == 1 ? *reason : phase_name(p) + ", " + forward.str() + ": " + *reason;
         }
     }
     return std::nullopt;
@@ -81,7 +92,10 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
     }
     if (!largest) return "as forward: every stride phase without taps (dx is zeros)";
     if (phases.phases.size() == 1) {
-        return do_config(v, largest->forward, profile) + "; as forward: dy with the rotated filters";
+        const ConvShapes forward = phase_problem(v, phases, *largest, profile);
+        return do_config(v, forward, profile) + (forward.weights_transposed
+                                                     ? "; as forward: dy with the filters read transposed in place"
+                                                     : "; as forward: dy with the rotated filters");
     }
     return do_config(v, largest->forward, profile) + "; as forward: " + std::to_string(phases.forward_count()) +
            " stride phases of dy with rotated sub-filters (" + std::to_string(phases.phases.size()) +
@@ -97,7 +111,7 @@ std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShap
     const BackwardDataPhases phases = backward_data_phases(s);
     std::size_t largest = 0;  // the phases run one after another: the largest forward workspace serves all
     for (const BackwardDataPhase& p : phases.phases) {
-        if (p.has_taps()) largest = std::max(largest, do_workspace_bytes(v, p.forward, profile));
+        if (p.has_taps()) largest = std::max(largest, do_workspace_bytes(v, phase_problem(v, phases, p, profile), profile));
     }
     return phases.scratch_floats() * sizeof(float) + largest;
 }
@@ -112,10 +126,14 @@ std::size_t ConvImplementation::persistent_bytes(const Variant& v, const ConvSha
     }
     if (!runs_as_forward(s)) return do_persistent_bytes(v, s, profile);
     std::size_t bytes = 0;
-    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
+    const BackwardDataPhases phases = backward_data_phases(s);
+    for (const BackwardDataPhase& p : phases.phases) {
         if (!p.has_taps()) continue;
-        bytes += static_cast<std::size_t>(p.forward.weight_numel()) * sizeof(float);  // the rotated sub-filter
-        bytes += do_persistent_bytes(v, p.forward, profile);
+        const ConvShapes forward = phase_problem(v, phases, p, profile);
+        if (!forward.weights_transposed) {
+            bytes += static_cast<std::size_t>(p.forward.weight_numel()) * sizeof(float);  // the rotated sub-filter
+        }
+        bytes += do_persistent_bytes(v, forward, profile);
     }
     return bytes;
 }
@@ -134,13 +152,16 @@ std::vector<ProgramSpec> ConvImplementation::programs(const Variant& v, const Co
     const BackwardDataPhases phases = backward_data_phases(s);
     std::vector<ProgramSpec> list;
     std::set<std::pair<std::string, std::string>> seen;  // phases of one shape often share a program
+    bool rotates = false;
     for (const BackwardDataPhase& p : phases.phases) {
         if (!p.has_taps()) continue;
-        for (ProgramSpec& spec : do_programs(v, p.forward, profile)) {
+        const ConvShapes forward = phase_problem(v, phases, p, profile);
+        rotates |= !forward.weights_transposed;
+        for (ProgramSpec& spec : do_programs(v, forward, profile)) {
             if (seen.insert({spec.source, spec.options}).second) list.push_back(std::move(spec));
         }
     }
-    list.push_back(filter_rotation_program(s.dtype));
+    if (rotates) list.push_back(filter_rotation_program(s.dtype));
     if (!phases.direct) list.push_back(stride_phases_program(s.dtype));
     return list;
 }
@@ -150,9 +171,10 @@ std::vector<std::string> ConvImplementation::tile_prefixes(const Variant& v, con
     if (runs_as_2d(v, s, profile)) return tile_prefixes(v, depth_taps_problem(s), profile);
     if (!runs_as_forward(s)) return do_tile_prefixes(v, s, profile);
     std::vector<std::string> prefixes;
-    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
+    const BackwardDataPhases phases = backward_data_phases(s);
+    for (const BackwardDataPhase& p : phases.phases) {
         if (!p.has_taps()) continue;
-        for (std::string& prefix : do_tile_prefixes(v, p.forward, profile)) {
+        for (std::string& prefix : do_tile_prefixes(v, phase_problem(v, phases, p, profile), profile)) {
             if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
         }
     }
@@ -170,10 +192,15 @@ std::unique_ptr<ConvStrategy> ConvImplementation::create(std::shared_ptr<Context
     }
     if (!runs_as_forward(s)) return do_create(std::move(context), v, s, profile);
     std::vector<std::unique_ptr<ConvStrategy>> forwards;
-    for (const BackwardDataPhase& p : backward_data_phases(s).phases) {
-        if (p.has_taps()) forwards.push_back(do_create(context, v, p.forward, profile));
+    const BackwardDataPhases phases = backward_data_phases(s);
+    bool in_place = false;
+    for (const BackwardDataPhase& p : phases.phases) {
+        if (!p.has_taps()) continue;
+        const ConvShapes forward = phase_problem(v, phases, p, profile);
+        in_place |= forward.weights_transposed;
+        forwards.push_back(do_create(context, v, forward, profile));
     }
-    return std::make_unique<BackwardDataAsForward>(std::move(context), s, std::move(forwards));
+    return std::make_unique<BackwardDataAsForward>(std::move(context), s, std::move(forwards), in_place);
 }
 
 }  // namespace netcl

@@ -26,6 +26,11 @@
 #include "ops/ProgramSpec.hpp"
 
 namespace netcl {
+struct BackwardDataPhase;
+struct BackwardDataPhases;
+}  // namespace netcl
+
+namespace netcl {
 
 // The problems an implementation takes, checked before its why_not (as
 // oneDNN's implementation list checks prop_kind, ndims and data types first).
@@ -50,6 +55,11 @@ struct ProblemKinds {
     // problem, and the strategy it creates is wrapped to make the copies.
     bool weight_gradient_3d_as_2d = false;
     bool backward_data_3d_as_2d = false;
+    // Its forward kernels take a 1x1 problem's weights transposed
+    // (ConvShapes::weights_transposed), where its why_not allows: backward
+    // data of a 1x1 stride-1 layer then reads the layer's filters in place,
+    // where the others rotate (transpose) them into a copy every set_weights.
+    bool transposed_filters = false;
 
     // 2-D float32 forward only.
     static ProblemKinds forward_2d_float32() { return {{ConvDirection::FORWARD}, {2}, {DataType::FLOAT32}}; }
@@ -156,6 +166,11 @@ private:
     // Why a backward-data problem cannot run as the forward convolutions it equals.
     std::optional<std::string> as_forward_why_not(const Variant& variant, const ConvShapes& shapes,
                                                   const DeviceProfile& profile) const;
+    // The forward problem phase `p` runs as: p.forward, or, for a 1x1 stride-1
+    // layer's one phase where the implementation takes it, the same with the
+    // layer's filters read transposed in place (no rotation).
+    ConvShapes phase_problem(const Variant& variant, const BackwardDataPhases& phases, const BackwardDataPhase& p,
+                             const DeviceProfile& profile) const;
     // Whether this problem is asked as the 2-D gradient of its depth taps.
     bool runs_as_2d(const Variant& variant, const ConvShapes& shapes, const DeviceProfile& profile) const;
 };

@@ -111,6 +111,9 @@ std::optional<std::string> problem_kind_why_not(const ConvImplementation& impl, 
         return impl.name() + " takes " + listed(kinds.types, type_name) + " tensors; this problem's are " +
                to_string(s.dtype);
     }
+    if (s.weights_transposed && !kinds.transposed_filters) {
+        return impl.name() + " takes its weights K x C/groups (oihw); this problem's are transposed (iohw)";
+    }
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 // bad-input contract (a netcl::Error, nothing written).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -147,6 +148,54 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     const auto reason = why_not(Variant("implicit-gemm"), both, shared_context()->profile());
     ASSERT_TRUE(reason.has_value());
     EXPECT_NE(reason->find("a stride or a dilation on an axis, not both"), std::string::npos) << *reason;
+}
+
+// Backward data of a 1x1 stride-1 layer on the 1x1 GEMM reads the layer's
+// filters transposed in place (ConvShapes::weights_transposed, gemm.cl's
+// A_TRANSPOSED): no rotated copy, no rotation program. On x (dy) in place,
+// folded across the images and packed into panels (the panel GEMM's lda),
+// one and two groups, K and C off the tile, N > 1; where the profile packs
+// the weights into panels (from K x C/groups only) it rotates them as before.
+TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
+    const Variant variant("gemm-1x1");
+    struct Layout {
+        const char* name;
+        double pack_x_pixels, fold_saving, pack_weights;
+    };
+    const Layout layouts[] = {{"in place", 0, 1e9, 0}, {"folded", 0, 0, 0}, {"packed", 1e9, 1e9, 0},
+                              {"weights in panels", 0, 1e9, 1}};
+    std::uint64_t seed = 8500;
+    for (const Layout& layout : layouts) {
+        const auto context = context_with_profile([&](DeviceProfile& p) {
+            p.tuned["gemm1x1_pack_x_max_pixels"] = layout.pack_x_pixels;
+            p.tuned["gemm1x1_pack_x_min_images"] = 1;
+            p.tuned["gemm1x1_fold_images_min_saving"] = layout.fold_saving;
+            p.tuned["gemm1x1_pack_weights"] = layout.pack_weights;
+        });
+        //            N  C  H  W   K  groups
+        for (const auto& [n, c, h, w, k, groups] : std::vector<std::array<std::int64_t, 6>>{
+                 {3, 13, 5, 7, 21, 1}, {2, 8, 6, 5, 12, 2}}) {
+            ConvShapes s;
+            s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups;
+            s = s.in_direction(ConvDirection::BACKWARD_DATA);
+            ConvCaseOptions options;
+            options.strategy = Kernel::IM2COL;
+            options.variant = variant;
+            options.seed = seed++;
+            options.context = context;
+            const ConvCaseResult r = run_conv_case(s, options);
+            EXPECT_TRUE(r.passed()) << layout.name << ": " << describe(s, r);
+            const bool in_place = layout.pack_weights == 0;
+            EXPECT_EQ(r.plan.config.find("filters read transposed in place") != std::string::npos, in_place)
+                << layout.name << ": " << r.plan.config;
+            const DeviceProfile resolved = KernelSelector::resolve_profile(context->profile());
+            bool rotation = false;
+            for (const ProgramSpec& spec : implementation_of(variant).programs(variant, s, resolved)) {
+                rotation |= spec.label == "rotate_filters";
+            }
+            EXPECT_EQ(rotation, !in_place) << layout.name << ": " << s.str();
+        }
+    }
 }
 
 // Backward data as W^T dy on the GEMM engine, gathered into dx from the

@@ -38,15 +38,23 @@ ProgramSpec stride_phases_program(DataType type) {
 }
 
 BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
-                                             std::vector<std::unique_ptr<ConvStrategy>> forwards)
-    : context_(std::move(context)), shapes_(shapes), phases_(backward_data_phases(shapes)) {
+                                             std::vector<std::unique_ptr<ConvStrategy>> forwards,
+                                             bool filters_in_place)
+    : context_(std::move(context)), shapes_(shapes), phases_(backward_data_phases(shapes)),
+      filters_in_place_(filters_in_place) {
+    if (filters_in_place_ && (!phases_.direct || forwards.size() != 1)) {
+        throw Error("internal: backward data reads the filters in place only as one forward phase");
+    }
     std::size_t next = 0;
     for (const BackwardDataPhase& p : phases_.phases) {
         forwards_.push_back(p.has_taps() ? std::move(forwards.at(next++)) : nullptr);
     }
     if (next != forwards.size()) throw Error("internal: backward data as forward got a strategy per phase too many");
     const ProgramSpec rotate = filter_rotation_program(shapes_.dtype);
-    rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options), kRotate);
+    if (!filters_in_place_) {
+        rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options),
+                                        kRotate);
+    }
     if (!phases_.direct) {
         const ProgramSpec scatter = stride_phases_program(shapes_.dtype);
         const cl::Program program = context_->programs().get_source(scatter.label, scatter.source, scatter.options);
@@ -72,6 +80,11 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
     ConvShapes without_bias = s;
     without_bias.bias = false;  // dgrad reads no bias
     internal::check_weights(kName, without_bias, weights, nullptr);
+    if (filters_in_place_) {
+        // A 1x1 layer's rotation is a transpose within each group, which the phase's GEMM reads in place.
+        forwards_.front()->set_weights(weights, nullptr, chain);
+        return;
+    }
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
     for (std::size_t n = 0; n < phases_.phases.size(); ++n) {
         const BackwardDataPhase& p = phases_.phases[n];

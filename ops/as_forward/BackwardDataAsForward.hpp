@@ -27,8 +27,10 @@ class BackwardDataAsForward final : public ConvStrategy {
 public:
     // `forwards`: one strategy per phase with taps, in the order of
     // backward_data_phases(shapes).phases, each created for that phase's forward problem.
+    // `filters_in_place`: the one phase's strategy reads the layer's filters
+    // transposed (ConvShapes::weights_transposed): given them as they are.
     BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
-                          std::vector<std::unique_ptr<ConvStrategy>> forwards);
+                          std::vector<std::unique_ptr<ConvStrategy>> forwards, bool filters_in_place = false);
 
     // Rotates each phase's sub-filter into a copy of its own and hands it to that phase's strategy.
     void set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) override;
@@ -44,6 +46,7 @@ private:
     cl::Kernel rotate_, scatter_, gather_pair_;
     std::vector<std::pair<std::size_t, std::size_t>> column_pairs_;  // (even, odd) phases gathered in one pass
     std::vector<Tensor> rotated_;
+    bool filters_in_place_;
 };
 
 }  // namespace netcl

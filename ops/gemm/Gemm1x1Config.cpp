@@ -56,6 +56,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // its 196 pixels packed or not, and pays for the copy. pocl-cpu-avx512-intel.json has the figures (ResNet-50's
     // 14x14 layers in half at N = 8 0.86-0.89x -> 0.99-1.17x of float32 netcl; float32 no faster packed).
     c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
+    c.weights_transposed = s.weights_transposed;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
     const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
     const auto half_limit = profile.tuned.find(pack_x_key + "_float16");
@@ -158,12 +159,13 @@ ProgramSpec Gemm1x1Config::program() const {
     // packed), C y and bias in the layer's type.
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
                         {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype},
-                        {pack_weights, pack_x, fold_images, prefetch_x_rows, false, false, stream_output});
+                        {pack_weights, pack_x, fold_images, prefetch_x_rows, false, false, stream_output,
+                         weights_transposed});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
-           (pack_weights ? ", weights in panels" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
+           (pack_weights ? ", weights in panels" : "") + (weights_transposed ? ", weights read transposed" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
            (fold_images ? ", columns across images" : "") +
            (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "") +
            (stream_output ? internal::kStreamedOutputs : "");

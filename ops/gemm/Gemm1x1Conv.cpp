@@ -52,7 +52,8 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
     auto u = [](std::int64_t v) { return static_cast<cl_ulong>(v); };
     if (config_.pack_x) {
         internal::enqueue_panel_gemm(context_->queue(), pack_x_, kernel_, config_.tile, s, config_.images_per_pass,
-                                     weights_, s.bias ? &bias_ : nullptr, x, y, workspace, chain);
+                                     weights_, s.bias ? &bias_ : nullptr, x, y, workspace, chain,
+                                     config_.weights_transposed);
         return;
     }
     for (std::int64_t g = 0; g < s.groups; ++g) {
@@ -63,7 +64,7 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
                            x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
                            internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
                            internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg),
-                           i(config_.columns(s)), i(cg), i(cg), i(hw), i(hw));
+                           i(config_.columns(s)), i(cg), i(config_.weights_transposed ? kg : cg), i(hw), i(hw));
         internal::launch(context_->queue(), kernel_, "gemm", config_.global(s), config_.local(), chain);
     }
 }

@@ -21,6 +21,7 @@ public:
     ProblemKinds problem_kinds() const override {
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
         kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
+        kinds.transposed_filters = true;  // a 1x1 layer's backward data reads its filters in place (A_TRANSPOSED)
         return kinds;
     }
     const std::vector<Variant>& variants() const override {
@@ -39,6 +40,10 @@ public:
                    std::to_string(s.groups) + " group(s) and " + std::to_string(s.P() * s.Q()) + " pixels";
         }
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
+        if (s.weights_transposed && gemm1x1_config(s, profile).pack_weights) {
+            return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights), from K x C/groups "
+                               "only; these are transposed");
+        }
         return std::nullopt;  // dilation does not matter to a 1x1 filter
     }
     std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {

@@ -28,7 +28,7 @@ std::int64_t panel_gemm_images_per_pass(const ConvShapes& s, const GemmTile& til
 void enqueue_panel_gemm(const cl::CommandQueue& queue, cl::Kernel& pack, cl::Kernel& gemm, const GemmTile& tile,
                         const ConvShapes& s, std::int64_t images_per_pass, const Tensor& weights,
                         const Tensor* bias, const Tensor& x, const Tensor& y, const Workspace& workspace,
-                        EventChain& chain) {
+                        EventChain& chain, bool weights_transposed) {
     NETCL_REQUIRE(s.groups == 1, "the GEMM on packed panels takes one group; expected groups = 1");
     const std::size_t needed = panel_gemm_workspace_bytes(s, tile, images_per_pass);
     NETCL_REQUIRE(workspace.buffer() && workspace.bytes >= needed && workspace.offset_bytes % sizeof(float) == 0,
@@ -46,7 +46,7 @@ void enqueue_panel_gemm(const cl::CommandQueue& queue, cl::Kernel& pack, cl::Ker
         // C's columns: every image's P*Q pixels in turn, the images K*P*Q apart (C_IMAGES).
         set_args(gemm, "gemm", weights.buffer(), offset_of(weights), 0, workspace.buffer, u(panels_at), 0, y.buffer(),
                  offset_of(y) + u(n0 * s.K * pq), i(s.K * pq), bias_or_any.buffer(), offset_of(bias_or_any), i(s.K),
-                 i(pass.columns()), i(pass.rows()), i(pass.rows()), i(nr), i(pq));
+                 i(pass.columns()), i(pass.rows()), i(weights_transposed ? s.K : pass.rows()), i(nr), i(pq));
         launch(queue, gemm, "gemm",
                cl::NDRange(static_cast<std::size_t>((pass.columns() + nr - 1) / nr),
                            static_cast<std::size_t>((s.K + tile.mr - 1) / tile.mr), 1),

@@ -25,6 +25,6 @@ std::int64_t panel_gemm_images_per_pass(const ConvShapes& shapes, const GemmTile
 void enqueue_panel_gemm(const cl::CommandQueue& queue, cl::Kernel& pack, cl::Kernel& gemm, const GemmTile& tile,
                         const ConvShapes& shapes, std::int64_t images_per_pass, const Tensor& weights,
                         const Tensor* bias, const Tensor& x, const Tensor& y, const Workspace& workspace,
-                        EventChain& chain);
+                        EventChain& chain, bool weights_transposed = false);
 
 }  // namespace netcl::internal

@@ -46,6 +46,12 @@ struct ConvShapes {
     // packed panels) is paid every run, not once. The selector weighs that;
     // the values computed are the same either way.
     bool training = false;
+    // Forward only, 1x1: the weights tensor is laid out C/groups-major within
+    // each group (oneDNN's iohw against oihw): backward data of a 1x1 stride-1
+    // layer is the forward convolution of dy with the layer's own filters read
+    // so, in place, with no rotated copy (ops/as_forward/). Implementations
+    // that take it say so (ProblemKinds::transposed_filters).
+    bool weights_transposed = false;
 
     void set_padding(std::int64_t all) { set_padding(all, all); }
     void set_padding(std::int64_t height, std::int64_t width) { set_padding(height, width, height, width); }
@@ -73,7 +79,7 @@ struct ConvShapes {
     ConvShapes in_direction(ConvDirection d) const {
         ConvShapes s = *this;
         s.direction = d;
-        if (d != ConvDirection::FORWARD) s.post_ops = {}, s.training = false;
+        if (d != ConvDirection::FORWARD) s.post_ops = {}, s.training = false, s.weights_transposed = false;
         return s;
     }
     // The weights change before every run: a training forward, and backward

@@ -168,6 +168,10 @@ TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     expect_clean(wide, Kernel::IM2COL, Variant("implicit-gemm"));
     auto w = shape(1, 3, 6, 5, 4, 3, 1, true).in_direction(ConvDirection::BACKWARD_DATA);
     expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant("wino-f2-gemm"), tolerance_factor(Variant("wino-f2-gemm")));
+    // A 1x1 layer's filters read transposed in place by the 1x1 GEMM (A_TRANSPOSED), two groups.
+    auto pointwise = shape(2, 6, 5, 7, 10, 1, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    pointwise.groups = 2;
+    expect_clean(pointwise, Kernel::IM2COL, Variant("gemm-1x1"));
 }
 
 // im2col + netcl's GEMM engine with both column copies (a row a work-item,
