@@ -17,7 +17,8 @@ bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
 
 ConvShapes ConvImplementation::phase_problem(const Variant& v, const BackwardDataPhases& phases,
                                              const BackwardDataPhase& p, const DeviceProfile& profile) const {
-    if (!phases.direct || !problem_kinds().transposed_filters || p.forward.T * p.forward.R * p.forward.S != 1) {
+    // A 1x1 layer has one phase with taps at any stride, whose sub-filter is the whole filter.
+    if (!problem_kinds().transposed_filters || p.forward.T * p.forward.R * p.forward.S != 1 || phases.forward_count() != 1) {
         return p.forward;
     }
     ConvShapes in_place = p.forward;
@@ -91,15 +92,15 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
         if (p.has_taps() && (!largest || p.rows.taps * p.cols.taps > largest->rows.taps * largest->cols.taps)) largest = &p;
     }
     if (!largest) return "as forward: every stride phase without taps (dx is zeros)";
+    const ConvShapes forward = phase_problem(v, phases, *largest, profile);
+    const char* filters = forward.weights_transposed ? " the filters read transposed in place" : "";
     if (phases.phases.size() == 1) {
-        const ConvShapes forward = phase_problem(v, phases, *largest, profile);
-        return do_config(v, forward, profile) + (forward.weights_transposed
-                                                     ? "; as forward: dy with the filters read transposed in place"
-                                                     : "; as forward: dy with the rotated filters");
+        return do_config(v, forward, profile) + "; as forward: dy with" +
+               (forward.weights_transposed ? filters : " the rotated filters");
     }
-    return do_config(v, largest->forward, profile) + "; as forward: " + std::to_string(phases.forward_count()) +
-           " stride phases of dy with rotated sub-filters (" + std::to_string(phases.phases.size()) +
-           " with dx elements), copied into dx";
+    return do_config(v, forward, profile) + "; as forward: " + std::to_string(phases.forward_count()) +
+           " stride phases of dy with" + (forward.weights_transposed ? filters : " rotated sub-filters") + " (" +
+           std::to_string(phases.phases.size()) + " with dx elements), copied into dx";
 }
 
 std::size_t ConvImplementation::workspace_bytes(const Variant& v, const ConvShapes& s,

@@ -166,9 +166,9 @@ private:
     // Why a backward-data problem cannot run as the forward convolutions it equals.
     std::optional<std::string> as_forward_why_not(const Variant& variant, const ConvShapes& shapes,
                                                   const DeviceProfile& profile) const;
-    // The forward problem phase `p` runs as: p.forward, or, for a 1x1 stride-1
-    // layer's one phase where the implementation takes it, the same with the
-    // layer's filters read transposed in place (no rotation).
+    // The forward problem phase `p` runs as: p.forward, or, for a 1x1 layer's
+    // one phase with taps where the implementation takes it, the same with
+    // the layer's filters read transposed in place (no rotation).
     ConvShapes phase_problem(const Variant& variant, const BackwardDataPhases& phases, const BackwardDataPhase& p,
                              const DeviceProfile& profile) const;
     // Whether this problem is asked as the 2-D gradient of its depth taps.

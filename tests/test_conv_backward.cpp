@@ -150,9 +150,10 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     EXPECT_NE(reason->find("a stride or a dilation on an axis, not both"), std::string::npos) << *reason;
 }
 
-// Backward data of a 1x1 stride-1 layer on the 1x1 GEMM reads the layer's
-// filters transposed in place (ConvShapes::weights_transposed, gemm.cl's
-// A_TRANSPOSED): no rotated copy, no rotation program. On x (dy) in place,
+// Backward data of a 1x1 layer on the 1x1 GEMM reads the layer's filters
+// transposed in place (ConvShapes::weights_transposed, gemm.cl's
+// A_TRANSPOSED): no rotated copy, no rotation program; under stride 2 for its
+// one phase with taps. On x (dy) in place,
 // folded across the images and packed into panels (the panel GEMM's lda),
 // one and two groups, K and C off the tile, N > 1; where the profile packs
 // the weights into panels (from K x C/groups only) it rotates them as before.
@@ -171,12 +172,14 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             p.tuned["gemm1x1_pack_x_min_images"] = 1;
             p.tuned["gemm1x1_fold_images_min_saving"] = layout.fold_saving;
             p.tuned["gemm1x1_pack_weights"] = layout.pack_weights;
+            p.tuned["gemm1x1_transposed_filters_max_columns"] = 1e9;
         });
-        //            N  C  H  W   K  groups
-        for (const auto& [n, c, h, w, k, groups] : std::vector<std::array<std::int64_t, 6>>{
-                 {3, 13, 5, 7, 21, 1}, {2, 8, 6, 5, 12, 2}}) {
+        //            N  C  H  W   K  groups stride (2: dx's other three phases zeros)
+        for (const auto& [n, c, h, w, k, groups, stride] : std::vector<std::array<std::int64_t, 7>>{
+                 {3, 13, 5, 7, 21, 1, 1}, {2, 8, 6, 5, 12, 2, 1}, {2, 9, 9, 10, 14, 1, 2}}) {
             ConvShapes s;
             s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups;
+            s.stride_h = s.stride_w = stride;
             s = s.in_direction(ConvDirection::BACKWARD_DATA);
             ConvCaseOptions options;
             options.strategy = Kernel::IM2COL;
@@ -195,6 +198,16 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             }
             EXPECT_EQ(rotation, !in_place) << layout.name << ": " << s.str();
         }
+    }
+    // By default over at most 98 columns (gemm1x1_transposed_filters_max_columns): two 7x7 images, not three.
+    const auto context = context_with_profile([](DeviceProfile& p) { p.tuned["gemm1x1_pack_weights"] = 0; });
+    const DeviceProfile resolved = KernelSelector::resolve_profile(context->profile());
+    for (const std::int64_t n : {2, 3}) {
+        ConvShapes s;
+        s.N = n, s.C = 24, s.H = s.W = 7, s.K = 40, s.R = s.S = 1;
+        s = s.in_direction(ConvDirection::BACKWARD_DATA);
+        const std::string config = implementation_of(variant).config(variant, s, resolved);
+        EXPECT_EQ(config.find("filters read transposed in place") != std::string::npos, n == 2) << config;
     }
 }
 

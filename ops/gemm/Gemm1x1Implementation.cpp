@@ -44,6 +44,19 @@ public:
             return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights), from K x C/groups "
                                "only; these are transposed");
         }
+        // Read transposed, each reduction step's MR weights lie a row of C/groups floats (2-8 KiB) after the
+        // last: a new page a step, which the prefetchers do not follow. Over few columns that costs less than
+        // the rotation's pass; over more it costs more. On 2 Xeon cores (netcl-bench --direction train, one
+        // run each, ms rotated / transposed, backward data of ResNet-50's 1x1 layers): 49 columns (7x7, N = 1)
+        // res5.reduce 2.10 / 1.37, res5.expand 1.87 / 1.48; 196 (14x14, N = 1) res5.reduce.first 1.44 / 2.18,
+        // res4.reduce 0.73 / 0.74, res4.expand 0.77 / 0.79; 392 (7x7, N = 8) res5.reduce 5.30 / 6.11,
+        // res5.expand 5.15 / 6.17. Hence 98 (two 7x7 images) by default.
+        const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
+        if (s.weights_transposed && static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
+            return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +
+                   std::to_string(static_cast<std::int64_t>(max_columns)) + " columns (N x P x Q); this layer has " +
+                   std::to_string(s.N * s.P() * s.Q());
+        }
         return std::nullopt;  // dilation does not matter to a 1x1 filter
     }
     std::string do_config(const Variant&, const ConvShapes& s, const DeviceProfile& profile) const override {
@@ -78,6 +91,7 @@ public:
         keys.push_back("gemm1x1_pack_x_work_group_rows");
         keys.push_back("gemm1x1_fold_images_min_saving");
         keys.push_back("gemm1x1_prefetch_x_rows");
+        keys.push_back("gemm1x1_transposed_filters_max_columns");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.
