@@ -4,10 +4,11 @@
 // the sub-filter of rows a, a + stride_h, ... and columns b, b + stride_w, ...
 // (taps_r x taps_s of them); at stride 1 that is the whole filter:
 //   out[g*Cg + c][kk][taps_r-1-t][taps_s-1-u] = w[g*Kg + kk][c][a + t*stride_h][b + u*stride_w],
-// so out is C x K/groups x taps_r x taps_s. Run once per set_weights (in
-// training, every step). A work-item moves one channel's run of RUN filters:
-// the work-items along dim 0 read neighbouring channels of one filter (one
-// run of memory a step, vectorised across them), and each writes its RUN
+// so out is C x K/groups x taps_r x taps_s. Run once per new set of weights
+// (set_weights or borrow_weights; in training, every step). A work-item moves
+// one channel's run of RUN filters: the work-items along dim 0 read
+// neighbouring channels of one filter (R*S floats apart, one run of memory
+// for a 1x1 filter), and each writes its RUN
 // filters' taps as one run of out's row. With new weights every run (2 Xeon
 // cores, PoCL 3.1, netcl-bench --direction train, N = 1), backward data of a
 // 1x1 1024 -> 2048 layer at 14x14 took 10.9 -> 6.3 ms and of res5's 3x3

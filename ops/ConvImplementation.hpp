@@ -57,8 +57,8 @@ struct ProblemKinds {
     bool backward_data_3d_as_2d = false;
     // Its forward kernels take a 1x1 problem's weights transposed
     // (ConvShapes::weights_transposed), where its why_not allows: backward
-    // data of a 1x1 stride-1 layer then reads the layer's filters in place,
-    // where the others rotate (transpose) them into a copy every set_weights.
+    // data of a 1x1 layer then reads the layer's filters in place, where the
+    // others rotate (transpose) them into a copy at each new set of weights.
     bool transposed_filters = false;
 
     // 2-D float32 forward only.

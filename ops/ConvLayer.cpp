@@ -239,18 +239,22 @@ void ConvLayer::check_device_weights(const std::string& op, const Tensor& weight
     }
 }
 
-void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
+cl::Event ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
     const auto& o = options_;
     const Tensor::Shape shape = weight_shape();
     check_device_weights(o.name + "::set_weights", weights, bias);
     std::vector<cl::Event> ready;
+    // Each copy after `wait` and the copies before it, so that the last one's event (returned) says both
+    // are done, on an out-of-order queue too.
+    std::vector<cl::Event> after = wait;
     const auto copy = [&](const Tensor& from, Tensor::Shape to_shape, const Tensor& into) {
         Tensor to = into.defined() ? into : Tensor::empty(context_, std::move(to_shape), o.dtype);
         cl::Event event;
         NETCL_CL_CHECK(context_->queue().enqueueCopyBuffer(from.buffer(), to.buffer(), from.offset_bytes(), 0,
-                                                           from.bytes(), wait.empty() ? nullptr : &wait, &event),
+                                                           from.bytes(), after.empty() ? nullptr : &after, &event),
                        "copying device weights");
         ready.push_back(event);
+        after.push_back(event);
         return to;
     };
     // On an in-order queue the copy runs after every command enqueued before it, a forward still
@@ -274,6 +278,7 @@ void ConvLayer::set_weights(const Tensor& weights, const Tensor* bias, const std
     weights_borrowed_ = false;
     weights_ready_ = std::move(ready);
     ++weights_version_;
+    return weights_ready_.back();
 }
 
 void ConvLayer::borrow_weights(const Tensor& weights, const Tensor* bias, const std::vector<cl::Event>& wait) {
@@ -509,9 +514,10 @@ cl::Event ConvLayer::run(const ConvShapes& shapes, const RunTensors& tensors, co
     if (uses_weights) {
         for (const cl::Event& copy : weights_ready_) {
             if (const cl_int status = internal::execution_status(copy); status < 0) {
-                throw Error(op + " (" + describe(shapes, prepared.plan.variant.id) +
-                            "): the device copy of the weights given to set_weights failed (" + cl_error_name(status) +
-                            "); expected set_weights again");
+                throw Error(op + " (" + describe(shapes, prepared.plan.variant.id) + "): " +
+                            (weights_borrowed_ ? "an event borrow_weights was to wait for failed ("
+                                               : "the device copy of the weights given to set_weights failed (") +
+                            cl_error_name(status) + "); expected set_weights or borrow_weights again");
             }
         }
         chain.also_wait_for(weights_ready_);

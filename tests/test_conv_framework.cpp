@@ -350,19 +350,38 @@ TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
                 fw.write(buffer, 0, w);
                 fw.write(buffer, w_floats, b);
                 const Tensor wt = weights_view(0), bt = bias_view(0);
-                conv.set_weights(wt, &bt);
+                const cl::Event copied = conv.set_weights(wt, &bt);
                 // The caller's next step begins: its buffer changes before this step's forward runs. Out of
-                // order, that change must come after the copy, which has no event of its own: clFinish
-                // (ConvLayer.hpp; the caller's write had run first in CI and the layer copied its NaNs).
+                // order, that change must come after the copy: its event, the one set_weights returns, covers
+                // the bias's copy too (ConvLayer.hpp; without a wait the caller's write had run first in CI and
+                // the layer copied its NaNs).
                 if (properties != 0) {
-                    ASSERT_EQ(clFinish(fw.queue), CL_SUCCESS);
+                    copied.wait();
                 }
                 fw.write(buffer, 0, std::vector<float>(w_floats, std::numeric_limits<float>::quiet_NaN()));
+                fw.write(buffer, w_floats, std::vector<float>(s.K, std::numeric_limits<float>::quiet_NaN()));
                 Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
                 const cl::Event done = conv.forward(xt, y);
                 expect_matches(y.to_host({done}), reference_conv(s, x, w, b), tolerance,
                                queue + ", " + c.variant.id + " step " + std::to_string(step));
                 EXPECT_EQ(conv.last_plan().variant, c.variant);
+            }
+            // The weights' copy waits for the bias's (and for the caller's events), so that the event
+            // set_weights returns covers both on an out-of-order queue, where PoCL may run them in turn anyway.
+            {
+                const Tensor wt = weights_view(0), bt = bias_view(0);
+                const std::size_t before = test::copy_wait_lists().size();
+                conv.set_weights(wt, &bt).wait();
+                std::vector<std::size_t> waits = test::copy_wait_lists();
+                ASSERT_EQ(waits.size(), before + 2);
+                EXPECT_EQ(waits[before], 0u);
+                EXPECT_EQ(waits[before + 1], 1u) << queue << ": the weights' copy does not wait for the bias's";
+                const cl::Event ready = conv.set_weights(wt, &bt);
+                conv.set_weights(wt, &bt, {ready}).wait();
+                waits = test::copy_wait_lists();
+                ASSERT_EQ(waits.size(), before + 6);
+                EXPECT_EQ(waits[before + 4], 1u);
+                EXPECT_EQ(waits[before + 5], 2u);
             }
             std::vector<float> wa = random_uniform(w_floats, ++seed), ba = random_uniform(s.K, ++seed);
             std::vector<float> wb = random_uniform(w_floats, ++seed), bb = random_uniform(s.K, ++seed);
@@ -425,7 +444,9 @@ TEST(FrameworkPathQueues, BorrowedWeightsAreReadInPlaceEveryStep) {
             const auto b = random_uniform(static_cast<std::size_t>(s.K), ++seed);
             fw.write(buffer, 0, w);
             fw.write(buffer, w_floats, b);
+            const std::size_t copies = test::copy_wait_lists().size();
             conv.borrow_weights(wt, &bt);
+            EXPECT_EQ(test::copy_wait_lists().size(), copies) << c.variant.id << ": borrow_weights copied";
             Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
             Tensor dx = Tensor::empty(ctx, {s.N, s.C, s.H, s.W});
             y.fill(std::numeric_limits<float>::quiet_NaN());

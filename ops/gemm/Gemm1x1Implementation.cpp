@@ -46,8 +46,9 @@ public:
         }
         // Read transposed, each reduction step's MR weights lie a row of C/groups floats (2-8 KiB) after the
         // last: a new page a step, which the prefetchers do not follow. Over few columns that costs less than
-        // the rotation's pass; over more it costs more. On 2 Xeon cores (netcl-bench --direction train, one
-        // run each, ms rotated / transposed, backward data of ResNet-50's 1x1 layers): 49 columns (7x7, N = 1)
+        // the rotation's pass; over more it costs more. On 2 Xeon cores (netcl-bench --net resnet50
+        // --direction train, one run each, ms rotated / transposed, backward data of its 1x1 layers; a single
+        // --shape run had res5.expand at 2.31 / 1.28, kernels_cl/gemm.cl): 49 columns (7x7, N = 1)
         // res5.reduce 2.10 / 1.37, res5.expand 1.87 / 1.48; 196 (14x14, N = 1) res5.reduce.first 1.44 / 2.18,
         // res4.reduce 0.73 / 0.74, res4.expand 0.77 / 0.79; 392 (7x7, N = 8) res5.reduce 5.30 / 6.11,
         // res5.expand 5.15 / 6.17. Hence 98 (two 7x7 images) by default.

@@ -111,10 +111,10 @@ public:
     // The same from device memory (e.g. Tensor::view of a framework's own
     // parameters): copied on the device after `wait`, with no host round trip
     // and no blocking; later changes to those buffers do not reach the layer.
-    // On an out-of-order queue the copy has no event of its own to wait for:
-    // a change to those buffers must come after the layer's next call's event
-    // (which waits for the copy) or clFinish.
-    void set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
+    // Returns the copy's event (the weights', which follows the bias's): a
+    // change to those buffers waits for it, which on an out-of-order queue
+    // nothing else orders.
+    cl::Event set_weights(const Tensor& weights, const Tensor* bias = nullptr, const std::vector<cl::Event>& wait = {});
     // The same without the copy, as cuDNN and oneDNN take the weights of each
     // call: the layer reads these buffers (after `wait`) in its later runs,
     // so they must hold these values, unchanged, until the next set_weights
@@ -243,7 +243,7 @@ private:
     Tensor weights_;
     Tensor bias_;
     bool weights_borrowed_ = false;  // weights_ and bias_ are the caller's views (borrow_weights)
-    // Bumped by every set_weights; a Prepared strategy re-takes the weights
+    // Bumped by every set_weights and borrow_weights; a Prepared strategy re-takes the weights
     // when its copy of this differs (0: no weights yet).
     std::uint64_t weights_version_ = 0;
     std::vector<cl::Event> weights_ready_;  // copies of device-side weights still to wait for

@@ -47,10 +47,11 @@ struct ConvShapes {
     // the values computed are the same either way.
     bool training = false;
     // Forward only, 1x1: the weights tensor is laid out C/groups-major within
-    // each group (oneDNN's iohw against oihw): backward data of a 1x1 stride-1
-    // layer is the forward convolution of dy with the layer's own filters read
-    // so, in place, with no rotated copy (ops/as_forward/). Implementations
-    // that take it say so (ProblemKinds::transposed_filters).
+    // each group (oneDNN's iohw against oihw): backward data of a 1x1 layer (its
+    // one stride phase with taps) is the forward convolution of dy with the
+    // layer's own filters read so, in place, with no rotated copy
+    // (ops/as_forward/). Implementations that take it say so
+    // (ProblemKinds::transposed_filters).
     bool weights_transposed = false;
 
     void set_padding(std::int64_t all) { set_padding(all, all); }

@@ -1195,6 +1195,11 @@ MUTATIONS = [
          find="if (threshold(profile, k::gemm1x1_training_never_yields) != 0) return offered;",
          replace="",
          bug="in training the 1x1 GEMM still yields to the implicit GEMM, which repacks the weights every step"),
+    dict(id="set-weights-copies-unordered", area="framework", file="ops/ConvLayer.cpp",
+         find="        after.push_back(event);\n",
+         replace="",
+         bug="set_weights' weights copy no longer waits for the bias copy: the event it returns can complete "
+             "before the bias is copied, and an out-of-order caller overwrites the bias first"),
     dict(id="set-weights-into-borrowed", area="framework", file="ops/ConvLayer.cpp",
          find="const bool in_place = !context_->out_of_order() && weights_.defined() && !weights_borrowed_;",
          replace="const bool in_place = !context_->out_of_order() && weights_.defined();",

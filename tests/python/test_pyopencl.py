@@ -150,6 +150,17 @@ def test_borrowed_weights_are_read_from_the_programs_buffer(pyopencl_env, rng):
         y = conv.forward(x).to_host()
         ref = conv2d_reference(x_host, w, b, pads=(1, 1, 1, 1))
         assert np.max(np.abs(y - ref)) <= tolerance(x_host, w, b, 1, conv.last_plan), f"step {step}"
+    # set_weights copies: from Tensors it returns the copy's event (the program waits for it before
+    # changing its buffers), from arrays None (copied before it returns).
+    copied = conv.set_weights(w_view, b_view)
+    assert isinstance(copied, nc.Event)
+    cl.Event.from_int_ptr(copied.int_ptr, retain=True).wait()
+    cl.enqueue_copy(queue, w_buf, np.full((6, 4, 3, 3), np.nan, np.float32))
+    cl.enqueue_copy(queue, b_buf, np.full((6,), np.nan, np.float32))
+    queue.finish()
+    y = conv.forward(x).to_host()
+    assert np.max(np.abs(y - ref)) <= tolerance(x_host, w, b, 1, conv.last_plan), "set_weights kept no copy"
+    assert conv.set_weights(w, b) is None
     with pytest.raises(TypeError, match="must be a netcl.Tensor"):
         conv.borrow_weights(np.zeros((6, 4, 3, 3), np.float32))
     with pytest.raises(nc.Error, match="borrow_weights: the weight tensor holds 6 floats"):

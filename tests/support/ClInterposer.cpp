@@ -35,6 +35,7 @@ struct Registry {
     std::map<const void*, Entry> objects;
     Seen seen;
     std::atomic<std::uint64_t> finish{0}, wait_for_events{0}, blocking_transfers{0};
+    std::vector<std::size_t> copy_wait_lists;  // each clEnqueueCopyBuffer's wait-list length, under `mutex`
 
     // Fault injection (ClFaults.hpp), under `mutex`.
     bool recording = false;
@@ -146,6 +147,12 @@ LiveObjects live_objects() {
 BlockingCalls blocking_calls() {
     auto& r = registry();
     return {r.finish.load(), r.wait_for_events.load(), r.blocking_transfers.load()};
+}
+
+std::vector<std::size_t> copy_wait_lists() {
+    auto& r = registry();
+    std::lock_guard lock(r.mutex);
+    return r.copy_wait_lists;
 }
 
 Seen seen() {
@@ -430,6 +437,10 @@ cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_
     static const auto real = next<decltype(&clEnqueueCopyBuffer)>("clEnqueueCopyBuffer");
     NETCL_FAULT_POINT(ClCall::EnqueueCopyBuffer);
     if (injected) { return *injected; }
+    {
+        std::lock_guard lock(netcl::test::registry().mutex);
+        netcl::test::registry().copy_wait_lists.push_back(num_events);
+    }
     const cl_int status = real(queue, src, dst, src_offset, dst_offset, size, num_events, wait, event);
     netcl::test::event_out(status, event);
     return status;

@@ -10,6 +10,7 @@
 // (dlsym RTLD_NEXT). Executables that use nothing from here are not affected.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace netcl::test {
 
@@ -35,6 +36,9 @@ struct BlockingCalls {
     std::uint64_t total() const { return finish + wait_for_events + blocking_transfers; }
 };
 BlockingCalls blocking_calls();
+
+// The wait-list length of every clEnqueueCopyBuffer since the process started, in order.
+std::vector<std::size_t> copy_wait_lists();
 
 // Every object kind the interposer has seen created at least once since the
 // process started (a check that it is in effect at all).

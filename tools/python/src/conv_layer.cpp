@@ -137,16 +137,15 @@ template <typename Layer>
 void def_layer_methods(nb::class_<Layer>& cls) {
     cls.def(
            "set_weights",
-           [](Layer& self, nb::handle weights, nb::handle bias, nb::handle wait_for) {
+           [](Layer& self, nb::handle weights, nb::handle bias, nb::handle wait_for) -> std::optional<cl::Event> {
                if (nb::isinstance<Tensor>(weights)) {
-                   // Device tensors: copied on the device after `wait_for`, no host round trip.
+                   // Device tensors: copied on the device after `wait_for`, no host round trip; the copy's event.
                    const Tensor& w = nb::cast<const Tensor&>(weights);
                    const Tensor* b = bias.is_none() ? nullptr : &nb::cast<const Tensor&>(bias);
                    std::vector<cl::Event> wait = events_from_python(wait_for);
                    nb::gil_scoped_release release;
                    std::lock_guard lock(self.mutex);
-                   self.conv->set_weights(w, b, wait);
-                   return;
+                   return self.conv->set_weights(w, b, wait);
                }
                std::vector<float> w = host_values(self, weights, self.conv->weight_shape(), "weights");
                std::vector<float> b;
@@ -156,6 +155,7 @@ void def_layer_methods(nb::class_<Layer>& cls) {
                nb::gil_scoped_release release;
                std::lock_guard lock(self.mutex);
                self.conv->set_weights(w, b);
+               return std::nullopt;  // copied before returning
            },
            "weights"_a, "bias"_a = nb::none(), "wait_for"_a = nb::none())
         .def(

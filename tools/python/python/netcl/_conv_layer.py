@@ -158,7 +158,8 @@ class _ConvLayer:
         """(out_channels, in_channels // groups, *kernel_size): the shape set_weights takes."""
         return tuple(self._impl.weight_shape)
 
-    def set_weights(self, weights: object, bias: object = None, *, wait_for: Optional[Sequence[object]] = None) -> None:
+    def set_weights(self, weights: object, bias: object = None, *,
+                    wait_for: Optional[Sequence[object]] = None) -> Optional[_netcl.Event]:
         """Weights of ``weight_shape`` and a bias of (out_channels,): NumPy arrays (copied to the
         device; blocks until copied), or netcl Tensors (copied on the device after
         ``wait_for``). Later changes to the arrays do not reach the layer.
@@ -167,8 +168,11 @@ class _ConvLayer:
         it, as ``load_state_dict`` copies float32 weights into a half PyTorch module: a float16
         layer rounds float32 values to the nearest half (ties to even, as
         ``x.astype(numpy.float16)``). Tensors are already on the device and must be in the
-        layer's dtype (netcl.Error otherwise), as the inputs of forward must."""
-        self._impl.set_weights(weights, bias, wait_for)
+        layer's dtype (netcl.Error otherwise), as the inputs of forward must.
+
+        Returns the device copy's event for Tensors (a change to their buffers waits for it; on
+        an out-of-order queue nothing else orders it), None for arrays (copied before returning)."""
+        return self._impl.set_weights(weights, bias, wait_for)
 
     def borrow_weights(self, weights: _netcl.Tensor, bias: Optional[_netcl.Tensor] = None, *,
                        wait_for: Optional[Sequence[object]] = None) -> None:

@@ -176,6 +176,7 @@ class _NetclConv:
             borrowed: List[object] = []
             layer.borrow_weights(bridge.view(w, borrowed), None if b is None else bridge.view(b, borrowed))
             self._netcl_borrowed = borrowed
+            key = None  # eval() next copies them, whatever their version: a borrow reads the parameters' memory
         else:
             layer.set_weights(bridge.view(w, keep), None if b is None else bridge.view(b, keep))
             self._netcl_borrowed = None
