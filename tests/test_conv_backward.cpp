@@ -182,12 +182,8 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             s.N = n, s.C = c, s.H = h, s.W = w, s.K = k, s.R = s.S = 1, s.groups = groups;
             s.stride_h = s.stride_w = stride;
             s = s.in_direction(ConvDirection::BACKWARD_DATA);
-            ConvCaseOptions options;
-            options.strategy = Kernel::IM2COL;
-            options.variant = variant;
-            options.seed = seed++;
-            options.context = context;
-            const ConvCaseResult r = run_conv_case(s, options);
+            const ConvCaseResult r =
+                run_conv_case(s, {.strategy = Kernel::IM2COL, .variant = variant, .seed = seed++, .context = context});
             EXPECT_TRUE(r.passed()) << layout.name << ": " << describe(s, r);
             const bool in_place = layout.pack_weights == 0;
             const std::string name = layout.name;

@@ -300,6 +300,33 @@ TEST(FrameworkPathQueues, OwnWorkspaceAndHostWeightsBlockOnlyInSetWeights) {
     expect_matches(first, reference_conv(s, x, w, b), conv_tolerance(s), "first forward");
 }
 
+// The strategies a training step's weights tests run: one that packs the
+// weights (the implicit GEMM, stride 2), one that transforms them (Winograd's
+// U) and one that reads them as they are (gemm-1x1), each on a small layer
+// with a bias.
+struct WeightsCase {
+    Variant variant;
+    Kernel kernel;
+    std::int64_t R, stride;
+
+    ConvShapes shapes() const {
+        ConvShapes s;
+        s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = R, s.stride_h = s.stride_w = stride;
+        s.bias = true;
+        s.set_padding(R / 2);
+        return s;
+    }
+    Conv2dOptions options() const {
+        Conv2dOptions o = Conv2dOptions::for_shapes(shapes());
+        o.strategy = kernel;
+        o.variant = variant;
+        return o;
+    }
+};
+const WeightsCase kWeightsCases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
+                                     {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
+                                     {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
+
 // A training step: new weights from the caller's device buffer every step, set_weights copying them
 // into the layer's own buffer (in place on an in-order queue, a fresh one out of order), the forward
 // after each on that step's weights -- for an implementation that packs them (the implicit GEMM), one
@@ -313,24 +340,10 @@ TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
         FrameworkDevice fw(properties);
         auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
         const std::string queue = properties ? "out-of-order queue" : "in-order queue";
-        struct Case {
-            Variant variant;
-            Kernel kernel;
-            std::int64_t R, stride;
-        };
-        const Case cases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
-                              {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
-                              {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
         std::uint64_t seed = 400;
-        for (const Case& c : cases) {
-            ConvShapes s;
-            s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = c.R, s.stride_h = s.stride_w = c.stride;
-            s.bias = true;
-            s.set_padding(c.R / 2);
-            Conv2dOptions o = Conv2dOptions::for_shapes(s);
-            o.strategy = c.kernel;
-            o.variant = c.variant;
-            Conv2d conv(ctx, o);
+        for (const WeightsCase& c : kWeightsCases) {
+            const ConvShapes s = c.shapes();
+            Conv2d conv(ctx, c.options());
             const double tolerance = conv_tolerance(s, tolerance_factor(c.variant));
             const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), ++seed);
             const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
@@ -413,24 +426,10 @@ TEST(FrameworkPathQueues, DeviceWeightsNewEveryStepAreTheStepsOwn) {
 TEST(FrameworkPathQueues, BorrowedWeightsAreReadInPlaceEveryStep) {
     FrameworkDevice fw;
     auto ctx = Context::wrap(fw.context, fw.device, fw.queue);
-    struct Case {
-        Variant variant;
-        Kernel kernel;
-        std::int64_t R, stride;
-    };
-    const Case cases[] = {{Variant("implicit-gemm"), Kernel::IM2COL, 3, 2},
-                          {Variant("wino-f2-gemm"), Kernel::CONV2D_WINOGRAD, 3, 1},
-                          {Variant("gemm-1x1"), Kernel::IM2COL, 1, 1}};
     std::uint64_t seed = 700;
-    for (const Case& c : cases) {
-        ConvShapes s;
-        s.N = 2, s.C = 5, s.H = 9, s.W = 8, s.K = 7, s.R = s.S = c.R, s.stride_h = s.stride_w = c.stride;
-        s.bias = true;
-        s.set_padding(c.R / 2);
-        Conv2dOptions o = Conv2dOptions::for_shapes(s);
-        o.strategy = c.kernel;
-        o.variant = c.variant;
-        Conv2d conv(ctx, o);
+    for (const WeightsCase& c : kWeightsCases) {
+        const ConvShapes s = c.shapes();
+        Conv2d conv(ctx, c.options());
         const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), ++seed);
         const auto dy = random_uniform(static_cast<std::size_t>(s.output_numel()), ++seed);
         const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});

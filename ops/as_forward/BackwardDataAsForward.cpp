@@ -50,8 +50,8 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
         forwards_.push_back(p.has_taps() ? std::move(forwards.at(next++)) : nullptr);
     }
     if (next != forwards.size()) throw Error("internal: backward data as forward got a strategy per phase too many");
-    const ProgramSpec rotate = filter_rotation_program(shapes_.dtype);
     if (!filters_in_place_) {
+        const ProgramSpec rotate = filter_rotation_program(shapes_.dtype);
         rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options),
                                         kRotate);
     }
