@@ -227,6 +227,37 @@ std::int64_t reduced_channels(const ConvShapes& s) {
     return (s.direction == ConvDirection::BACKWARD_DATA ? s.K : s.C) / s.groups;
 }
 
+// Backward data over few columns: col2im-gemm's GEMM (W^T dy, an image at a
+// time) reads the filters in place where its W^T is not in panels (float32;
+// ops/col2im/Col2imGemmConfig.hpp), where as forward they are rotated into a
+// copy and Winograd transforms them, a pass over them every step. It reads
+// them again for each image, a filter's run of K/groups floats 4·C/groups·R·S
+// bytes from the next, so only a few images gain. On 2 Xeon cores
+// (pocl-cpu-avx512-intel, netcl-bench --direction train, one interleaved run
+// of 9 layers x N = 1, 2, 4, ms the plan before / col2im-gemm): res5's 3x3 at
+// 7x7 (C = K = 512) N = 1 4.58 / 3.21, N = 2 4.65 / 4.31, N = 4 7.71 / 8.45;
+// its 3x3 stride 2 (dy 7x7) 6.61 / 3.50, 5.11 / 4.58, 9.65 / 10.67; res4's
+// 3x3 at 14x14 (256) N = 1 2.00 / 1.98, N = 2 2.09 / 2.69; res3's at 28x28
+// (128) N = 1 1.02 / 1.57; 1x1 layers lose (res5.projection 3.17 / 3.92,
+// 512 -> 2048 at 7x7 1.23 / 1.32). VGG's conv5 (14x14, 512) at N = 1, its
+// Winograd F(2x2) / col2im-gemm, in a run of its own: 6.41 / 4.81. Hence 196
+// columns over at most 2 images in pocl-cpu-avx512-intel.json.
+std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvShapes& s,
+                                                                      const DeviceProfile& profile) {
+    namespace k = threshold_key;
+    if (s.direction != ConvDirection::BACKWARD_DATA || s.dtype != DataType::FLOAT32 || s.spatial_rank != 2 ||
+        s.R * s.S == 1) {
+        return std::nullopt;
+    }
+    const auto columns = static_cast<double>(s.N * s.P() * s.Q());
+    const double max_columns = threshold(profile, k::col2im_gemm_training_max_columns);
+    const double max_images = threshold(profile, k::col2im_gemm_training_max_images);
+    if (columns > max_columns || static_cast<double>(s.N) > max_images) return std::nullopt;
+    return "backward data over " + detail::number(columns) + " columns <= col2im_gemm_training_max_columns " +
+           detail::number(max_columns) + " in " + std::to_string(s.N) + " image(s) <= col2im_gemm_training_max_images " +
+           detail::number(max_images) + ": col2im-gemm first, its GEMM reading the filters in place";
+}
+
 // IM2COL's variants in the implementations' order, except that a 1x1 layer
 // with a long reduction over enough pixels (no shipped profile now), or with
 // few pixels (pocl-cpu-avx512), goes to the implicit GEMM before the 1x1 GEMM
@@ -244,6 +275,11 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // (the column matrix's gather): pocl-cpu.json's 3.
     if (s.direction == ConvDirection::BACKWARD_DATA &&
         static_cast<double>(s.C / s.groups) <= threshold(profile, k::col2im_gemm_max_channels)) {
+        const auto it = std::find(offered.begin(), offered.end(), Variant("col2im-gemm"));
+        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
+        return offered;
+    }
+    if (few_columns_backward_data_first_on_col2im(s, profile)) {
         const auto it = std::find(offered.begin(), offered.end(), Variant("col2im-gemm"));
         if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
         return offered;

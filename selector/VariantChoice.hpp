@@ -21,6 +21,12 @@ std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& shapes,
 // dy (K channels) with the rotated filters (ops/as_forward/).
 std::int64_t reduced_channels(const ConvShapes& shapes);
 
+// Why backward data of the layer goes to col2im-gemm first, ahead of Winograd
+// (col2im_gemm_training_max_columns and _max_images), or nothing where it
+// does not.
+std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvShapes& shapes,
+                                                                      const DeviceProfile& profile);
+
 // Which Winograd tile this profile puts first for the layer, and the
 // threshold or rule behind it ("F(6x6) first: output 112x112 >=
 // winograd_f6_min_output 112"), for the plan's reason.

@@ -244,6 +244,10 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             EXPECT_TRUE(r.passed()) << describe(s, r);
             const bool packed = panels != 0.0 && s.groups == 1;
             EXPECT_EQ(r.plan.config.find("W^T and dy in panels") != std::string::npos, packed) << r.plan.config;
+            // Not in panels, a float32 layer's W is read transposed where it lies: no copy at set_weights.
+            EXPECT_EQ(r.plan.config.find("W read transposed in place") != std::string::npos,
+                      !packed && s.dtype == DataType::FLOAT32)
+                << r.plan.config;
             const Col2imGemmConfig config = col2im_gemm_config(s, KernelSelector::resolve_profile(context->profile()));
             const bool prefetched = prefetch != 0.0 && !packed && !config.edge_n &&
                                     context->profile().type == DeviceType::CPU;  // a CPU's build option

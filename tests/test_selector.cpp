@@ -422,7 +422,7 @@ TEST_F(SelectorTest, TrainingNeedsMoreTilesForTheLargerTilesWhereTheProfileSays)
     EXPECT_EQ(tile(backward(shape(16, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 4);  // 256: the threshold itself
     EXPECT_EQ(tile(training(shape(16, 512, 14, 14, 512, 3, 3, 1, 1)), intel), 4);
     const Decision d =
-        selector.explain("conv2d_backward_data", backward(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel);
+        selector.explain("conv2d", training(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel);
     EXPECT_NE(d.plan.reason.find("F(2x2) first: 16 F(4x4) tiles in the batch < winograd_training_f4_min_tiles 256"),
               std::string::npos)
         << d.str();
@@ -470,7 +470,8 @@ TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
     const Decision d = selector.explain("conv2d", training(res5), intel);
     EXPECT_NE(d.str().find("16 F(2x2) tiles in the batch < winograd_training_min_tiles 48"), std::string::npos)
         << d.str();
-    EXPECT_EQ(plan(backward(res5), intel).variant, Variant("im2col-gemm"));
+    // Backward data over so few columns goes to col2im-gemm before either (the next test).
+    EXPECT_EQ(plan(backward(res5), intel).variant, Variant("col2im-gemm"));
     auto res5_n = [&](std::int64_t n) {
         ConvShapes s = res5;
         s.N = n;
@@ -483,7 +484,10 @@ TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
     const ConvShapes strided = shape(1, 512, 14, 14, 512, 3, 3, 2, 1);
     EXPECT_EQ(plan(strided, intel).variant, Variant("implicit-gemm"));
     EXPECT_EQ(plan(training(strided), intel).variant, Variant("im2col-gemm"));
-    EXPECT_EQ(plan(backward(strided), intel).variant, Variant("im2col-gemm"));
+    EXPECT_EQ(plan(backward(strided), intel).variant, Variant("col2im-gemm"));
+    ConvShapes three = strided;
+    three.N = 3;  // 147 columns of dy, but three images: past col2im-gemm's rule
+    EXPECT_EQ(plan(backward(three), intel).variant, Variant("im2col-gemm"));
     ConvShapes four = strided;
     four.N = 4;  // 196 columns: the threshold itself
     EXPECT_EQ(plan(training(four), intel).variant, Variant("im2col-gemm"));
@@ -508,6 +512,45 @@ TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
     backward_training.training = true;
     EXPECT_THROW(backward_training.validate(), Error);
     EXPECT_FALSE(training(res5).in_direction(ConvDirection::BACKWARD_DATA).training);
+}
+
+// col2im_gemm_training_max_columns / _max_images (pocl-cpu-avx512-intel: 196
+// columns of dy in at most 2 images): backward data of a float32 2-D filter
+// larger than 1x1 goes to col2im-gemm first, ahead of Winograd, its GEMM
+// reading the filters in place.
+TEST_F(SelectorTest, FewColumnBackwardDataGoesToCol2imGemmAheadOfWinograd) {
+    KernelSelector selector;
+    const DeviceProfile intel = pocl_avx512_profile("GenuineIntel");
+    EXPECT_EQ(intel.tuned.at(threshold_key::col2im_gemm_training_max_columns), 196);
+    EXPECT_EQ(intel.tuned.at(threshold_key::col2im_gemm_training_max_images), 2);
+    const auto backward = [&](std::int64_t n, std::int64_t c, std::int64_t hw, std::int64_t k, std::int64_t r,
+                              std::int64_t stride, std::int64_t pad, const DeviceProfile& profile) {
+        ConvShapes s = shape(n, c, hw, hw, k, r, r, stride, pad).in_direction(ConvDirection::BACKWARD_DATA);
+        return selector.select("conv2d_backward_data", s, profile);
+    };
+    const Variant col2im("col2im-gemm");
+    EXPECT_EQ(backward(1, 512, 7, 512, 3, 1, 1, intel).variant, col2im);    // res5's 3x3: 49 columns
+    EXPECT_EQ(backward(2, 512, 7, 512, 3, 1, 1, intel).variant, col2im);    // 98 columns
+    EXPECT_NE(backward(3, 512, 7, 512, 3, 1, 1, intel).variant, col2im);    // 147 columns, three images
+    EXPECT_EQ(backward(1, 512, 14, 512, 3, 2, 1, intel).variant, col2im);   // res5's stride 2: dy 7x7
+    EXPECT_EQ(backward(1, 512, 14, 512, 3, 1, 1, intel).variant, col2im);   // VGG's conv5: 196, the threshold
+    EXPECT_EQ(backward(2, 512, 14, 512, 3, 1, 1, intel).kernel, Kernel::CONV2D_WINOGRAD);  // 392 columns
+    EXPECT_EQ(backward(1, 128, 28, 128, 3, 1, 1, intel).kernel, Kernel::CONV2D_WINOGRAD);  // 784 columns
+    EXPECT_NE(backward(1, 2048, 7, 512, 1, 1, 0, intel).variant, col2im);   // 1x1 layers keep their GEMM
+    const Decision d = selector.explain("conv2d_backward_data",
+                                        shape(1, 512, 14, 14, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA),
+                                        intel);
+    EXPECT_NE(d.str().find("backward data over 196 columns <= col2im_gemm_training_max_columns 196 in 1 image(s)"),
+              std::string::npos)
+        << d.str();
+    // The plan's config says the filters are read in place (float32, W^T not in panels).
+    EXPECT_NE(backward(1, 512, 7, 512, 3, 1, 1, intel).config.find("W read transposed in place"), std::string::npos);
+    // Forward, float16 and Zen 4's profile (no keys) never.
+    EXPECT_NE(selector.select("conv2d", shape(1, 512, 7, 7, 512, 3, 3, 1, 1), intel).variant, col2im);
+    ConvShapes half = shape(1, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+    half.dtype = DataType::FLOAT16;
+    EXPECT_NE(selector.select("conv2d_backward_data", half, intel).variant, col2im);
+    EXPECT_NE(backward(1, 512, 7, 512, 3, 1, 1, pocl_avx512_profile()).variant, col2im);
 }
 
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):

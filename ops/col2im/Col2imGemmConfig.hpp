@@ -13,6 +13,15 @@
 // channels leaves most lanes empty, and this one is not (the selector's
 // rule, selector/VariantChoice.cpp, has the measurements).
 //
+// Where W^T is not in panels and the layer is float32, the GEMM reads W
+// itself transposed (weights_in_place, gemm.cl's A_TRANSPOSED): a training
+// step's new weights cost no pass of their own. On 2 Xeon cores
+// (pocl-cpu-avx512-intel, netcl-bench --direction train, N = 1, one
+// interleaved run) res5's 3x3 (9.4 MB of filters, dy 7x7) took 3.09 ms as
+// forward on im2col-gemm (a rotated copy), 2.16 here; its stride 2 6.49 /
+// 4.22. A step reads K/groups floats a filter's length apart, so each image
+// reads W again from memory: at N = 4 it lost (selector/VariantChoice.cpp).
+//
 // In panels where the profile's col2im_gemm_panels says (one group): W^T
 // packed in panels of MR rows at set_weights, each image's dy packed into
 // panels of NR columns before its GEMM (kernels_cl/panels.cl; gemm.cl's
@@ -36,10 +45,13 @@ struct Col2imGemmConfig {
     bool edge_m = false;                 // C/groups·R·S < MR
     bool edge_n = false;                 // P·Q < NR
     bool panels = false;
+    // W read as it lies, K/groups x C/groups·R·S a group, as the GEMM's transposed A (gemm.cl's
+    // A_TRANSPOSED): no copy at set_weights. Float32 rows only (a half A widened a lone element a step).
+    bool weights_in_place = false;
     int prefetch_dy_rows = 0;            // dy read in place: each GEMM step prefetches its columns that many channels ahead
     std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
     std::size_t panel_bytes = 0;         // one image's dy in panels, after the columns (panels only)
-    std::size_t weights_bytes = 0;       // W^T in float32 (or in panels), kept from set_weights
+    std::size_t weights_bytes = 0;       // W^T in float32 (or in panels), kept from set_weights; 0 in place
     DataType dtype = DataType::FLOAT32;  // of dy, w and dx; the columns and W^T are float32
 
     cl::NDRange transpose_global(const ConvShapes& shapes) const;

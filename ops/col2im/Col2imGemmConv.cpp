@@ -31,6 +31,11 @@ void Col2imGemmConv::set_weights(const Tensor& weights, const Tensor* bias, inte
     internal::check_weights(kName, s, weights, bias);
     const std::int64_t taps = s.C / s.groups * s.R * s.S;
     auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    if (config_.weights_in_place) {
+        transposed_ = weights;  // read as A_TRANSPOSED: each group's K/groups x taps block as it lies
+        has_weights_ = true;
+        return;
+    }
     // W as an image of K channels of `taps` pixels: its patches under a 1x1
     // filter are W^T, group by group. A fresh buffer each time: a run still
     // in flight keeps reading the old one.
@@ -80,9 +85,11 @@ void Col2imGemmConv::enqueue_backward_data(const Tensor& dy, const Tensor& dx, c
             // Entry g: A = W_g^T (taps x K/groups), B = dy's image n, group g (K/groups x P·Q), C = the columns'
             // group-g rows.
             const std::size_t b = internal::offset_of(dy) + static_cast<std::size_t>(n * s.K * PQ);
+            // In place, A's rows are W's columns: lda is W's row length, taps.
+            const std::int64_t lda = config_.weights_in_place ? taps : kg;
             internal::set_args(gemm_, "gemm", transposed_.buffer(), internal::offset_of(transposed_), i(taps * kg),
                                dy.buffer(), u(b), i(kg * PQ), workspace.buffer, u(cols), i(taps * PQ), dy.buffer(),
-                               internal::offset_of(dy), i(taps), i(PQ), i(kg), i(kg), i(PQ), i(PQ));
+                               internal::offset_of(dy), i(taps), i(PQ), i(kg), i(lda), i(PQ), i(PQ));
         }
         internal::launch(queue, gemm_, "gemm", config_.gemm_global(s), config_.gemm_local(), chain);
         internal::set_args(col2im_, "col2im", workspace.buffer, u(cols), dx.buffer(), internal::offset_of(dx), i(n),

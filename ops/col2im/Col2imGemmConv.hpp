@@ -24,7 +24,8 @@ private:
     ConvShapes shapes_;
     Col2imGemmConfig config_;
     cl::Kernel transpose_, gemm_, col2im_, pack_rows_, pack_columns_;
-    Tensor transposed_;  // W^T, a group's C/groups·R·S x K/groups block after another, float32 (or in panels)
+    // W^T, a group's C/groups·R·S x K/groups block after another, float32 (or in panels); in place, W itself.
+    Tensor transposed_;
     bool has_weights_ = false;
 };
 

@@ -64,6 +64,7 @@ public:
         // forward N = 1 (16 F(2x2) tiles) 5.50 / 2.90, N = 2 (32) 5.40 / 4.40, N = 4 (64) 7.01 / 8.60;
         // backward data 6.96 / 4.82, 7.43 / 6.65, 8.56 / 9.81; res4's at 14x14 (256) N = 1 (49) 1.61 / 2.10.
         // 3x3 filters only, as measured; the 3-D tiles keep their own rules (winograd3d_*).
+        if (auto why = few_columns_backward_data_first_on_col2im(s, profile)) return reject(*why);
         const double min_training_tiles = threshold(profile, threshold_key::winograd_training_min_tiles);
         const auto f2_tiles = static_cast<double>(s.N * ((s.P() + 1) / 2) * ((s.Q() + 1) / 2));
         if (s.spatial_rank == 2 && s.R == 3 && s.S == 3 && s.new_weights_every_run() &&
