@@ -47,6 +47,17 @@
 #define U_TYPE float
 #endif
 #define A2 (WINO_ALPHA * WINO_ALPHA)
+// FILTERS_ROTATED: backward data's forward problem (ops/as_forward/) given
+// the layer's own filters, read in place: its filter (k, c) is the layer's
+// (c, k), the taps reversed (rotated 180° on every axis), where a rotated
+// copy cost a pass over the filters every training step.
+#ifdef FILTERS_ROTATED
+#define FILTER_AT(k, c, C, K) ((size_t)(c) * (K) + (k))
+#define FILTER_TAP(i, taps) ((taps) - 1 - (i))
+#else
+#define FILTER_AT(k, c, C, K) ((size_t)(k) * (C) + (c))
+#define FILTER_TAP(i, taps) (i)
+#endif
 
 #ifdef DEPTH
 // 3-D, F(m x m x m, r x r x r) (Lan et al.): the same three kernels on
@@ -72,7 +83,7 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
                                     const int C, const int K) {
     const int c = (int)get_global_id(0), k = (int)get_global_id(1);
     if (c >= C || k >= K) return;
-    w += w_offset + ((size_t)k * C + c) * (WINO_R * WINO_R * WINO_R);
+    w += w_offset + FILTER_AT(k, c, C, K) * (WINO_R * WINO_R * WINO_R);
     float g[WINO_R][WINO_R][WINO_R];
     float t1[WINO_R][WINO_R][WINO_ALPHA];
     float t2[WINO_R][WINO_ALPHA][WINO_ALPHA];
@@ -82,7 +93,7 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
 #pragma unroll
         for (int y = 0; y < WINO_R; ++y)
 #pragma unroll
-            for (int x = 0; x < WINO_R; ++x) g[z][y][x] = LOAD(w, (z * WINO_R + y) * WINO_R + x);
+            for (int x = 0; x < WINO_R; ++x) g[z][y][x] = LOAD(w, FILTER_TAP((z * WINO_R + y) * WINO_R + x, WINO_R * WINO_R * WINO_R));
 #define IN_X(i) g[z][y][i]
 #define OUT_X(i) t1[z][y][i]
 #pragma unroll
@@ -334,14 +345,14 @@ __kernel void winograd_gemm_weights(__global const STORAGE* restrict w, const ul
 #else
     if (c >= C || k >= K) return;
 #endif
-    w += w_offset + ((size_t)k * C + c) * (WINO_R * WINO_R);
+    w += w_offset + FILTER_AT(k, c, C, K) * (WINO_R * WINO_R);
     float g[WINO_R][WINO_R];
     float t[WINO_ALPHA][WINO_R];
     float v[WINO_ALPHA][WINO_ALPHA];
 #pragma unroll
     for (int i = 0; i < WINO_R; ++i)
 #pragma unroll
-        for (int j = 0; j < WINO_R; ++j) g[i][j] = LOAD(w, i * WINO_R + j);
+        for (int j = 0; j < WINO_R; ++j) g[i][j] = LOAD(w, FILTER_TAP(i * WINO_R + j, WINO_R * WINO_R));
 #define GCOL(i) g[i][j]
 #define TCOL(i) t[i][j]
 #pragma unroll

@@ -17,10 +17,9 @@ bool ConvImplementation::runs_as_forward(const ConvShapes& s) const {
 
 ConvShapes ConvImplementation::phase_problem(const Variant& v, const BackwardDataPhases& phases,
                                              const BackwardDataPhase& p, const DeviceProfile& profile) const {
-    // A 1x1 layer has one phase with taps at any stride, whose sub-filter is the whole filter.
-    if (!problem_kinds().transposed_filters || p.forward.T * p.forward.R * p.forward.S != 1 || phases.forward_count() != 1) {
-        return p.forward;
-    }
+    // The layer's own filters, read rotated in place, serve where its one phase with taps takes the whole
+    // filter: a 1x1 layer at any stride, any filter at stride 1.
+    if (!problem_kinds().transposed_filters || !phases.whole_filter) return p.forward;
     ConvShapes in_place = p.forward;
     in_place.weights_transposed = true;
     return do_why_not(v, in_place, profile) ? p.forward : in_place;
@@ -93,7 +92,9 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
     }
     if (!largest) return "as forward: every stride phase without taps (dx is zeros)";
     const ConvShapes forward = phase_problem(v, phases, *largest, profile);
-    const char* filters = forward.weights_transposed ? " the filters read transposed in place" : "";
+    const char* filters = !forward.weights_transposed                      ? ""
+                          : forward.T * forward.R * forward.S == 1 ? " the filters read transposed in place"
+                                                                   : " the filters read rotated in place";
     if (phases.phases.size() == 1) {
         return do_config(v, forward, profile) + "; as forward: dy with" +
                (forward.weights_transposed ? filters : " the rotated filters");

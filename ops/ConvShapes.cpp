@@ -51,7 +51,7 @@ std::string ConvShapes::problem_suffix() const {
     if (direction != ConvDirection::FORWARD) text += " dir=" + to_string(direction);
     if (!post_ops.empty()) text += " post=" + post_ops.str();
     if (training && direction == ConvDirection::FORWARD) text += " training";
-    if (weights_transposed) text += " weights=iohw";
+    if (weights_transposed) text += T * R * S == 1 ? " weights=iohw" : " weights=iohw,rotated";
     return text;
 }
 
@@ -81,8 +81,8 @@ void ConvShapes::validate() const {
         throw Error("post-ops (" + post_ops.str() + ") on a " + to_string(direction) + " problem in " + str() +
                     "; expected them on forward only (the gradients are the convolution's)");
     }
-    if (weights_transposed && (direction != ConvDirection::FORWARD || T * R * S != 1)) {
-        throw Error("transposed (iohw) weights in " + str() + "; expected them on a 1x1 forward problem only");
+    if (weights_transposed && direction != ConvDirection::FORWARD) {
+        throw Error("transposed (iohw) weights in " + str() + "; expected them on a forward problem only");
     }
     if (training && direction != ConvDirection::FORWARD) {
         throw Error("training set on a " + to_string(direction) + " problem in " + str() +

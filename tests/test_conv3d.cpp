@@ -152,6 +152,8 @@ TEST(Conv3d, WinogradTilesMatchTheReference) {
             if (why_not(variant, s, profile)) continue;
             const ConvCaseResult rb = run_conv_case(s, Kernel::CONV2D_WINOGRAD, variant, 6, tolerance_factor(variant));
             EXPECT_TRUE(rb.passed()) << describe(s, rb);
+            // U transformed from the layer's filters rotated in place on all three axes, no rotated copy.
+            EXPECT_NE(rb.plan.config.find("the filters read rotated in place"), std::string::npos) << rb.plan.config;
             ++backward;
         }
         EXPECT_GE(backward, 5) << id;

@@ -18,9 +18,11 @@
 #include "netcl/Error.hpp"
 #include "netcl/KernelSelector.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/as_forward/BackwardDataPhases.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/weight_gradient/ClblastWeightGradientConfig.hpp"
 #include "ops/weight_gradient/WeightGradientGemmConfig.hpp"
+#include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
 #include "selector/ProfileStore.hpp"
 #include "tests/support/ClInterposer.hpp"
@@ -71,7 +73,9 @@ TEST(ConvBackward, NaiveRandomShapesMatchReference) {
 
 // Backward data through every forward implementation (ops/as_forward/): each
 // variant on every edge shape its why_not takes (every phase of a strided
-// layer a forward problem it takes), the sub-filters rotated once per set_weights.
+// layer a forward problem it takes), the sub-filters rotated once per
+// set_weights; the separate-transform Winograd tiles (stride 1: the whole
+// filter) transform U from the layer's filters rotated in place instead.
 TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
     const DeviceProfile& profile = shared_context()->profile();
     std::map<std::string, int> ran;
@@ -85,6 +89,10 @@ TEST(ConvBackward, EveryVariantTakesBackwardDataAsForwardWhereItCan) {
                 EXPECT_TRUE(r.passed()) << describe(s, r);
                 EXPECT_EQ(r.plan.variant, v);
                 EXPECT_NE(r.plan.config.find("as forward"), std::string::npos) << r.plan.config;
+                if (winograd_gemm_tile(v)) {
+                    EXPECT_NE(r.plan.config.find("the filters read rotated in place"), std::string::npos)
+                        << r.plan.config;
+                }
                 ++ran[v.id];
             }
         }
@@ -142,6 +150,16 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
     }
     const ConvCaseResult one = run_conv_case(shapes[4], Kernel::IM2COL, Variant("gemm-1x1"), seed++);
     EXPECT_TRUE(one.passed()) << describe(shapes[4], one);
+    // A 3x1 filter under stride 3 on a one-row image: one phase has dx rows, whose sub-filter is the filter's
+    // middle row, 1x1: the 1x1 GEMM runs it, but from a rotated copy, since the layer's filters are not it.
+    ConvShapes middle_row = make(2, 5, 1, 6, 7, 3, 1, 3, 1, 1);
+    middle_row.set_padding(1, 0, 1, 0);
+    const BackwardDataPhases phases = backward_data_phases(middle_row);
+    ASSERT_EQ(phases.forward_count(), 1);
+    EXPECT_FALSE(phases.whole_filter);
+    const ConvCaseResult row = run_conv_case(middle_row, Kernel::IM2COL, Variant("gemm-1x1"), seed++);
+    EXPECT_TRUE(row.passed()) << describe(middle_row, row);
+    EXPECT_EQ(row.plan.config.find("in place"), std::string::npos) << row.plan.config;
     // A stride and a dilation on one axis: the phases would not be stride-1 convolutions.
     ConvShapes both = shapes[0];
     both.dilation_h = 2;

@@ -42,8 +42,8 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
                                              bool filters_in_place)
     : context_(std::move(context)), shapes_(shapes), phases_(backward_data_phases(shapes)),
       filters_in_place_(filters_in_place) {
-    if (filters_in_place_ && (shapes_.T * shapes_.R * shapes_.S != 1 || forwards.size() != 1)) {
-        throw Error("internal: backward data reads the filters in place only for a 1x1 layer's one phase with taps");
+    if (filters_in_place_ && !phases_.whole_filter) {
+        throw Error("internal: backward data reads the filters in place only where one phase takes the whole filter");
     }
     std::size_t next = 0;
     for (const BackwardDataPhase& p : phases_.phases) {
@@ -81,7 +81,7 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
     without_bias.bias = false;  // dgrad reads no bias
     internal::check_weights(kName, without_bias, weights, nullptr);
     if (filters_in_place_) {
-        // A 1x1 layer's rotation is a transpose within each group, which its phase's GEMM reads in place.
+        // The one phase's strategy reads the rotation (at 1x1 a transpose within each group) in place.
         for (const auto& forward : forwards_) {
             if (forward) forward->set_weights(weights, nullptr, chain);
         }

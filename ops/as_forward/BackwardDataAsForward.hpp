@@ -28,7 +28,7 @@ public:
     // `forwards`: one strategy per phase with taps, in the order of
     // backward_data_phases(shapes).phases, each created for that phase's forward problem.
     // `filters_in_place`: the one phase's strategy reads the layer's filters
-    // transposed (ConvShapes::weights_transposed): given them as they are.
+    // rotated in place (ConvShapes::weights_transposed): given them as they are.
     BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
                           std::vector<std::unique_ptr<ConvStrategy>> forwards, bool filters_in_place = false);
 

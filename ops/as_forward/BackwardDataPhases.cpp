@@ -102,6 +102,10 @@ BackwardDataPhases backward_data_phases(const ConvShapes& s) {
             out.phases.push_back(p);
         }
     }
+    const auto with_taps = std::find_if(out.phases.begin(), out.phases.end(),
+                                        [](const BackwardDataPhase& p) { return p.has_taps(); });
+    out.whole_filter = out.forward_count() == 1 && with_taps->forward.T == s.T && with_taps->forward.R == s.R &&
+                       with_taps->forward.S == s.S;
     const bool one = out.phases.size() == 1 && out.phases[0].has_taps();
     out.direct = one && s.stride_h == 1 && s.stride_w == 1 && out.phases[0].rows.skip == 0 &&
                  out.phases[0].cols.skip == 0 && out.phases[0].rows.length == s.H && out.phases[0].cols.length == s.W;

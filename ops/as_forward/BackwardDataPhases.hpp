@@ -55,6 +55,9 @@ struct BackwardDataPhases {
     std::vector<BackwardDataPhase> phases;  // row-major over (a, b); those with dx elements only
     // One phase whose forward output is dx as it is: no scratch, no copy.
     bool direct = false;
+    // One phase with taps, whose sub-filter is the whole filter (a 1x1 layer at any stride, any at stride 1):
+    // its forward problem can read the layer's filters rotated in place (ConvShapes::weights_transposed).
+    bool whole_filter = false;
     // Floats of scratch for the phases' forward outputs when not direct,
     // each starting on a 64-float boundary.
     std::size_t scratch_floats() const;

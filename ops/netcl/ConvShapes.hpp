@@ -46,10 +46,12 @@ struct ConvShapes {
     // packed panels) is paid every run, not once. The selector weighs that;
     // the values computed are the same either way.
     bool training = false;
-    // Forward only, 1x1: the weights tensor is laid out C/groups-major within
-    // each group (oneDNN's iohw against oihw): backward data of a 1x1 layer (its
-    // one stride phase with taps) is the forward convolution of dy with the
-    // layer's own filters read so, in place, with no rotated copy
+    // Forward only: the weights tensor is the filters of the layer whose
+    // backward data this is, C/groups-major within each group (oneDNN's iohw
+    // against oihw) and, beyond 1x1, rotated 180° in space. Backward data whose
+    // one stride phase with taps takes the whole filter (a 1x1 layer at any
+    // stride, any filter at stride 1) is the forward convolution of dy with
+    // the layer's own filters read so, in place, with no rotated copy
     // (ops/as_forward/). Implementations that take it say so
     // (ProblemKinds::transposed_filters).
     bool weights_transposed = false;

@@ -85,6 +85,7 @@ WinogradGemmConfig winograd_gemm_config(WinogradTile t, const ConvShapes& s, con
     c.rank = t.rank;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
+    c.filters_rotated = s.weights_transposed;
     // 0: the larger tiles unscaled (for netcl-bench --accuracy's comparison).
     c.scaled = profile.tuned_or("winograd_scaling", 1) != 0;
     const std::size_t limit = winograd_gemm_workspace_limit(profile);
@@ -244,12 +245,14 @@ std::array<std::size_t, 3> WinogradGemmConfig::weights_work_group() const {
 }
 
 ProgramSpec WinogradGemmConfig::transforms_program() const {
-    ProgramSpec spec{"winograd " + tile_name() + " transforms" + (scaled ? "" : " unscaled"),
+    ProgramSpec spec{"winograd " + tile_name() + " transforms" + (scaled ? "" : " unscaled") +
+                         (filters_rotated ? ", the filters rotated in place" : ""),
                      internal::post_ops_source() + winograd_cl_prelude(winograd_matrices(m, r, scaled)) +
                          embedded_source("winograd_gemm"),
                      (transposed ? "-DU_PANEL=" + std::to_string(tile.nr()) + " -DU_PLANE_PAD=" + std::to_string(u_plane_pad()) : "") + (rank == 3 ? " -DDEPTH" : "") +
                          internal::post_ops_options(post_ops) + internal::storage_options(dtype) +
-                         (widens_input ? " -DX_TYPE=float" : "") + (half_u ? " -DU_TYPE=half" : ""),
+                         (widens_input ? " -DX_TYPE=float" : "") + (half_u ? " -DU_TYPE=half" : "") +
+                         (filters_rotated ? " -DFILTERS_ROTATED" : ""),
                      {{"winograd_gemm_input", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},  // 3-D: 8 tiles a work-item
                       {"winograd_gemm_output", {rank == 3 ? 1u : 16u, rank == 3 ? 1u : 4u, 1}},
                       {"winograd_gemm_weights", weights_work_group()}}};

@@ -38,6 +38,10 @@ struct WinogradGemmConfig {
     // A float16 layer's F(2x2) U kept in half (profile key "winograd_gemm_half_u"): the multiply streams U
     // once a pass, so half halves its bytes, and widens each vector of it as it goes.
     bool half_u = false;
+    // Backward data's forward problem given the layer's own filters (ConvShapes::weights_transposed): the
+    // weights transform reads filter (k, c) as the layer's (c, k), its taps reversed (FILTERS_ROTATED), where
+    // a rotated copy cost a pass over the filters every training step.
+    bool filters_rotated = false;
     int rank = 2;  // 3: the DEPTH build of kernels_cl/winograd_gemm.cl (8 tiles a work-item in float8 lanes, plain layouts)
     // Transform elements, the GEMMs of the batch: alpha^2, or alpha^3 in 3-D.
     int elements() const { return rank == 3 ? alpha * alpha * alpha : alpha * alpha; }

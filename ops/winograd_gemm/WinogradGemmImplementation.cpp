@@ -22,6 +22,7 @@ public:
         ProblemKinds kinds = ProblemKinds::forward_and_backward_data_as_forward_2d_float32();
         kinds.spatial_ranks = {2, 3};
         kinds.types = {DataType::FLOAT32, DataType::FLOAT16};
+        kinds.transposed_filters = true;  // backward data's U transformed from the layer's filters rotated in place
         return kinds;
     }
     const std::vector<Variant>& variants() const override { return winograd_gemm_variants(); }

@@ -166,6 +166,7 @@ TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     wide.stride_h = wide.stride_w = 2, wide.dtype = DataType::FLOAT16;
     wide.set_padding(1, 1, 0, 2);
     expect_clean(wide, Kernel::IM2COL, Variant("implicit-gemm"));
+    // Winograd's U transformed from the layer's filters rotated in place (winograd_gemm.cl's FILTERS_ROTATED).
     auto w = shape(1, 3, 6, 5, 4, 3, 1, true).in_direction(ConvDirection::BACKWARD_DATA);
     expect_clean(w, Kernel::CONV2D_WINOGRAD, Variant("wino-f2-gemm"), tolerance_factor(Variant("wino-f2-gemm")));
     // A 1x1 layer's filters read transposed in place by the 1x1 GEMM (A_TRANSPOSED), two groups.
