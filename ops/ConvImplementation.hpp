@@ -43,7 +43,8 @@ struct ProblemKinds {
     // filters rotated 180° and C and K swapped; under a stride, each phase
     // with its sub-filter; ops/as_forward/): every method below is then asked
     // about those forward problems, and the strategy it creates is wrapped to
-    // rotate the sub-filters at set_weights and place each phase in dx.
+    // rotate the sub-filters at set_weights (unless it reads them in place:
+    // transposed_filters below) and place each phase in dx.
     // False: the implementation's own kernels take each listed direction.
     bool backward_data_as_forward = false;
     // A 3-D weight gradient, where rank 3 and backward weights are listed,
@@ -55,10 +56,13 @@ struct ProblemKinds {
     // problem, and the strategy it creates is wrapped to make the copies.
     bool weight_gradient_3d_as_2d = false;
     bool backward_data_3d_as_2d = false;
-    // Its forward kernels take a 1x1 problem's weights transposed
-    // (ConvShapes::weights_transposed), where its why_not allows: backward
-    // data of a 1x1 layer then reads the layer's filters in place, where the
-    // others rotate (transpose) them into a copy at each new set of weights.
+    // Its forward kernels take the layer's own filters as backward data reads
+    // them (ConvShapes::weights_transposed: iohw, and beyond 1x1 rotated
+    // 180°), where its why_not allows: backward data whose one phase with
+    // taps takes the whole filter (a 1x1 layer at any stride, any filter at
+    // stride 1) then reads them in place, where the others rotate them into a
+    // copy at each new set of weights. The 1x1 GEMM (1x1 layers) and
+    // separate-transform Winograd (stride 1) do.
     bool transposed_filters = false;
 
     // 2-D float32 forward only.
@@ -166,9 +170,10 @@ private:
     // Why a backward-data problem cannot run as the forward convolutions it equals.
     std::optional<std::string> as_forward_why_not(const Variant& variant, const ConvShapes& shapes,
                                                   const DeviceProfile& profile) const;
-    // The forward problem phase `p` runs as: p.forward, or, for a 1x1 layer's
-    // one phase with taps where the implementation takes it, the same with
-    // the layer's filters read transposed in place (no rotation).
+    // The forward problem phase `p` runs as: p.forward, or, where the one
+    // phase with taps takes the whole filter (BackwardDataPhases::whole_filter)
+    // and the implementation takes it, the same with the layer's filters read
+    // rotated in place (no copy).
     ConvShapes phase_problem(const Variant& variant, const BackwardDataPhases& phases, const BackwardDataPhase& p,
                              const DeviceProfile& profile) const;
     // Whether this problem is asked as the 2-D gradient of its depth taps.

@@ -80,10 +80,10 @@ inline constexpr const char* im2col_gemm_panels_max_channels = "im2col_gemm_pane
 // first (its weights in panels of MR rows, the implicit GEMM's in runs of a vector of filters, a pack that
 // costs more a step where few columns share it; 0: never).
 inline constexpr const char* im2col_gemm_training_max_columns = "im2col_gemm_training_max_columns";
-// N*P*Q at most, over at most col2im_gemm_training_max_images images (float32, a filter larger than 1x1):
-// backward data on col2im-gemm first, ahead of Winograd too; its GEMM reads the filters in place where its
-// W^T is not in panels, where rotating them (as forward) or transforming them (Winograd) is a pass over
-// them every step that few columns cannot carry (0: never).
+// N*P*Q at most, over at most col2im_gemm_training_max_images images (float32, 3x3, one group): backward
+// data on col2im-gemm first, ahead of Winograd too, where its GEMM reads the filters in place (its W^T not
+// in panels), where rotating them (as forward) or transforming them (Winograd) is a pass over them every
+// step that few columns cannot carry (0: never).
 inline constexpr const char* col2im_gemm_training_max_columns = "col2im_gemm_training_max_columns";
 inline constexpr const char* col2im_gemm_training_max_images = "col2im_gemm_training_max_images";
 // 0/1: where the weights are new every run, 1x1 layers keep the 1x1 GEMM first (the yields above were

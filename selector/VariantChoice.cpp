@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/Implementations.hpp"
+#include "ops/col2im/Col2imGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
@@ -245,14 +246,19 @@ std::int64_t reduced_channels(const ConvShapes& s) {
 std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvShapes& s,
                                                                       const DeviceProfile& profile) {
     namespace k = threshold_key;
+    // 3x3 filters of one group, as measured.
     if (s.direction != ConvDirection::BACKWARD_DATA || s.dtype != DataType::FLOAT32 || s.spatial_rank != 2 ||
-        s.R * s.S == 1) {
+        s.R != 3 || s.S != 3 || s.groups != 1) {
         return std::nullopt;
     }
     const auto columns = static_cast<double>(s.N * s.P() * s.Q());
     const double max_columns = threshold(profile, k::col2im_gemm_training_max_columns);
     const double max_images = threshold(profile, k::col2im_gemm_training_max_images);
     if (columns > max_columns || static_cast<double>(s.N) > max_images) return std::nullopt;
+    // Only where col2im-gemm takes the layer and reads its filters in place (not a W^T in panels): else
+    // Winograd stays, as measured.
+    const Variant col2im("col2im-gemm");
+    if (why_not(col2im, s, profile) || !col2im_gemm_config(s, profile).weights_in_place) return std::nullopt;
     return "backward data over " + detail::number(columns) + " columns <= col2im_gemm_training_max_columns " +
            detail::number(max_columns) + " in " + std::to_string(s.N) + " image(s) <= col2im_gemm_training_max_images " +
            detail::number(max_images) + ": col2im-gemm first, its GEMM reading the filters in place";

@@ -22,7 +22,9 @@ std::vector<Variant> candidate_variants(Kernel kernel, const ConvShapes& shapes,
 std::int64_t reduced_channels(const ConvShapes& shapes);
 
 // Why backward data of the layer goes to col2im-gemm first, ahead of Winograd
-// (col2im_gemm_training_max_columns and _max_images), or nothing where it
+// (a float32 3x3 layer of one group over at most
+// col2im_gemm_training_max_columns columns in at most _max_images images,
+// which col2im-gemm takes reading its filters in place), or nothing where it
 // does not.
 std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvShapes& shapes,
                                                                       const DeviceProfile& profile);

@@ -551,6 +551,18 @@ TEST_F(SelectorTest, FewColumnBackwardDataGoesToCol2imGemmAheadOfWinograd) {
     half.dtype = DataType::FLOAT16;
     EXPECT_NE(selector.select("conv2d_backward_data", half, intel).variant, col2im);
     EXPECT_NE(backward(1, 512, 7, 512, 3, 1, 1, pocl_avx512_profile()).variant, col2im);
+    // Nor where col2im-gemm would copy W^T into panels, or cannot take the layer: Winograd stays for
+    // VGG's conv5 (49 F(2x2) tiles). Nor a grouped layer or a 5x5 filter (3x3 of one group measured).
+    DeviceProfile panels = intel;
+    panels.tuned["col2im_gemm_panels"] = 1;
+    EXPECT_EQ(backward(1, 512, 14, 512, 3, 1, 1, panels).kernel, Kernel::CONV2D_WINOGRAD);
+    DeviceProfile small = intel;
+    small.tuned["col2im_gemm_workspace_limit_bytes"] = 1024;
+    EXPECT_EQ(backward(1, 512, 14, 512, 3, 1, 1, small).kernel, Kernel::CONV2D_WINOGRAD);
+    ConvShapes grouped = shape(1, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+    grouped.groups = 2;
+    EXPECT_NE(selector.select("conv2d_backward_data", grouped, intel).variant, col2im);
+    EXPECT_NE(backward(1, 64, 7, 64, 5, 1, 2, intel).variant, col2im);
 }
 
 // winograd_f6_min_output (pocl-cpu-avx512: 28, over pocl-cpu's 112):

@@ -1,7 +1,9 @@
 #pragma once
 // Internal: backward data as forward convolutions (BackwardDataPhases.hpp):
 // the filters' phases rotated and C<->K swapped once per set_weights
-// (kernels_cl/rotate_filters.cl), each phase a forward strategy of the
+// (kernels_cl/rotate_filters.cl), or read so in place where the one phase
+// takes the whole filter and its strategy can (ProblemKinds::
+// transposed_filters), each phase a forward strategy of the
 // implementation that planned it, and, unless the one phase's output is dx
 // itself, its output copied into dx (kernels_cl/stride_phases.cl). An
 // implementation opts in through ProblemKinds::backward_data_as_forward.
@@ -32,7 +34,8 @@ public:
     BackwardDataAsForward(std::shared_ptr<Context> context, const ConvShapes& shapes,
                           std::vector<std::unique_ptr<ConvStrategy>> forwards, bool filters_in_place = false);
 
-    // Rotates each phase's sub-filter into a copy of its own and hands it to that phase's strategy.
+    // Rotates each phase's sub-filter into a copy of its own and hands it to that phase's strategy (in place:
+    // hands it the layer's filters).
     void set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) override;
     void enqueue(const Tensor& x, const Tensor& y, const Workspace& workspace, internal::EventChain& chain) override;
     void enqueue_backward_data(const Tensor& dy, const Tensor& dx, const Workspace& workspace,

@@ -2,8 +2,9 @@
 // Internal: how col2im-gemm computes one layer's input gradient on netcl's
 // GEMM engine -- the configuration its strategy and its descriptor read.
 //
-// For each image n: cols_g = W_g^T (C/groups·R·S x K/groups, transposed
-// once per set_weights by im2col_patches) x dy_{n,g} (K/groups x P·Q, NCHW
+// For each image n: cols_g = W_g^T (C/groups·R·S x K/groups: W read
+// transposed in place, or in a float16 layer or in panels transposed once
+// per set_weights by im2col_patches) x dy_{n,g} (K/groups x P·Q, NCHW
 // as it lies), a row-major GEMM batched over groups, vectorised along dy's
 // pixels; then kernels_cl/im2col.cl's col2im gathers each dx element's taps
 // from cols. Backward data as forward (ops/as_forward/) runs the

@@ -68,7 +68,8 @@ struct GemmPacking {
     // kernels_cl/storage.cl; not with C_GROUP, the Winograd multiply's M, which its output transform reads).
     bool stream_c = false;
     // A stored transposed, Kd x M (A_TRANSPOSED, lda its row stride): a 1x1 layer's filters read as the
-    // weights of its backward data (ConvShapes::weights_transposed); not with panels, images or phases.
+    // weights of its backward data (ConvShapes::weights_transposed), a layer's filters as col2im-gemm's W^T;
+    // not with panels, images or phases.
     bool a_transposed = false;
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,

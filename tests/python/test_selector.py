@@ -99,12 +99,15 @@ def test_explain_by_shapes():
     # Each direction is its own op; asking under another is an error naming the right one.
     with pytest.raises(nc.Error, match="expected 'conv2d'"):
         sel.explain(shapes, op="conv2d_backward_data")
-    # Backward data of a stride-1 3x3 layer runs on Winograd's forward tiles (dy with the rotated filters);
+    # Backward data of a stride-1 3x3 layer runs on Winograd's forward tiles (dy with the rotated filters:
+    # the separate-transform tiles read the layer's filters rotated in place, the fused ones a rotated copy);
     # its weight gradient on Winograd's F(3x3,4x4) (196 dy tiles of 4x4), a strided layer's on the GEMM engine.
     shapes.direction = "backward_data"
     backward = sel.explain(shapes, op="conv2d_backward_data")
     assert backward.plan.kernel == "CONV2D_WINOGRAD"
-    assert "as forward: dy with the rotated filters" in backward.plan.config
+    in_place = backward.plan.variant.endswith("-gemm")
+    filters = "the filters read rotated in place" if in_place else "the rotated filters"
+    assert "as forward: dy with " + filters in backward.plan.config, backward.plan.config
     shapes.direction = "backward_weights"
     weights = sel.explain(shapes).plan
     assert weights.variant == "wino-wgrad-f4", str(weights)
