@@ -167,6 +167,37 @@ TEST(ConvDirectRows, TileAtEveryVectorWidthAndInPasses) {
 // by 4 bytes, nothing written outside. And the rule: the launch's bytes
 // against the threshold, never with a sum, never at 0, never on a GPU (where
 // the suite runs on one, the layers run plain and say so).
+// A float16 layer reads its tile under the prefix + "_float16" where the
+// profile sets one (pocl-cpu-avx512-intel: 6 x 48 for unstrided rows, where
+// 8 x 48 spilled), unstrided and strided apart; float32 keeps its own.
+TEST(ConvDirectRows, HalfLayersTakeTheirOwnTileWhereTheProfileSetsOne) {
+    ConvShapes unstrided;
+    unstrided.N = 2, unstrided.C = 3, unstrided.H = 6, unstrided.W = 53, unstrided.K = 10, unstrided.R = 3,
+    unstrided.S = 3;
+    unstrided.set_padding(1), unstrided.bias = true;
+    ConvShapes strided = unstrided;
+    strided.stride_h = strided.stride_w = 2, strided.R = strided.S = 5, strided.set_padding(2, 1, 1, 2);
+    const auto context = context_with_profile([](DeviceProfile& p) {
+        set_gemm_tile(p, "direct_rows", GemmTile{4, 2, 8, {1, 4}});
+        set_gemm_tile(p, "direct_rows_unstrided", GemmTile{5, 2, 8, {2, 2}});
+        set_gemm_tile(p, "direct_rows_float16", GemmTile{2, 2, 8, {1, 4}});
+        set_gemm_tile(p, "direct_rows_unstrided_float16", GemmTile{3, 2, 8, {2, 2}});
+    });
+    std::uint64_t seed = 1950;
+    for (const DataType dtype : {DataType::FLOAT32, DataType::FLOAT16}) {
+        for (ConvShapes s : {unstrided, strided}) {
+            s.dtype = dtype;
+            SCOPED_TRACE(s.str());
+            const ConvCaseResult r = run_direct_rows(s, context, ++seed);
+            EXPECT_TRUE(r.passed()) << describe(s, r);
+            const bool half = dtype == DataType::FLOAT16;
+            const char* expected = s.stride_w == 1 ? (half ? "3 channels" : "5 channels")
+                                                   : (half ? "2 channels" : "4 channels");
+            EXPECT_NE(r.plan.config.find(expected), std::string::npos) << r.plan.config;
+        }
+    }
+}
+
 TEST(ConvDirectRows, OutputsStreamedPastTheCaches) {
     ConvShapes rows64;  // stride 1, Q = 64
     rows64.N = 2, rows64.C = 3, rows64.H = 5, rows64.W = 64, rows64.K = 11, rows64.R = 3, rows64.S = 3;

@@ -17,6 +17,12 @@ DirectRowsConfig direct_rows_config(const ConvShapes& s, const DeviceProfile& pr
     // Unstrided rows read each tap's vector from one plane where strided rows alternate between phases: their
     // best tile measured differently (pocl-cpu-avx512-intel.json item 19), so a profile may set it apart.
     if (s.stride_w == 1) c.tile = gemm_tile(profile, "direct_rows_unstrided", c.tile);
+    // A float16 layer's tile apart too (prefix + "_float16"): its stores convert each vector to half, and
+    // with 8 x 48's 24 zmm accumulators the register allocator spilled into the FMA loop. VGG's conv1.1 on 2
+    // cores of an Intel Xeon (netcl-bench --dtype float16 --strategies selector,float32-selector --repeat 9,
+    // one run each, ms half / float32): 8 x 48 N = 1 1.55 / 0.67, N = 8 12.58 / 5.56; 6 x 48 0.75 / 0.75 and
+    // 5.55 / 5.65 (float32 on 6 x 48 too); 4 x 48 1.14 / 1.11, 7.12 / 7.47 (pocl-cpu-avx512-intel.json).
+    if (s.dtype == DataType::FLOAT16) c.tile = gemm_tile(profile, c.tile.prefix + "_float16", c.tile);
     c.S = static_cast<int>(s.S), c.stride_w = static_cast<int>(s.stride_w);
     c.bias = s.bias;
     c.post_ops = s.post_ops;

@@ -55,8 +55,11 @@ public:
         return {direct_rows_config(s, profile).tile.prefix};
     }
     std::vector<std::string> profile_keys() const override {
-        auto keys = gemm_tile_keys("direct_rows");
-        for (auto& key : gemm_tile_keys("direct_rows_unstrided")) keys.push_back(key);
+        std::vector<std::string> keys;
+        for (const char* prefix : {"direct_rows", "direct_rows_unstrided", "direct_rows_float16",
+                                   "direct_rows_unstrided_float16"}) {
+            for (auto& key : gemm_tile_keys(prefix)) keys.push_back(key);
+        }
         keys.push_back("direct_rows_workspace_limit_bytes");
         keys.push_back("stream_output_min_bytes");
         return keys;
