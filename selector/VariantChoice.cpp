@@ -1,6 +1,7 @@
 #include "selector/VariantChoice.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "ops/Implementations.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
@@ -268,6 +269,15 @@ std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvS
 // with a long reduction over enough pixels (no shipped profile now), or with
 // few pixels (pocl-cpu-avx512), goes to the implicit GEMM before the 1x1 GEMM
 // where the profile says so; the numbers are below.
+namespace {
+// `offered` with `id` moved to the front (as it is where `id` is not offered).
+std::vector<Variant> first(std::vector<Variant> offered, const char* id) {
+    const auto it = std::find(offered.begin(), offered.end(), Variant(id));
+    if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
+    return offered;
+}
+}  // namespace
+
 std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShapes& s, const DeviceProfile& profile) {
     namespace k = threshold_key;
     // Backward data of a layer with few input channels on col2im-gemm first
@@ -279,16 +289,11 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 48.4 / 33.9; VGG's conv1.1 (C = 3, stride 1) 11.8 / 9.5 / 5.2; but C =
     // 16 (3x3 stride 2 at 112x112) 0.82 / 2.30, and C = 64-256 2-3x slower
     // (the column matrix's gather): pocl-cpu.json's 3.
-    if (s.direction == ConvDirection::BACKWARD_DATA &&
-        static_cast<double>(s.C / s.groups) <= threshold(profile, k::col2im_gemm_max_channels)) {
-        const auto it = std::find(offered.begin(), offered.end(), Variant("col2im-gemm"));
-        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
-        return offered;
-    }
-    if (few_columns_backward_data_first_on_col2im(s, profile)) {
-        const auto it = std::find(offered.begin(), offered.end(), Variant("col2im-gemm"));
-        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
-        return offered;
+    // So does backward data over few columns where few_columns_backward_data_first_on_col2im says (above).
+    if ((s.direction == ConvDirection::BACKWARD_DATA &&
+         static_cast<double>(s.C / s.groups) <= threshold(profile, k::col2im_gemm_max_channels)) ||
+        few_columns_backward_data_first_on_col2im(s, profile)) {
+        return first(std::move(offered), "col2im-gemm");
     }
     // A short reduction (VGG's conv1.1: C = 3, 3x3, 27 steps) goes to im2col
     // + the GEMM engine first where the profile says so: the implicit GEMM
@@ -296,9 +301,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // steps (conv1.1 on the AVX-512 PoCL profile: implicit 5.4 ms,
     // im2col-gemm 0.61); ResNet's stem (147 steps) runs level either way.
     if (static_cast<double>(reduced_channels(s) * s.R * s.S) <= threshold(profile, k::im2col_gemm_max_reduction)) {
-        const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
-        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
-        return offered;
+        return first(std::move(offered), "im2col-gemm");
     }
     // A filter larger than 1x1 over few pixels an image (one group) goes to im2col-gemm first where the
     // profile says so: there its columns are the GEMM's B panels across the images, and its weights packed
@@ -323,9 +326,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
         s.direction == ConvDirection::FORWARD &&
         static_cast<double>(s.C / s.groups) <= threshold(profile, k::im2col_gemm_panels_max_channels);
     if (s.R * s.S > 1 && s.groups == 1 && (few_pixels || few_channels)) {
-        const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
-        if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
-        return offered;
+        return first(std::move(offered), "im2col-gemm");
     }
     // Where the weights are new every run (a training forward, backward data) the implicit GEMM repacks
     // them every step, a pass over them that few columns cannot carry. So a filter larger than 1x1 over at
@@ -342,9 +343,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     if (s.new_weights_every_run()) {
         const auto columns = static_cast<double>(s.N * s.O() * s.P() * s.Q());
         if (s.R * s.S > 1 && s.groups == 1 && columns <= threshold(profile, k::im2col_gemm_training_max_columns)) {
-            const auto it = std::find(offered.begin(), offered.end(), Variant("im2col-gemm"));
-            if (it != offered.end()) std::rotate(offered.begin(), it, it + 1);
-            return offered;
+            return first(std::move(offered), "im2col-gemm");
         }
         if (threshold(profile, k::gemm1x1_training_never_yields) != 0) return offered;
     }
