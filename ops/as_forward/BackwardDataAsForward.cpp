@@ -10,6 +10,9 @@ namespace netcl {
 namespace {
 constexpr const char* kName = "backward data as forward";
 constexpr const char* kRotate = "rotate_filters";
+constexpr const char* kTranspose = "transpose_filters";  // a one-tap filter's rotation, 16 x 16 a work-item
+constexpr std::size_t kTransposeBlock = 16;
+const cl::NDRange kTransposeLocal{4, 4, 1};
 constexpr const char* kScatterFile = "stride_phases";
 constexpr const char* kScatter = "scatter_phase";
 constexpr const char* kGatherPair = "gather_phase_pair";
@@ -29,7 +32,7 @@ std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::s
 ProgramSpec filter_rotation_program(DataType type) {
     return {kRotate, internal::storage_source() + embedded_source(kRotate),
             internal::storage_options(type) + " -DRUN=" + std::to_string(kRotateRun),
-            {{kRotate, {kRotateGroup, 1, 1}}}};
+            {{kRotate, {kRotateGroup, 1, 1}}, {kTranspose, {kTransposeLocal[0], kTransposeLocal[1], 1}}}};
 }
 
 ProgramSpec stride_phases_program(DataType type) {
@@ -52,8 +55,9 @@ BackwardDataAsForward::BackwardDataAsForward(std::shared_ptr<Context> context, c
     if (next != forwards.size()) throw Error("internal: backward data as forward got a strategy per phase too many");
     if (!filters_in_place_) {
         const ProgramSpec rotate = filter_rotation_program(shapes_.dtype);
-        rotate_ = internal::make_kernel(context_->programs().get_source(rotate.label, rotate.source, rotate.options),
-                                        kRotate);
+        const cl::Program program = context_->programs().get_source(rotate.label, rotate.source, rotate.options);
+        rotate_ = internal::make_kernel(program, kRotate);
+        transpose_ = internal::make_kernel(program, kTranspose);
     }
     if (!phases_.direct) {
         const ProgramSpec scatter = stride_phases_program(shapes_.dtype);
@@ -100,6 +104,18 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
         // 3-D (stride 1, one phase): depth and rows as one axis of T·R rows, whose reversal
         // reverses both, the kernel's rotation unchanged.
         const std::int64_t depth = s.spatial_rank == 3 ? s.T : 1;
+        if (depth * s.R * s.S == 1) {
+            const std::int64_t cg = s.C / s.groups, kg = s.K / s.groups;
+            internal::set_args(transpose_, kTranspose, weights.buffer(), internal::offset_of(weights),
+                               rotated_[n].buffer(), i(s.K), i(cg), i(s.groups));
+            internal::launch(context_->queue(), transpose_, kTranspose,
+                             cl::NDRange(round_up((cg + kTransposeBlock - 1) / kTransposeBlock, 4),
+                                         round_up((kg + kTransposeBlock - 1) / kTransposeBlock, 4),
+                                         static_cast<std::size_t>(s.groups)),
+                             kTransposeLocal, chain);
+            forwards_[n]->set_weights(rotated_[n], nullptr, chain);
+            continue;
+        }
         internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
                            i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S), i(s.groups), i(p.a), i(p.b),
                            i(s.stride_h), i(s.stride_w), i(depth * taps_r), i(taps_s));

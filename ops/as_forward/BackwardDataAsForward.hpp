@@ -46,7 +46,7 @@ private:
     ConvShapes shapes_;
     BackwardDataPhases phases_;
     std::vector<std::unique_ptr<ConvStrategy>> forwards_;  // per phase; null where the phase has no taps
-    cl::Kernel rotate_, scatter_, gather_pair_;
+    cl::Kernel rotate_, transpose_, scatter_, gather_pair_;
     std::vector<std::pair<std::size_t, std::size_t>> column_pairs_;  // (even, odd) phases gathered in one pass
     std::vector<Tensor> rotated_;
     bool filters_in_place_;
