@@ -47,37 +47,29 @@ __kernel void rotate_filters(__global const STORAGE* restrict w, const ulong w_o
 
 // A filter of one tap (1x1, or 1x1x1 in 3-D; its one phase at any stride):
 // the rotation is the transpose of each group's Kg x Cg block,
-//   out[g*Cg + c][kk] = w[g*Kg + kk][c].
-// A work-item moves a 16 x 16 block: 16 filters' runs of 16 channels read as
-// vectors into a private block, written as 16 channels' runs of 16 filters.
-// rotate_filters above reads its 16 filters an element at a time, Cg apart:
-// at 2048 channels 8 KiB, one L1 set for all 16 lines, more than its ways,
-// so nearly every element missed: res5.reduce's 512 x 2048 took 0.95 ms
-// there and 0.57 here (2 Xeon cores, PoCL 3.1, perf samples over 43 runs).
-// NDRange: dim0 = ceil(Cg / 16), dim1 = ceil(K/groups / 16), dim2 = groups.
+//   out[g*Cg + c][kk] = w[g*Kg + kk][c],
+// through a 16 x 16 tile of local memory, a work-item an element: the
+// work-items along dim 0 read a run of one filter, then write a run of one
+// channel's row. rotate_filters above reads its 16 filters an element at a
+// time, Cg apart: at 2048 channels 8 KiB, one L1 set for all 16 lines, more
+// than its ways, so nearly every element missed (res5.reduce's 512 x 2048
+// took 0.95 ms there and 0.72-0.78 here; 2 Xeon cores, PoCL 3.1, perf samples
+// over 43 runs). A private 16 x 16 block a work-item, read and written as
+// vectors, took 0.57 ms on the CPU, but NVIDIA's compiler puts such a block
+// on the stack (tests/nvptx).
+// NDRange: dim0 = Cg and dim1 = K/groups, each rounded up to 16; dim2 = groups.
 #define BLOCK 16
-__kernel void transpose_filters(__global const STORAGE* restrict w, const ulong w_offset,
-                                __global STORAGE* restrict out, const int K, const int Cg, const int groups) {
-    const int Kg = K / groups;
-    const int c0 = (int)get_global_id(0) * BLOCK, k0 = (int)get_global_id(1) * BLOCK, g = (int)get_global_id(2);
-    if (c0 >= Cg || k0 >= Kg) return;
-    __global const STORAGE_BITS* from =
-        (__global const STORAGE_BITS*)w + w_offset + ((size_t)g * Kg + k0) * Cg + c0;
-    __global STORAGE_BITS* to = (__global STORAGE_BITS*)out + ((size_t)g * Cg + c0) * Kg + k0;
-    if (c0 + BLOCK <= Cg && k0 + BLOCK <= Kg) {
-        STORAGE_BITS block[BLOCK][BLOCK];
-        for (int j = 0; j < BLOCK; ++j) vstore16(vload16(0, from + (size_t)j * Cg), 0, block[j]);
-        for (int i = 0; i < BLOCK; ++i) {
-            STORAGE_BITS column[BLOCK];
-            for (int j = 0; j < BLOCK; ++j) column[j] = block[j][i];
-            vstore16(vload16(0, column), 0, to + (size_t)i * Kg);
-        }
-        return;
-    }
-    // A block on the last channels or filters: element by element.
-    const int filters = min(BLOCK, Kg - k0), channels = min(BLOCK, Cg - c0);
-    for (int i = 0; i < channels; ++i) {
-        for (int j = 0; j < filters; ++j) to[(size_t)i * Kg + j] = from[(size_t)j * Cg + i];
-    }
+__kernel __attribute__((reqd_work_group_size(BLOCK, BLOCK, 1))) void transpose_filters(
+    __global const STORAGE* restrict w, const ulong w_offset, __global STORAGE* restrict out, const int K,
+    const int Cg, const int groups) {
+    __local STORAGE_BITS tile[BLOCK][BLOCK + 1];
+    const int Kg = K / groups, g = (int)get_global_id(2);
+    const int c0 = (int)get_group_id(0) * BLOCK, k0 = (int)get_group_id(1) * BLOCK;
+    const int x = (int)get_local_id(0), y = (int)get_local_id(1);
+    __global const STORAGE_BITS* from = (__global const STORAGE_BITS*)w + w_offset + (size_t)g * Kg * Cg;
+    __global STORAGE_BITS* to = (__global STORAGE_BITS*)out + (size_t)g * Cg * Kg;
+    if (k0 + y < Kg && c0 + x < Cg) tile[y][x] = from[(size_t)(k0 + y) * Cg + c0 + x];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (c0 + y < Cg && k0 + x < Kg) to[(size_t)(c0 + y) * Kg + k0 + x] = tile[x][y];
 }
 #undef BLOCK

@@ -221,8 +221,12 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             EXPECT_EQ(rotation, !in_place) << layout.name << ": " << s.str();
         }
     }
-    // By default over at most 98 columns (gemm1x1_transposed_filters_max_columns): two 7x7 images, not three.
-    const auto context = context_with_profile([](DeviceProfile& p) { p.tuned["gemm1x1_pack_weights"] = 0; });
+    // Over at most gemm1x1_transposed_filters_max_columns columns of the whole batch (98, the default: two 7x7
+    // images, not three; pocl-cpu-avx512-intel.json sets 0).
+    const auto context = context_with_profile([](DeviceProfile& p) {
+        p.tuned["gemm1x1_pack_weights"] = 0;
+        p.tuned["gemm1x1_transposed_filters_max_columns"] = 98;
+    });
     const DeviceProfile resolved = KernelSelector::resolve_profile(context->profile());
     for (const std::int64_t n : {2, 3}) {
         ConvShapes s;

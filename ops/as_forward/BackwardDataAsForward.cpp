@@ -10,9 +10,8 @@ namespace netcl {
 namespace {
 constexpr const char* kName = "backward data as forward";
 constexpr const char* kRotate = "rotate_filters";
-constexpr const char* kTranspose = "transpose_filters";  // a one-tap filter's rotation, 16 x 16 a work-item
+constexpr const char* kTranspose = "transpose_filters";  // a one-tap filter's rotation, a 16 x 16 tile a work-group
 constexpr std::size_t kTransposeBlock = 16;
-const cl::NDRange kTransposeLocal{4, 4, 1};
 constexpr const char* kScatterFile = "stride_phases";
 constexpr const char* kScatter = "scatter_phase";
 constexpr const char* kGatherPair = "gather_phase_pair";
@@ -32,7 +31,7 @@ std::size_t round_up(std::int64_t n, std::size_t m) { return (static_cast<std::s
 ProgramSpec filter_rotation_program(DataType type) {
     return {kRotate, internal::storage_source() + embedded_source(kRotate),
             internal::storage_options(type) + " -DRUN=" + std::to_string(kRotateRun),
-            {{kRotate, {kRotateGroup, 1, 1}}, {kTranspose, {kTransposeLocal[0], kTransposeLocal[1], 1}}}};
+            {{kRotate, {kRotateGroup, 1, 1}}, {kTranspose, {kTransposeBlock, kTransposeBlock, 1}}}};
 }
 
 ProgramSpec stride_phases_program(DataType type) {
@@ -109,10 +108,9 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
             internal::set_args(transpose_, kTranspose, weights.buffer(), internal::offset_of(weights),
                                rotated_[n].buffer(), i(s.K), i(cg), i(s.groups));
             internal::launch(context_->queue(), transpose_, kTranspose,
-                             cl::NDRange(round_up((cg + kTransposeBlock - 1) / kTransposeBlock, 4),
-                                         round_up((kg + kTransposeBlock - 1) / kTransposeBlock, 4),
+                             cl::NDRange(round_up(cg, kTransposeBlock), round_up(kg, kTransposeBlock),
                                          static_cast<std::size_t>(s.groups)),
-                             kTransposeLocal, chain);
+                             cl::NDRange(kTransposeBlock, kTransposeBlock, 1), chain);
             forwards_[n]->set_weights(rotated_[n], nullptr, chain);
             continue;
         }

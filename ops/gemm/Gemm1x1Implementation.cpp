@@ -52,9 +52,9 @@ public:
         // res5.reduce 2.10 / 1.37, res5.expand 1.87 / 1.48; 196 (14x14, N = 1) res5.reduce.first 1.44 / 2.18,
         // res4.reduce 0.73 / 0.74, res4.expand 0.77 / 0.79; 392 (7x7, N = 8) res5.reduce 5.30 / 6.11,
         // res5.expand 5.15 / 6.17. Hence 98 (two 7x7 images) by default. The rotation was then an element a
-        // step, a cache miss each; as 16 x 16 blocks (kernels_cl/rotate_filters.cl, transpose_filters) it is
-        // the faster at 49 columns too, and pocl-cpu-avx512-intel.json (item 25) sets 0. Other machines keep
-        // 98 until measured.
+        // step, a cache miss each; through a 16 x 16 tile (kernels_cl/rotate_filters.cl, transpose_filters)
+        // it is level or faster at 49 columns too, and pocl-cpu-avx512-intel.json (item 25) sets 0. Other
+        // machines keep 98 until measured.
         const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
         if (s.weights_transposed && static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
             return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +

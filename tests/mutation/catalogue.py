@@ -180,6 +180,15 @@ MUTATIONS = [
          replace="return p.forward;",
          bug="a 1x1 layer's backward data rotates its filters into a copy every set_weights where the 1x1 GEMM "
              "could read them in place"),
+    dict(id="transpose-filters-tile-untransposed", area="gradients", file="kernels_cl/rotate_filters.cl",
+         find="k0 + x] = tile[x][y];",
+         replace="k0 + x] = tile[y][x];",
+         bug="a 1x1 layer's rotation copies each 16 x 16 tile of filters untransposed: dx mixes channels"),
+    dict(id="transpose-filters-edge-guard", area="gradients", file="kernels_cl/rotate_filters.cl",
+         find="if (c0 + y < Cg && k0 + x < Kg)",
+         replace="if (c0 + y < Cg && k0 + x < Cg)",
+         bug="a 1x1 layer's rotation guards its writes by the channels twice, never the filters: K/groups off the "
+             "tile (K = 17, groups) leaves rows of the rotated filters unwritten, or writes past a group's"),
     dict(id="rotate-filters-run-tail", area="gradients", file="kernels_cl/rotate_filters.cl",
          find="filters = min(RUN, Kg - kk0);",
          replace="filters = min(RUN, Kg - kk0 - 1);",
