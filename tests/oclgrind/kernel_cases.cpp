@@ -152,7 +152,8 @@ TEST(OclgrindNoUninitialized, ThreeDimensionalGemmEngine) {
 // dx (kernels_cl/stride_phases.cl), a phase without taps (3 columns of a 3x2
 // filter) written as zeros; and under stride 2, each row phase's two column
 // phases interleaved in one pass (gather_phase_pair) on rows of 35 (a run of
-// 32 columns, the other order of first columns and a tail), in half.
+// 32 columns, the other order of first columns and a tail), in half; and a
+// 1x1 layer's rotation, a transpose (transpose_filters).
 TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     auto s = shape(2, 4, 5, 6, 6, 3, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
     s.set_padding(2, 0, 1, 1);
@@ -173,6 +174,12 @@ TEST(OclgrindNoUninitialized, BackwardDataAsForward) {
     auto pointwise = shape(2, 6, 5, 7, 10, 1, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
     pointwise.groups = 2;
     expect_clean(pointwise, Kernel::IM2COL, Variant("gemm-1x1"));
+    // A 1x1 layer's filters rotated (transposed) into a copy through a 16 x 16 tile of local memory
+    // (transpose_filters): a whole tile and a partial one each way (C 20, K 18), two groups in half.
+    auto transposed = shape(1, 20, 3, 4, 18, 1, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    expect_clean(transposed, Kernel::IM2COL, Variant("implicit-gemm"));
+    transposed.groups = 2, transposed.dtype = DataType::FLOAT16;
+    expect_clean(transposed, Kernel::IM2COL, Variant("implicit-gemm"));
 }
 
 // im2col + netcl's GEMM engine with both column copies (a row a work-item,
