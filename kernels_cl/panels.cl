@@ -40,6 +40,29 @@ __kernel void pack_row_panels(__global const STORAGE* restrict in, const ulong i
     }
 }
 
+// The same panels of A from its transpose, stored cols x rows (a group's
+// block rows * cols after the last): a 1x1 layer's K/groups x C/groups
+// filters, whose transpose is backward data's A. Step k of panel t is the mr
+// values at in[k * rows + m0..], one run: copied as they lie, where the
+// rotation had transposed the filters in a pass of its own first
+// (kernels_cl/rotate_filters.cl) and the GEMM read them read transposed
+// in place (gemm.cl's A_TRANSPOSED) a page a step.
+// NDRange: dim0 = ceil(cols / 8), dim1 = panels, dim2 = groups.
+__kernel void pack_row_panels_transposed(__global const STORAGE* restrict in, const ulong in_offset,
+                                         const ulong in_group_stride, __global float* restrict out,
+                                         const ulong out_group_stride, const int rows, const int cols, const int mr) {
+    const int k0 = (int)get_global_id(0) * 8, t = (int)get_global_id(1), g = (int)get_global_id(2);
+    if (k0 >= cols || t >= (rows + mr - 1) / mr) return;
+    const int first = max(min(t * mr, rows - mr), 0);  // the last panel shifted back, as pack_row_panels's
+    in += in_offset + (size_t)g * in_group_stride;
+    out += (size_t)g * out_group_stride + ((size_t)t * cols + k0) * mr;
+    const int steps = min(8, cols - k0);
+    for (int k = 0; k < steps; ++k) {
+        __global const STORAGE* step = in + (size_t)(k0 + k) * rows;
+        for (int i = 0; i < mr; ++i) out[k * mr + i] = LOAD(step, min(first + i, rows - 1));
+    }
+}
+
 // B = im2col(x) in panels of nr columns: rows (c, r, s) in C x R x S order,
 // columns every image's output pixels in turn, column j being image
 // j / (P*Q)'s output pixel (p, q), whose tap (r, s) reads input row

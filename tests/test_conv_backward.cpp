@@ -174,16 +174,19 @@ TEST(ConvBackward, StridePhasesRunBackwardDataOnTheGemmEngine) {
 // one phase with taps. On x (dy) in place,
 // folded across the images and packed into panels (the panel GEMM's lda),
 // one and two groups, K and C off the tile, N > 1; where the profile packs
-// the weights into panels (from K x C/groups only) it rotates them as before.
+// the weights into panels it rotates them as before, unless it packs them
+// from their transpose too (gemm1x1_pack_transposed_filters, panels.cl's
+// pack_row_panels_transposed).
 TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
     const Variant variant("gemm-1x1");
     struct Layout {
         const char* name;
-        double pack_x_pixels, fold_saving, pack_weights;
+        double pack_x_pixels, fold_saving, pack_weights, pack_transposed;
     };
     // gemm1x1_fold_images_min_saving 0 never folds: 1e-9 folds wherever it saves anything.
-    const Layout layouts[] = {{"in place", 0, 0, 0}, {"folded", 0, 1e-9, 0}, {"packed", 1e9, 0, 0},
-                              {"weights in panels", 0, 0, 1}};
+    const Layout layouts[] = {{"in place", 0, 0, 0, 0},          {"folded", 0, 1e-9, 0, 0},
+                              {"packed", 1e9, 0, 0, 0},          {"weights in panels", 0, 0, 1, 0},
+                              {"panels from the transpose", 0, 0, 1, 1}, {"x and W packed", 1e9, 0, 0, 1}};
     std::uint64_t seed = 8500;
     for (const Layout& layout : layouts) {
         const auto context = context_with_profile([&](DeviceProfile& p) {
@@ -191,6 +194,7 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             p.tuned["gemm1x1_pack_x_min_images"] = 1;
             p.tuned["gemm1x1_fold_images_min_saving"] = layout.fold_saving;
             p.tuned["gemm1x1_pack_weights"] = layout.pack_weights;
+            p.tuned["gemm1x1_pack_transposed_filters"] = layout.pack_transposed;
             p.tuned["gemm1x1_transposed_filters_max_columns"] = 1e9;
         });
         //            N  C  H  W   K  groups stride (2: dx's other three phases zeros)
@@ -203,12 +207,15 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             const ConvCaseResult r =
                 run_conv_case(s, {.strategy = Kernel::IM2COL, .variant = variant, .seed = seed++, .context = context});
             EXPECT_TRUE(r.passed()) << layout.name << ": " << describe(s, r);
-            const bool in_place = layout.pack_weights == 0;
+            const bool in_place = layout.pack_weights == 0 || layout.pack_transposed > 0;
             const std::string name = layout.name;
+            EXPECT_EQ(r.plan.config.find("weights in panels from their transpose") != std::string::npos,
+                      layout.pack_transposed > 0)
+                << layout.name << ": " << r.plan.config;
             if (name == "folded" && groups == 1 && stride == 1) {
                 EXPECT_NE(r.plan.config.find("columns across images"), std::string::npos) << r.plan.config;
             }
-            if (name == "packed" && groups == 1) {
+            if ((name == "packed" || name == "x and W packed") && groups == 1) {
                 EXPECT_NE(r.plan.config.find("x in panels"), std::string::npos) << r.plan.config;
             }
             EXPECT_EQ(r.plan.config.find("filters read transposed in place") != std::string::npos, in_place)

@@ -55,8 +55,15 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // Stride 1 packs only from gemm1x1_pack_x_min_images images: one image of 14x14 fills 5 panels of 48 for
     // its 196 pixels packed or not, and pays for the copy. pocl-cpu-avx512-intel.json has the figures (ResNet-50's
     // 14x14 layers in half at N = 8 0.86-0.89x -> 0.99-1.17x of float32 netcl; float32 no faster packed).
-    c.pack_weights = profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
+    // Backward data's filters, transposed (a 1x1 layer's K x C/groups read as C/groups x K), are packed into
+    // panels where gemm1x1_pack_transposed_filters says, each step's MR rows one run of a filter: a copy as
+    // they lie, where a rotation into a copy transposes them first and reading them in place (A_TRANSPOSED)
+    // takes a page a reduction step. The same GEMM, one pass instead of two where the profile packs the
+    // weights anyway (pocl-cpu.json has the figures, in AVX2 code); in AVX-512 code on a Xeon, 8 x 48 tiles, the
+    // GEMM on panels ran slower than on the rotated filters in place (pocl-cpu-avx512.json).
     c.weights_transposed = s.weights_transposed;
+    c.pack_weights = s.weights_transposed ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0
+                                          : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
     const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
     const auto half_limit = profile.tuned.find(pack_x_key + "_float16");
@@ -160,12 +167,13 @@ ProgramSpec Gemm1x1Config::program() const {
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
                         {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype},
                         {pack_weights, pack_x, fold_images, prefetch_x_rows, false, false, stream_output,
-                         weights_transposed});
+                         reads_weights_transposed()});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
-           (pack_weights ? ", weights in panels" : "") + (weights_transposed ? ", weights read transposed" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
+           (pack_weights ? (weights_transposed ? ", weights in panels from their transpose" : ", weights in panels") : "") +
+           (reads_weights_transposed() ? ", weights read transposed" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
            (fold_images ? ", columns across images" : "") +
            (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "") +
            (stream_output ? internal::kStreamedOutputs : "");

@@ -29,7 +29,10 @@ struct Gemm1x1Config {
     bool fold_images = false;  // x in place, the GEMM's columns across the images (one launch for the batch)
     int prefetch_x_rows = 0;   // x in place image by image: each step prefetches its columns that many channels ahead
     bool stream_output = false;  // y's whole vectors stored past the caches (a launch's y, stream_output_min_bytes)
-    bool weights_transposed = false;  // the weights Cg x Kg a group (ConvShapes::weights_transposed), read in place
+    // The weights Cg x Kg a group (ConvShapes::weights_transposed): packed from there where pack_weights, else
+    // read in place (A_TRANSPOSED).
+    bool weights_transposed = false;
+    bool reads_weights_transposed() const { return weights_transposed && !pack_weights; }
 
     std::size_t weight_floats(const ConvShapes& shapes) const;     // netcl's copy of the weights (0: the caller's)
     std::size_t workspace_bytes(const ConvShapes& shapes) const;   // x's panels

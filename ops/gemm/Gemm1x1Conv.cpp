@@ -19,7 +19,10 @@ Gemm1x1Conv::Gemm1x1Conv(std::shared_ptr<Context> context, const ConvShapes& sha
     if (config_.pack_weights || config_.pack_x) {
         const ProgramSpec panels = internal::panels_program(shapes_.dtype);
         const cl::Program program = context_->programs().get_source(panels.label, panels.source, panels.options);
-        if (config_.pack_weights) pack_weights_ = internal::make_kernel(program, internal::kPackRowPanels);
+        if (config_.pack_weights) {
+            pack_weights_ = internal::make_kernel(
+                program, config_.weights_transposed ? internal::kPackRowPanelsTransposed : internal::kPackRowPanels);
+        }
         if (config_.pack_x) pack_x_ = internal::make_kernel(program, internal::kPackColumnPanels);
     }
     if (shapes_.dtype == DataType::FLOAT16 && !config_.pack_weights) {
@@ -34,7 +37,7 @@ void Gemm1x1Conv::set_weights(const Tensor& weights, const Tensor* bias, interna
     const ConvShapes& s = shapes_;
     if (config_.pack_weights) {
         weights_ = internal::packed_row_panels(context_, pack_weights_, weights, s.groups, s.K / s.groups,
-                                               s.C / s.groups, config_.tile.mr, chain);
+                                               s.C / s.groups, config_.tile.mr, chain, config_.weights_transposed);
     } else {
         weights_ = s.dtype == DataType::FLOAT16 ? internal::widened_copy(context_, widen_, weights, chain) : weights;
     }
@@ -53,7 +56,7 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
     if (config_.pack_x) {
         internal::enqueue_panel_gemm(context_->queue(), pack_x_, kernel_, config_.tile, s, config_.images_per_pass,
                                      weights_, s.bias ? &bias_ : nullptr, x, y, workspace, chain,
-                                     config_.weights_transposed);
+                                     config_.reads_weights_transposed());
         return;
     }
     for (std::int64_t g = 0; g < s.groups; ++g) {
@@ -64,7 +67,7 @@ void Gemm1x1Conv::enqueue(const Tensor& x, const Tensor& y, const Workspace& wor
                            x.buffer(), internal::offset_of(x) + u(g * cg * hw), i(s.C * hw), y.buffer(),
                            internal::offset_of(y) + u(g * kg * hw), i(s.K * hw), bias.buffer(),
                            internal::offset_of(bias) + u(s.bias ? g * kg : 0), i(kg),
-                           i(config_.columns(s)), i(cg), i(config_.weights_transposed ? kg : cg), i(hw), i(hw));
+                           i(config_.columns(s)), i(cg), i(config_.reads_weights_transposed() ? kg : cg), i(hw), i(hw));
         internal::launch(context_->queue(), kernel_, "gemm", config_.global(s), config_.local(), chain);
     }
 }

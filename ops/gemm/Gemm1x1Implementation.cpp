@@ -40,9 +40,10 @@ public:
                    std::to_string(s.groups) + " group(s) and " + std::to_string(s.P() * s.Q()) + " pixels";
         }
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
-        if (s.weights_transposed && gemm1x1_config(s, profile).pack_weights) {
-            return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights), from K x C/groups "
-                               "only; these are transposed");
+        if (s.weights_transposed && !gemm1x1_config(s, profile).pack_weights &&
+            profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0) {
+            return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights); transposed "
+                               "filters only where gemm1x1_pack_transposed_filters says");
         }
         // Read transposed, each reduction step's MR weights lie a row of C/groups floats (2-8 KiB) after the
         // last: a new page a step, which the prefetchers do not follow. Over few columns that costs less than
@@ -56,7 +57,8 @@ public:
         // it is level or faster at 49 columns too, and pocl-cpu-avx512-intel.json (item 25) sets 0. Other
         // machines keep 98 until measured.
         const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
-        if (s.weights_transposed && static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
+        if (gemm1x1_config(s, profile).reads_weights_transposed() &&
+            static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
             return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +
                    std::to_string(static_cast<std::int64_t>(max_columns)) + " columns (N x P x Q); this layer has " +
                    std::to_string(s.N * s.P() * s.Q());
@@ -96,6 +98,7 @@ public:
         keys.push_back("gemm1x1_fold_images_min_saving");
         keys.push_back("gemm1x1_prefetch_x_rows");
         keys.push_back("gemm1x1_transposed_filters_max_columns");
+        keys.push_back("gemm1x1_pack_transposed_filters");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.

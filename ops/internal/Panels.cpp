@@ -16,7 +16,9 @@ std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to *
 
 ProgramSpec panels_program(DataType type) {
     return {"panels", storage_source() + embedded_source("panels"), storage_options(type),
-            {{kPackRowPanels, {kRowsLocal, kRowPanelsLocal, 1}}, {kPackColumnPanels, {kColumnPanelsLocal, kChannelsLocal, 1}}}};
+            {{kPackRowPanels, {kRowsLocal, kRowPanelsLocal, 1}},
+             {kPackRowPanelsTransposed, {kRowsLocal, kRowPanelsLocal, 1}},
+             {kPackColumnPanels, {kColumnPanelsLocal, kChannelsLocal, 1}}}};
 }
 
 std::size_t row_panel_floats(std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr) {
@@ -24,11 +26,13 @@ std::size_t row_panel_floats(std::int64_t groups, std::int64_t rows, std::int64_
 }
 
 void enqueue_pack_rows(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::int64_t groups,
-                       std::int64_t rows, std::int64_t cols, int mr, const cl::Buffer& out, EventChain& chain) {
+                       std::int64_t rows, std::int64_t cols, int mr, const cl::Buffer& out, EventChain& chain,
+                       bool transposed) {
     const std::int64_t panels = (rows + mr - 1) / mr;
-    set_args(kernel, kPackRowPanels, from.buffer(), offset_of(from), static_cast<cl_ulong>(rows * cols), out,
+    const char* name = transposed ? kPackRowPanelsTransposed : kPackRowPanels;
+    set_args(kernel, name, from.buffer(), offset_of(from), static_cast<cl_ulong>(rows * cols), out,
              static_cast<cl_ulong>(panels * cols * mr), static_cast<int>(rows), static_cast<int>(cols), mr);
-    launch(queue, kernel, kPackRowPanels,
+    launch(queue, kernel, name,
            cl::NDRange(round_up(static_cast<std::size_t>((cols + 7) / 8), kRowsLocal),
                        round_up(static_cast<std::size_t>(panels), kRowPanelsLocal), static_cast<std::size_t>(groups)),
            cl::NDRange(kRowsLocal, kRowPanelsLocal, 1), chain);
@@ -55,9 +59,10 @@ ColumnSource column_source(const ConvShapes& s) {
 }
 
 Tensor packed_row_panels(const std::shared_ptr<Context>& context, cl::Kernel& kernel, const Tensor& from,
-                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain) {
+                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain,
+                         bool transposed) {
     Tensor panels = Tensor::empty(context, {static_cast<std::int64_t>(row_panel_floats(groups, rows, cols, mr))});
-    enqueue_pack_rows(context->queue(), kernel, from, groups, rows, cols, mr, panels.buffer(), chain);
+    enqueue_pack_rows(context->queue(), kernel, from, groups, rows, cols, mr, panels.buffer(), chain, transposed);
     return panels;
 }
 

@@ -19,18 +19,22 @@ namespace netcl::internal {
 // The two packing kernels for tensors stored in `type`.
 ProgramSpec panels_program(DataType type);
 constexpr const char* kPackRowPanels = "pack_row_panels";
+constexpr const char* kPackRowPanelsTransposed = "pack_row_panels_transposed";  // A from its transpose
 constexpr const char* kPackColumnPanels = "pack_column_panels";
 
 // Floats that `groups` blocks of rows x cols take in panels of mr rows.
 std::size_t row_panel_floats(std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr);
-// `groups` row-major blocks of `from` (rows x cols each, one after the other) into `out` from float 0 on.
+// `groups` row-major blocks of `from` (rows x cols each, one after the other) into `out` from float 0 on;
+// `transposed`: blocks stored cols x rows, the kernel kPackRowPanelsTransposed.
 void enqueue_pack_rows(const cl::CommandQueue& queue, cl::Kernel& kernel, const Tensor& from, std::int64_t groups,
-                       std::int64_t rows, std::int64_t cols, int mr, const cl::Buffer& out, EventChain& chain);
+                       std::int64_t rows, std::int64_t cols, int mr, const cl::Buffer& out, EventChain& chain,
+                       bool transposed = false);
 
 // The same into a fresh buffer of its own (a layer's weights at set_weights: a run still in flight keeps
 // reading the old panels).
 Tensor packed_row_panels(const std::shared_ptr<Context>& context, cl::Kernel& kernel, const Tensor& from,
-                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain);
+                         std::int64_t groups, std::int64_t rows, std::int64_t cols, int mr, EventChain& chain,
+                         bool transposed = false);
 
 // Where B's columns come from: `images` NCHW images of `channels` planes H x W, output pixel (p, q) of
 // P x Q, tap (r, s) of R x S read at (p * stride_h - pad_top + r * dil_h, q * stride_w - pad_left + s * dil_w).

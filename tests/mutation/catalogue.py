@@ -164,7 +164,7 @@ MUTATIONS = [
          replace="#define A_STEP 1",
          bug="the 1x1 backward data's transposed filters advance one element a reduction step instead of a row"),
     dict(id="gemm1x1-transposed-lda", area="gradients", file="ops/gemm/Gemm1x1Conv.cpp",
-         find="i(config_.weights_transposed ? kg : cg)",
+         find="i(config_.reads_weights_transposed() ? kg : cg)",
          replace="i(cg)",
          bug="the transposed filters' row stride is taken as C/groups of the forward problem, not its K/groups"),
     dict(id="panel-gemm-transposed-lda", area="gradients", file="ops/gemm/PanelGemm.cpp",
@@ -189,6 +189,16 @@ MUTATIONS = [
          replace="if (c0 + y < Cg && k0 + x < Cg)",
          bug="a 1x1 layer's rotation guards its writes by the channels twice, never the filters: K/groups off the "
              "tile (K = 17, groups) leaves rows of the rotated filters unwritten, or writes past a group's"),
+    dict(id="panels-from-transpose-step", area="gradients", file="kernels_cl/panels.cl",
+         find="__global const STORAGE* step = in + (size_t)(k0 + k) * rows;",
+         replace="__global const STORAGE* step = in + (size_t)(k0 + k) * cols;",
+         bug="backward data's weight panels packed from a 1x1 layer's filters step through them by the wrong "
+             "stride wherever C/groups != K/groups"),
+    dict(id="panels-from-transpose-shift", area="gradients", file="kernels_cl/panels.cl",
+         find="out[k * mr + i] = LOAD(step, min(first + i, rows - 1));",
+         replace="out[k * mr + i] = LOAD(step, min(t * mr + i, rows - 1));",
+         bug="the last panel packed from a 1x1 layer's filters is not shifted back to end at the last row, as the "
+             "GEMM's row tiles are: its rows past C/groups repeat the last one and the shifted tile reads them"),
     dict(id="rotate-filters-run-tail", area="gradients", file="kernels_cl/rotate_filters.cl",
          find="filters = min(RUN, Kg - kk0);",
          replace="filters = min(RUN, Kg - kk0 - 1);",

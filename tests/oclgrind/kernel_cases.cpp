@@ -284,6 +284,33 @@ TEST(Oclgrind, GemmOneByOneFoldedImages) {
     }
 }
 
+// Backward data of a 1x1 layer on weight panels packed from its filters as
+// they lie (panels.cl's pack_row_panels_transposed, pocl-cpu.json): two
+// groups of 6 rows under the tile's MR (rows clamped), and 20 rows (a whole
+// panel and a shifted one) of 13 steps (a run of 8 and a tail), in half.
+TEST(OclgrindNoUninitialized, GemmOneByOneBackwardDataPanelsFromTheFilters) {
+    const auto context = test::context_with_profile([](DeviceProfile& profile) {
+        profile.tuned["gemm1x1_pack_transposed_filters"] = 1;
+        profile.tuned["gemm1x1_pack_x_max_pixels"] = 0;
+    });
+    auto grouped = shape(2, 12, 3, 4, 10, 1, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    grouped.groups = 2;
+    auto half = shape(1, 20, 3, 3, 13, 1, 0, false).in_direction(ConvDirection::BACKWARD_DATA);
+    half.dtype = DataType::FLOAT16;
+    std::uint64_t seed = 90;
+    for (const ConvShapes& s : {grouped, half}) {
+        test::ConvCaseOptions options;
+        options.strategy = Kernel::IM2COL;
+        options.variant = Variant("gemm-1x1");
+        options.seed = ++seed;
+        options.context = context;
+        const auto result = test::run_conv_case(s, options);
+        EXPECT_TRUE(result.passed()) << test::describe(s, result);
+        EXPECT_NE(result.plan.config.find("weights in panels from their transpose"), std::string::npos)
+            << result.plan.config;
+    }
+}
+
 // The GEMM engine on packed operands (kernels_cl/panels.cl; gemm.cl's
 // A_PANEL, B_PANEL with C_IMAGES), which pocl-cpu.json turns on: the 1x1
 // GEMM's weights in panels (5 rows under MR) and x across 3 images of 3x3
