@@ -43,10 +43,9 @@ __kernel void pack_row_panels(__global const STORAGE* restrict in, const ulong i
 // The same panels of A from its transpose, stored cols x rows (a group's
 // block rows * cols after the last): a 1x1 layer's K/groups x C/groups
 // filters, whose transpose is backward data's A. Step k of panel t is the mr
-// values at in[k * rows + m0..], one run: copied as they lie, where the
+// values at in[k * rows + first..], one run: copied as they lie, where the
 // rotation had transposed the filters in a pass of its own first
-// (kernels_cl/rotate_filters.cl) and the GEMM read them read transposed
-// in place (gemm.cl's A_TRANSPOSED) a page a step.
+// (kernels_cl/rotate_filters.cl) before a GEMM on panels packed them.
 // NDRange: dim0 = ceil(cols / 8), dim1 = panels, dim2 = groups.
 __kernel void pack_row_panels_transposed(__global const STORAGE* restrict in, const ulong in_offset,
                                          const ulong in_group_stride, __global float* restrict out,

@@ -17,6 +17,10 @@
 // tap: PoCL's work-item loops around the barriers ran scalar). RUN 8 and 32
 // were slower on both. A work-item a filter (reads Cg*R*S apart across the
 // work-items, one cache set at 1024 channels of 1x1) had taken 12-15 ms.
+// A filter of one tap now takes transpose_filters below instead: the same
+// tile, but one barrier for the whole filter; on that 1024 -> 2048 layer
+// (the same cores, 21 runs under perf) 173 -> 140 samples, its backward
+// data 4.87 -> 4.50 ms.
 // NDRange: dim0 = Cg rounded up to the work-group, dim1 = ceil(K/groups /
 // RUN), dim2 = groups.
 #ifndef RUN
@@ -54,7 +58,8 @@ __kernel void rotate_filters(__global const STORAGE* restrict w, const ulong w_o
 // time, Cg apart: at 2048 channels 8 KiB, one L1 set for all 16 lines, more
 // than its ways, so nearly every element missed (res5.reduce's 512 x 2048
 // took 0.95 ms there and 0.72-0.78 here; 2 Xeon cores, PoCL 3.1, perf samples
-// over 43 runs). A private 16 x 16 block a work-item, read and written as
+// over 43 runs: rotate_filters's RUN filters for one channel are then a
+// column of a matrix Cg wide, not the taps of a filter). A private 16 x 16 block a work-item, read and written as
 // vectors, took 0.57 ms on the CPU, but NVIDIA's compiler puts such a block
 // on the stack (tests/nvptx).
 // NDRange: dim0 = Cg and dim1 = K/groups, each rounded up to 16; dim2 = groups.

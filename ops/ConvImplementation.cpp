@@ -93,7 +93,7 @@ std::string ConvImplementation::config(const Variant& v, const ConvShapes& s, co
     if (!largest) return "as forward: every stride phase without taps (dx is zeros)";
     const ConvShapes forward = phase_problem(v, phases, *largest, profile);
     const char* filters = !forward.weights_transposed                      ? ""
-                          : forward.T * forward.R * forward.S == 1 ? " the filters read transposed in place"
+                          : forward.T * forward.R * forward.S == 1 ? " the layer's filters as they lie, transposed"
                                                                    : " the filters read rotated in place";
     if (phases.phases.size() == 1) {
         return do_config(v, forward, profile) + "; as forward: dy with" +

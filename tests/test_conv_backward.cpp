@@ -186,7 +186,8 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
     // gemm1x1_fold_images_min_saving 0 never folds: 1e-9 folds wherever it saves anything.
     const Layout layouts[] = {{"in place", 0, 0, 0, 0},          {"folded", 0, 1e-9, 0, 0},
                               {"packed", 1e9, 0, 0, 0},          {"weights in panels", 0, 0, 1, 0},
-                              {"panels from the transpose", 0, 0, 1, 1}, {"x and W packed", 1e9, 0, 0, 1}};
+                              {"panels from the transpose", 0, 0, 1, 1}, {"x and W packed", 1e9, 0, 0, 1},
+                              {"in place, prefetched", 0, 0, 0, 0}};
     std::uint64_t seed = 8500;
     for (const Layout& layout : layouts) {
         const auto context = context_with_profile([&](DeviceProfile& p) {
@@ -196,6 +197,8 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             p.tuned["gemm1x1_pack_weights"] = layout.pack_weights;
             p.tuned["gemm1x1_pack_transposed_filters"] = layout.pack_transposed;
             p.tuned["gemm1x1_transposed_filters_max_columns"] = 1e9;
+            p.tuned["gemm1x1_prefetch_transposed_filters_steps"] =
+                std::string(layout.name) == "in place, prefetched" ? 4.0 : 0.0;
         });
         //            N  C  H  W   K  groups stride (2: dx's other three phases zeros)
         for (const auto& [n, c, h, w, k, groups, stride] : std::vector<std::array<std::int64_t, 7>>{
@@ -215,23 +218,30 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             if (name == "folded" && groups == 1 && stride == 1) {
                 EXPECT_NE(r.plan.config.find("columns across images"), std::string::npos) << r.plan.config;
             }
+            EXPECT_EQ(r.plan.config.find("weights read transposed (prefetched 4 steps ahead)") != std::string::npos,
+                      name == "in place, prefetched" && context->profile().type == DeviceType::CPU)
+                << layout.name << ": " << r.plan.config;
             if ((name == "packed" || name == "x and W packed") && groups == 1) {
                 EXPECT_NE(r.plan.config.find("x in panels"), std::string::npos) << r.plan.config;
             }
-            EXPECT_EQ(r.plan.config.find("filters read transposed in place") != std::string::npos, in_place)
+            EXPECT_EQ(r.plan.config.find("filters as they lie, transposed") != std::string::npos, in_place)
                 << layout.name << ": " << r.plan.config;
             const DeviceProfile resolved = KernelSelector::resolve_profile(context->profile());
-            bool rotation = false;
+            bool rotation = false, prefetch_a = false;
             for (const ProgramSpec& spec : implementation_of(variant).programs(variant, s, resolved)) {
                 rotation |= spec.label == "rotate_filters";
+                prefetch_a |= spec.options.find("-DPREFETCH_A=4") != std::string::npos;
             }
             EXPECT_EQ(rotation, !in_place) << layout.name << ": " << s.str();
+            EXPECT_EQ(prefetch_a, name == "in place, prefetched" && context->profile().type == DeviceType::CPU)
+                << layout.name << ": " << s.str();
         }
     }
     // Over at most gemm1x1_transposed_filters_max_columns columns of the whole batch (98, the default: two 7x7
     // images, not three; pocl-cpu-avx512-intel.json sets 0).
     const auto context = context_with_profile([](DeviceProfile& p) {
         p.tuned["gemm1x1_pack_weights"] = 0;
+        p.tuned["gemm1x1_pack_transposed_filters"] = 0;
         p.tuned["gemm1x1_transposed_filters_max_columns"] = 98;
     });
     const DeviceProfile resolved = KernelSelector::resolve_profile(context->profile());
@@ -240,7 +250,7 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
         s.N = n, s.C = 24, s.H = s.W = 7, s.K = 40, s.R = s.S = 1;
         s = s.in_direction(ConvDirection::BACKWARD_DATA);
         const std::string config = implementation_of(variant).config(variant, s, resolved);
-        EXPECT_EQ(config.find("filters read transposed in place") != std::string::npos, n == 2) << config;
+        EXPECT_EQ(config.find("filters as they lie, transposed") != std::string::npos, n == 2) << config;
     }
 }
 
@@ -256,10 +266,13 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
     const Variant variant("col2im-gemm");
     const DeviceProfile& profile = shared_context()->profile();
     std::uint64_t seed = 8000;
-    for (const auto& [panels, prefetch] : std::vector<std::pair<double, double>>{{0, 0}, {1, 0}, {0, 8}}) {
+    // W in place prefetched 4 steps ahead with dy prefetched (gemm.cl's PREFETCH_A and PREFETCH_B).
+    for (const auto& [panels, prefetch, prefetch_w] :
+         std::vector<std::array<double, 3>>{{0, 0, 0}, {1, 0, 0}, {0, 8, 4}}) {
         const auto context = context_with_profile([=](DeviceProfile& p) {
             p.tuned["col2im_gemm_panels"] = panels;
             p.tuned["col2im_gemm_prefetch_dy_rows"] = prefetch;
+            p.tuned["col2im_gemm_prefetch_w_steps"] = prefetch_w;
         });
         for (const ConvShapes& edge : edge_case_shapes()) {
             const ConvShapes s = edge.in_direction(ConvDirection::BACKWARD_DATA);
@@ -283,6 +296,12 @@ TEST(ConvBackward, Col2imGemmBackwardDataMatchesReference) {
             EXPECT_EQ(r.plan.config.find("dy prefetched 8 channels ahead") != std::string::npos, prefetched)
                 << r.plan.config;
             EXPECT_EQ(config.programs()[1].options.find("-DPREFETCH_B=8") != std::string::npos, prefetched)
+                << config.programs()[1].options;
+            const bool w_prefetched = prefetch_w != 0.0 && !packed && s.dtype == DataType::FLOAT32 &&
+                                      context->profile().type == DeviceType::CPU;
+            EXPECT_EQ(r.plan.config.find("(prefetched 4 steps ahead)") != std::string::npos, w_prefetched)
+                << r.plan.config;
+            EXPECT_EQ(config.programs()[1].options.find("-DPREFETCH_A=4") != std::string::npos, w_prefetched)
                 << config.programs()[1].options;
             const auto columns = static_cast<std::size_t>(s.C * s.R * s.S * s.P() * s.Q()) * sizeof(float);
             if (packed) {

@@ -50,6 +50,10 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
             static_cast<int>(std::clamp(profile.tuned_or("col2im_gemm_prefetch_dy_rows", 0.0), 0.0, 64.0));
     }
     c.weights_in_place = !c.panels && s.dtype == DataType::FLOAT32;
+    if (profile.type == DeviceType::CPU && c.weights_in_place) {
+        c.prefetch_w_steps =
+            static_cast<int>(std::clamp(profile.tuned_or("col2im_gemm_prefetch_w_steps", 0.0), 0.0, 64.0));
+    }
     c.weights_bytes = c.weights_in_place ? 0
                       : (c.panels ? internal::row_panel_floats(1, taps(s), s.K, c.tile.mr) : size(s.weight_numel())) *
                             sizeof(float);
@@ -78,7 +82,7 @@ std::vector<ProgramSpec> Col2imGemmConfig::programs() const {
         gemm_program(tile, edge_m, edge_n, /*bias=*/false, 0, false, false, {},
                      {DataType::FLOAT32, panels ? DataType::FLOAT32 : dtype, DataType::FLOAT32},
                      {.a_panels = panels, .b_across_images = panels, .prefetch_b_rows = prefetch_dy_rows,
-                      .a_transposed = weights_in_place})};
+                      .a_transposed = weights_in_place, .prefetch_a_rows = prefetch_w_steps})};
     if (panels) {
         specs.push_back(internal::panels_program(DataType::FLOAT32));
         if (dtype != DataType::FLOAT32) specs.push_back(internal::panels_program(dtype));
@@ -88,7 +92,8 @@ std::vector<ProgramSpec> Col2imGemmConfig::programs() const {
 
 std::string Col2imGemmConfig::str() const {
     return std::string("an image's columns a pass") + (panels ? ", W^T and dy in panels" : "") +
-           (weights_in_place ? ", W read transposed in place" : "") + ", workspace " +
+           (weights_in_place ? ", W read transposed in place" : "") +
+           (prefetch_w_steps > 0 ? " (prefetched " + std::to_string(prefetch_w_steps) + " steps ahead)" : "") + ", workspace " +
            std::to_string(workspace_bytes()) + " bytes, GEMM " + tile.str() +
            (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
            (prefetch_dy_rows > 0 ? ", dy prefetched " + std::to_string(prefetch_dy_rows) + " channels ahead" : "");

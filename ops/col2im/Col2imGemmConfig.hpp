@@ -49,6 +49,7 @@ struct Col2imGemmConfig {
     // W read as it lies, K/groups x C/groups·R·S a group, as the GEMM's transposed A (gemm.cl's
     // A_TRANSPOSED): no copy at set_weights. Float32 rows only (a half A widened a lone element a step).
     bool weights_in_place = false;
+    int prefetch_w_steps = 0;            // W in place: each GEMM step prefetches the tile's rows that many steps ahead
     int prefetch_dy_rows = 0;            // dy read in place: each GEMM step prefetches its columns that many channels ahead
     std::size_t columns_bytes = 0;       // one image's column matrix: the workspace
     std::size_t panel_bytes = 0;         // one image's dy in panels, after the columns (panels only)

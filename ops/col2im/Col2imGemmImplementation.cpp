@@ -24,6 +24,7 @@ public:
         keys.push_back(workspace_limit_key());  // col2im_gemm_workspace_limit_bytes
         keys.push_back("col2im_gemm_panels");
         keys.push_back("col2im_gemm_prefetch_dy_rows");
+        keys.push_back("col2im_gemm_prefetch_w_steps");
         return keys;
     }
 

@@ -60,7 +60,9 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // they lie, where a rotation into a copy transposes them first and reading them in place (A_TRANSPOSED)
     // takes a page a reduction step. The same GEMM, one pass instead of two where the profile packs the
     // weights anyway (pocl-cpu.json has the figures, in AVX2 code); in AVX-512 code on a Xeon, 8 x 48 tiles, the
-    // GEMM on panels ran slower than on the rotated filters in place (pocl-cpu-avx512.json).
+    // GEMM on panels ran slower than on a rotated copy of the filters (pocl-cpu-avx512.json), and slower still
+    // than on the filters read in place with each step's rows prefetched ahead (gemm.cl's PREFETCH_A,
+    // gemm1x1_prefetch_transposed_filters_steps: pocl-cpu-avx512-intel.json, item 25).
     c.weights_transposed = s.weights_transposed;
     c.pack_weights = s.weights_transposed ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0
                                           : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
@@ -130,6 +132,10 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     if (profile.type == DeviceType::CPU && !c.pack_x && !c.fold_images && !c.edge_n) {
         c.prefetch_x_rows = static_cast<int>(std::clamp(profile.tuned_or("gemm1x1_prefetch_x_rows", 0.0), 0.0, 64.0));
     }
+    if (profile.type == DeviceType::CPU && c.reads_weights_transposed()) {
+        c.prefetch_weights_steps =
+            static_cast<int>(std::clamp(profile.tuned_or("gemm1x1_prefetch_transposed_filters_steps", 0.0), 0.0, 64.0));
+    }
     c.bias = s.bias;
     c.post_ops = s.post_ops;
     c.dtype = s.dtype;
@@ -167,13 +173,14 @@ ProgramSpec Gemm1x1Config::program() const {
     return gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
                         {DataType::FLOAT32, pack_x ? DataType::FLOAT32 : dtype, dtype},
                         {pack_weights, pack_x, fold_images, prefetch_x_rows, false, false, stream_output,
-                         reads_weights_transposed()});
+                         reads_weights_transposed(), prefetch_weights_steps});
 }
 
 std::string Gemm1x1Config::str() const {
     return tile.str() + (edge_m ? ", rows clamped" : "") + (edge_n ? ", columns clamped" : "") +
            (pack_weights ? (weights_transposed ? ", weights in panels from their transpose" : ", weights in panels") : "") +
-           (reads_weights_transposed() ? ", weights read transposed" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
+           (reads_weights_transposed() ? ", weights read transposed" : "") +
+           (prefetch_weights_steps > 0 ? " (prefetched " + std::to_string(prefetch_weights_steps) + " steps ahead)" : "") + (pack_x ? ", x in panels across images (" + std::to_string(images_per_pass) + " a pass)" : "") +
            (fold_images ? ", columns across images" : "") +
            (prefetch_x_rows > 0 ? ", x prefetched " + std::to_string(prefetch_x_rows) + " channels ahead" : "") +
            (stream_output ? internal::kStreamedOutputs : "");

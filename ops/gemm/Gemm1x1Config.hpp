@@ -33,6 +33,7 @@ struct Gemm1x1Config {
     // read in place (A_TRANSPOSED).
     bool weights_transposed = false;
     bool reads_weights_transposed() const { return weights_transposed && !pack_weights; }
+    int prefetch_weights_steps = 0;  // read transposed: each step prefetches the tile's weights that many steps ahead
 
     std::size_t weight_floats(const ConvShapes& shapes) const;     // netcl's copy of the weights (0: the caller's)
     std::size_t workspace_bytes(const ConvShapes& shapes) const;   // x's panels

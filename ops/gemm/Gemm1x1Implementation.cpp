@@ -54,8 +54,9 @@ public:
         // res4.reduce 0.73 / 0.74, res4.expand 0.77 / 0.79; 392 (7x7, N = 8) res5.reduce 5.30 / 6.11,
         // res5.expand 5.15 / 6.17. Hence 98 (two 7x7 images) by default. The rotation was then an element a
         // step, a cache miss each; through a 16 x 16 tile (kernels_cl/rotate_filters.cl, transpose_filters)
-        // it is level or faster at 49 columns too, and pocl-cpu-avx512-intel.json (item 25) sets 0. Other
-        // machines keep 98 until measured.
+        // it is level or faster at 49 columns too; read in place with each step's rows prefetched ahead
+        // (gemm1x1_prefetch_transposed_filters_steps, gemm.cl's PREFETCH_A) the filters are the faster again up
+        // to 196: pocl-cpu-avx512-intel.json (item 25) has the figures. Other machines keep 98 until measured.
         const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
         if (gemm1x1_config(s, profile).reads_weights_transposed() &&
             static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
@@ -99,6 +100,7 @@ public:
         keys.push_back("gemm1x1_prefetch_x_rows");
         keys.push_back("gemm1x1_transposed_filters_max_columns");
         keys.push_back("gemm1x1_pack_transposed_filters");
+        keys.push_back("gemm1x1_prefetch_transposed_filters_steps");
         return keys;
     }
     // The weights' panels, or a float16 layer's weights widened to float32.

@@ -34,6 +34,8 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
                   "B images with them");
     NETCL_REQUIRE(!packing.a_transposed || (!packing.a_panels && !packing.a_images),
                   "GEMM engine: A read transposed where it lies; expected no panels or images with it");
+    NETCL_REQUIRE(packing.prefetch_a_rows <= 0 || packing.a_transposed,
+                  "GEMM engine: A prefetched steps ahead is A read transposed where it lies; expected a_transposed");
     NETCL_REQUIRE(!packing.a_phases || packing.a_images,
                   "GEMM engine: A read from x's stride phases runs an output row at a time; expected a_images with it");
     std::string options = tile.build_options() + " -DEDGE_M=" + std::to_string(edge_m ? 1 : 0) +
@@ -49,6 +51,7 @@ ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bi
     if (packing.a_images) options += " -DA_IMAGES";
     if (packing.a_phases) options += " -DA_PHASES";
     if (packing.a_transposed) options += " -DA_TRANSPOSED";
+    if (packing.prefetch_a_rows > 0) options += " -DPREFETCH_A=" + std::to_string(packing.prefetch_a_rows);
     if (packing.stream_c) options += " -DSTREAM_OUTPUT";
     options += internal::post_ops_options(post_ops);
     // Float operands need no option (the kernel's default), so float32 programs are the ones built before.

@@ -71,6 +71,7 @@ struct GemmPacking {
     // weights of its backward data (ConvShapes::weights_transposed), a layer's filters as col2im-gemm's W^T;
     // not with panels, images or phases.
     bool a_transposed = false;
+    int prefetch_a_rows = 0;  // > 0: with a_transposed, each step prefetches the tile's rows that many steps ahead
 };
 ProgramSpec gemm_program(const GemmTile& tile, bool edge_m, bool edge_n, bool bias, std::int64_t k_slice = 0,
                          bool b_panels = false, bool prefetch_panels = false, const PostOps& post_ops = {},

@@ -16,7 +16,7 @@
 
 namespace netcl::internal {
 
-// The two packing kernels for tensors stored in `type`.
+// The packing kernels for tensors stored in `type`.
 ProgramSpec panels_program(DataType type);
 constexpr const char* kPackRowPanels = "pack_row_panels";
 constexpr const char* kPackRowPanelsTransposed = "pack_row_panels_transposed";  // A from its transpose

@@ -199,6 +199,16 @@ MUTATIONS = [
          replace="out[k * mr + i] = LOAD(step, min(t * mr + i, rows - 1));",
          bug="the last panel packed from a 1x1 layer's filters is not shifted back to end at the last row, as the "
              "GEMM's row tiles are: its rows past C/groups repeat the last one and the shifted tile reads them"),
+    dict(id="gemm1x1-prefetch-weights-dropped", area="gradients", file="ops/gemm/Gemm1x1Config.cpp",
+         find="reads_weights_transposed(), prefetch_weights_steps});",
+         replace="reads_weights_transposed(), 0});",
+         bug="the 1x1 GEMM's filters read transposed in place are never prefetched ahead, though the profile asks "
+             "(gemm1x1_prefetch_transposed_filters_steps) and the plan says so"),
+    dict(id="col2im-prefetch-w-dropped", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
+         find=".prefetch_a_rows = prefetch_w_steps",
+         replace=".prefetch_a_rows = 0",
+         bug="col2im-gemm's W read in place is never prefetched ahead, though the profile asks "
+             "(col2im_gemm_prefetch_w_steps) and the plan says so"),
     dict(id="rotate-filters-run-tail", area="gradients", file="kernels_cl/rotate_filters.cl",
          find="filters = min(RUN, Kg - kk0);",
          replace="filters = min(RUN, Kg - kk0 - 1);",

@@ -286,8 +286,9 @@ TEST(Oclgrind, GemmOneByOneFoldedImages) {
 
 // Backward data of a 1x1 layer on weight panels packed from its filters as
 // they lie (panels.cl's pack_row_panels_transposed, pocl-cpu.json): two
-// groups of 6 rows under the tile's MR (rows clamped), and 20 rows (a whole
-// panel and a shifted one) of 13 steps (a run of 8 and a tail), in half.
+// groups of 6 rows (under an MR of 8: rows clamped), and 20 rows (a whole
+// panel and a shifted one under MR 6 or 8) of 13 steps (a run of 8 and a
+// tail), in half.
 TEST(OclgrindNoUninitialized, GemmOneByOneBackwardDataPanelsFromTheFilters) {
     const auto context = test::context_with_profile([](DeviceProfile& profile) {
         profile.tuned["gemm1x1_pack_transposed_filters"] = 1;
