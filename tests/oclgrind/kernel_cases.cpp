@@ -258,6 +258,19 @@ TEST(Oclgrind, GemmOneByOne) {
     expect_clean(wide, Kernel::IM2COL, Variant("gemm-1x1"));
 }
 
+// The 1x1 GEMM under `context`'s profile, its plan saying `expected`.
+void expect_clean_gemm_1x1(const ConvShapes& s, const std::shared_ptr<Context>& context, std::uint64_t seed,
+                           const std::string& expected) {
+    test::ConvCaseOptions options;
+    options.strategy = Kernel::IM2COL;
+    options.variant = Variant("gemm-1x1");
+    options.seed = seed;
+    options.context = context;
+    const auto result = test::run_conv_case(s, options);
+    EXPECT_TRUE(result.passed()) << test::describe(s, result);
+    EXPECT_NE(result.plan.config.find(expected), std::string::npos) << result.plan.config;
+}
+
 // The 1x1 GEMM with the images folded into its columns (gemm.cl's
 // B_IMAGES): 3 images of 3x3 and of 5x5 under 16-column tiles, vectors
 // blended across an image's end, the last tile shifted back; half too.
@@ -273,14 +286,7 @@ TEST(Oclgrind, GemmOneByOneFoldedImages) {
     auto twenty_five = shape(3, 3, 5, 5, 7, 1, 0, false);
     std::uint64_t seed = 70;
     for (const ConvShapes& s : {nine, nine_half, twenty_five}) {
-        test::ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("gemm-1x1");
-        options.seed = ++seed;
-        options.context = context;
-        const auto result = test::run_conv_case(s, options);
-        EXPECT_TRUE(result.passed()) << test::describe(s, result);
-        EXPECT_NE(result.plan.config.find("columns across images"), std::string::npos) << result.plan.config;
+        expect_clean_gemm_1x1(s, context, ++seed, "columns across images");
     }
 }
 
@@ -300,15 +306,7 @@ TEST(OclgrindNoUninitialized, GemmOneByOneBackwardDataPanelsFromTheFilters) {
     half.dtype = DataType::FLOAT16;
     std::uint64_t seed = 90;
     for (const ConvShapes& s : {grouped, half}) {
-        test::ConvCaseOptions options;
-        options.strategy = Kernel::IM2COL;
-        options.variant = Variant("gemm-1x1");
-        options.seed = ++seed;
-        options.context = context;
-        const auto result = test::run_conv_case(s, options);
-        EXPECT_TRUE(result.passed()) << test::describe(s, result);
-        EXPECT_NE(result.plan.config.find("weights in panels from their transpose"), std::string::npos)
-            << result.plan.config;
+        expect_clean_gemm_1x1(s, context, ++seed, "weights in panels from their transpose");
     }
 }
 
