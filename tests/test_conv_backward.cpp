@@ -237,8 +237,8 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
                 << layout.name << ": " << s.str();
         }
     }
-    // Over at most gemm1x1_transposed_filters_max_columns columns of the whole batch (98, the default: two 7x7
-    // images, not three; pocl-cpu-avx512-intel.json sets 0).
+    // Over at most gemm1x1_transposed_filters_max_columns columns of the whole batch (98 here, the built-in
+    // default: two 7x7 images, not three; pocl-cpu-avx512-intel.json sets 196).
     const auto context = context_with_profile([](DeviceProfile& p) {
         p.tuned["gemm1x1_pack_weights"] = 0;
         p.tuned["gemm1x1_pack_transposed_filters"] = 0;

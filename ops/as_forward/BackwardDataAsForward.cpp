@@ -111,17 +111,17 @@ void BackwardDataAsForward::set_weights(const Tensor& weights, const Tensor*, in
                              cl::NDRange(round_up(cg, kTransposeBlock), round_up(kg, kTransposeBlock),
                                          static_cast<std::size_t>(s.groups)),
                              cl::NDRange(kTransposeBlock, kTransposeBlock, 1), chain);
-            forwards_[n]->set_weights(rotated_[n], nullptr, chain);
-            continue;
+        } else {
+            internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights),
+                               rotated_[n].buffer(), i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S),
+                               i(s.groups), i(p.a), i(p.b), i(s.stride_h), i(s.stride_w), i(depth * taps_r),
+                               i(taps_s));
+            internal::launch(context_->queue(), rotate_, kRotate,
+                             cl::NDRange(round_up(s.C / s.groups, kRotateGroup),
+                                         round_up(s.K / s.groups, kRotateRun) / kRotateRun,
+                                         static_cast<std::size_t>(s.groups)),
+                             cl::NDRange(kRotateGroup, 1, 1), chain);
         }
-        internal::set_args(rotate_, kRotate, weights.buffer(), internal::offset_of(weights), rotated_[n].buffer(),
-                           i(s.K), i(s.C / s.groups), i(depth * s.R), i(s.S), i(s.groups), i(p.a), i(p.b),
-                           i(s.stride_h), i(s.stride_w), i(depth * taps_r), i(taps_s));
-        internal::launch(context_->queue(), rotate_, kRotate,
-                         cl::NDRange(round_up(s.C / s.groups, kRotateGroup),
-                                     round_up(s.K / s.groups, kRotateRun) / kRotateRun,
-                                     static_cast<std::size_t>(s.groups)),
-                         cl::NDRange(kRotateGroup, 1, 1), chain);
         forwards_[n]->set_weights(rotated_[n], nullptr, chain);
     }
 }
