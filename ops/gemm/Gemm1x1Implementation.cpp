@@ -32,7 +32,8 @@ public:
         if (s.R != 1 || s.S != 1) {
             return "the 1x1 GEMM takes 1x1 filters; this layer has " + std::to_string(s.R) + "x" + std::to_string(s.S);
         }
-        if ((s.stride_h != 1 || s.stride_w != 1) && !gemm1x1_config(s, profile).pack_x) {
+        const Gemm1x1Config config = gemm1x1_config(s, profile);
+        if ((s.stride_h != 1 || s.stride_w != 1) && !config.pack_x) {
             return "the 1x1 GEMM takes a strided layer only where it packs x (one group, and at most the "
                    "profile's gemm1x1_pack_strided_max_pixels output pixels an image; the implicit GEMM takes the "
                    "others); this layer has stride " +
@@ -40,7 +41,7 @@ public:
                    std::to_string(s.groups) + " group(s) and " + std::to_string(s.P() * s.Q()) + " pixels";
         }
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
-        if (s.weights_transposed && !gemm1x1_config(s, profile).pack_weights &&
+        if (s.weights_transposed && !config.pack_weights &&
             profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0) {
             return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights); transposed "
                                "filters only where gemm1x1_pack_transposed_filters says");
@@ -58,7 +59,7 @@ public:
         // (gemm1x1_prefetch_transposed_filters_steps, gemm.cl's PREFETCH_A) the filters are the faster again up
         // to 196: pocl-cpu-avx512-intel.json (item 25) has the figures. Other machines keep 98 until measured.
         const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
-        if (gemm1x1_config(s, profile).reads_weights_transposed() &&
+        if (config.reads_weights_transposed() &&
             static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
             return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +
                    std::to_string(static_cast<std::int64_t>(max_columns)) + " columns (N x P x Q); this layer has " +
