@@ -382,42 +382,57 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 // 4 filters) continue. Filters C*R*S floats apart, 4 KiB for a 1x1 layer of
 // 1024 channels, fall in one cache set: a work-item a weight, work-items
 // along K, took 11.5 ms for res5.projection's (2 Xeon cores, PoCL 3.1).
-// NDRange: dim0 = ceil(K/NR)*NR / 4, dim1 = ceil(C*R*S / 16).
+// A work-item moves PACK_RUNS such blocks in turn along its 4 filters, so
+// that its reads are 4 sequential streams of 1 KiB, where the work-groups
+// after it had each read the next line of all NR filters, NR streams a
+// filter apart (18 KiB on res5's 3x3), more than the prefetchers follow. A
+// training step packs every step: res5's and res4's 3x3 stride 2 at N = 8
+// (forward and backward data's four phases, netcl-bench --direction train
+// --repeat 15, 2 Xeon cores), the pack's perf samples against the GEMM's
+// (conv_kvec) 0.16, 0.17 -> 0.10-0.14 (6 runs); 4 blocks 0.15-0.20, 64
+// blocks 0.12 (2 runs each).
+// NDRange: dim0 = ceil(K/NR)*NR / 4, dim1 = ceil(C*R*S / (16 * PACK_RUNS)).
 #define PACK_K 4
 #define PACK_RUN 16
+#define PACK_RUNS 16
 __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict wp,
                              const ulong wp_offset, const int K, const int C, const int R) {
     const int k0 = (int)get_global_id(0) * PACK_K;
-    const int crs0 = (int)get_global_id(1) * PACK_RUN;
+    const int crs_first = (int)get_global_id(1) * (PACK_RUN * PACK_RUNS);
     const int crs_count = C * R * S;
-    // The host's range is exact (whole panels, whole blocks of 16 rounded up); the guard keeps a larger
+    // The host's range is exact (whole panels, whole blocks of 256 rounded up); the guard keeps a larger
     // one from writing past the last panel.
-    if (k0 >= (K + NR - 1) / NR * NR || crs0 >= crs_count) return;
-    float block[PACK_K][PACK_RUN];
-#pragma unroll
-    for (int j = 0; j < PACK_K; ++j) {
-#pragma unroll
-        for (int i = 0; i < PACK_RUN; ++i) {
-            const int crs = min(crs0 + i, crs_count - 1);  // past the end: read, never stored
-            block[j][i] = k0 + j < K ? LOAD(w, w_offset + (size_t)(k0 + j) * crs_count + crs) : 0.0f;
-        }
-    }
+    if (k0 >= (K + NR - 1) / NR * NR || crs_first >= crs_count) return;
     const int lane = k0 % NR;
     __global float* panel = wp + wp_offset + (size_t)(k0 / NR) * crs_count * NR + lane;
     // The run's first (c, r, s) divided out once, then stepped: R is an argument, and a division by
     // it for each of the 16 weights cost more than their loads and stores.
-    int c = crs0 / (R * S), r = crs0 / S % R, s = crs0 % S;
+    int c = crs_first / (R * S), r = crs_first / S % R, s = crs_first % S;
+    for (int run = 0; run < PACK_RUNS; ++run) {
+        const int crs0 = crs_first + run * PACK_RUN;
+        if (crs0 >= crs_count) break;
+        float block[PACK_K][PACK_RUN];
 #pragma unroll
-    for (int i = 0; i < PACK_RUN; ++i) {
-        if (crs0 + i >= crs_count) break;
-        __global float* to = panel + (((size_t)r * C + c) * S + s) * NR;
+        for (int j = 0; j < PACK_K; ++j) {
 #pragma unroll
-        for (int j = 0; j < PACK_K; ++j) to[j] = block[j][i];
-        if (++s == S) {
-            s = 0;
-            if (++r == R) r = 0, ++c;
+            for (int i = 0; i < PACK_RUN; ++i) {
+                const int crs = min(crs0 + i, crs_count - 1);  // past the end: read, never stored
+                block[j][i] = k0 + j < K ? LOAD(w, w_offset + (size_t)(k0 + j) * crs_count + crs) : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < PACK_RUN; ++i) {
+            if (crs0 + i >= crs_count) break;
+            __global float* to = panel + (((size_t)r * C + c) * S + s) * NR;
+#pragma unroll
+            for (int j = 0; j < PACK_K; ++j) to[j] = block[j][i];
+            if (++s == S) {
+                s = 0;
+                if (++r == R) r = 0, ++c;
+            }
         }
     }
 }
 #undef PACK_K
 #undef PACK_RUN
+#undef PACK_RUNS

@@ -1293,6 +1293,11 @@ MUTATIONS = [
          replace="if (crs0 + i >= crs_count + PACK_RUN) break;",
          bug="the implicit GEMM's weight pack stores a block's weights past C*R*S, over the next panel's first "
              "weights or past the buffer, where C*R*S is not a multiple of 16"),
+    dict(id="kvec-pack-run-step", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
+         find="const int crs0 = crs_first + run * PACK_RUN;",
+         replace="const int crs0 = crs_first + run;",
+         bug="the implicit GEMM's weight pack steps its work-item's blocks of 16 weights by one weight: past the "
+             "first block (C*R*S over 16) it packs overlapping blocks and leaves later weights unwritten"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
     # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf (the residual cases).
     dict(id="im2col-clblast-half-residual-dropped", area="float16", file="kernels_cl/output_stage.cl",
