@@ -400,13 +400,14 @@ __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_o
     const int k0 = (int)get_global_id(0) * PACK_K;
     const int crs_first = (int)get_global_id(1) * (PACK_RUN * PACK_RUNS);
     const int crs_count = C * R * S;
-    // The host's range is exact (whole panels, whole blocks of 256 rounded up); the guard keeps a larger
-    // one from writing past the last panel.
+    // The host's range is exact (whole panels, a work-item's 256 weights rounded up); the guard keeps a
+    // larger one from writing past the last panel.
     if (k0 >= (K + NR - 1) / NR * NR || crs_first >= crs_count) return;
     const int lane = k0 % NR;
     __global float* panel = wp + wp_offset + (size_t)(k0 / NR) * crs_count * NR + lane;
-    // The run's first (c, r, s) divided out once, then stepped: R is an argument, and a division by
-    // it for each of the 16 weights cost more than their loads and stores.
+    // The work-item's first (c, r, s) divided out once, then stepped across its runs (every run but the
+    // last is whole, so each starts where the one before ended): R is an argument, and a division by it
+    // for each weight cost more than its load and store.
     int c = crs_first / (R * S), r = crs_first / S % R, s = crs_first % S;
     for (int run = 0; run < PACK_RUNS; ++run) {
         const int crs0 = crs_first + run * PACK_RUN;

@@ -44,7 +44,7 @@ struct ImplicitGemmConfig {
     ProgramSpec program() const;
     // The weight pack (kernels_cl/conv_kvec.cl, conv_kvec_pack): a work-item 16 blocks of 4 filters x 16
     // weights in turn (PACK_RUNS x PACK_RUN there), a work-group a panel of NR filters.
-    static constexpr int kPackFilters = 4, kPackRun = 16 * 16;
+    static constexpr int kPackFilters = 4, kPackWeights = 16 * 16;
     std::array<std::size_t, 3> pack_work_group() const {
         return {static_cast<std::size_t>(tile.nr() / kPackFilters), 1, 1};
     }

@@ -42,8 +42,8 @@ void ImplicitGemmConv::set_weights(const Tensor& weights, const Tensor* bias, in
                            static_cast<int>(s.T * s.R));
         internal::launch(context_->queue(), pack_, "conv_kvec_pack",
                          cl::NDRange(static_cast<std::size_t>(padded_k / ImplicitGemmConfig::kPackFilters),
-                                     static_cast<std::size_t>((crs + ImplicitGemmConfig::kPackRun - 1) /
-                                                              ImplicitGemmConfig::kPackRun)),
+                                     static_cast<std::size_t>((crs + ImplicitGemmConfig::kPackWeights - 1) /
+                                                              ImplicitGemmConfig::kPackWeights)),
                          cl::NDRange(config_.pack_work_group()[0], 1), chain);
     }
     bias_ = s.bias ? *bias : Tensor{};

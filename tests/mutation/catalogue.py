@@ -1296,8 +1296,9 @@ MUTATIONS = [
     dict(id="kvec-pack-run-step", area="implicit-gemm", file="kernels_cl/conv_kvec.cl",
          find="const int crs0 = crs_first + run * PACK_RUN;",
          replace="const int crs0 = crs_first + run;",
-         bug="the implicit GEMM's weight pack steps its work-item's blocks of 16 weights by one weight: past the "
-             "first block (C*R*S over 16) it packs overlapping blocks and leaves later weights unwritten"),
+         bug="the implicit GEMM's weight pack steps its work-item's blocks of 16 weights by one weight: each "
+             "block after the first loads weights from behind where it stores them, and the stores run on to "
+             "256 a work-item, past C*R*S into the next panel or past the buffer"),
     # --- float16 storage: kernels_cl/storage.cl, kernels_cl/widen.cl, the half operands, the host conversion ---
     # Expected: test_conv_half, Im2colOnClblastStagesItsOutputInFloat32AndStoresHalf (the residual cases).
     dict(id="im2col-clblast-half-residual-dropped", area="float16", file="kernels_cl/output_stage.cl",

@@ -411,6 +411,14 @@ TEST(Oclgrind, WeightGradientDotForm) {
     for (const auto& [s, ctx, expected] : cases) expect_clean_weight_gradient(s, ctx, 17, expected);
 }
 
+// The implicit GEMM's weight pack (conv_kvec.cl's conv_kvec_pack): a
+// work-item moves 256 weights of 4 filters, so 29 channels of 3x3 (261) take
+// a second work-item along them, whose one block is short (5 weights), and
+// K = 10 leaves most of the panel's lanes zeros.
+TEST(OclgrindNoUninitialized, ImplicitGemmWeightPack) {
+    expect_clean(shape(1, 29, 4, 5, 10, 3, 1, false), Kernel::IM2COL, Variant("implicit-gemm"));
+}
+
 // The implicit GEMM's blocked tiles (conv_kvec.cl's KT, KCB): 3 pixel tiles
 // a work-item over blocks of 5 of 9 channels, a padded stride-2 layer (border
 // taps all inside and partly outside, the last group of tiles short), in
