@@ -391,16 +391,19 @@ __kernel void conv_kvec(__global const X_TYPE* restrict X, const ulong x_offset,
 // --repeat 15, 2 Xeon cores), the pack's perf samples against the GEMM's
 // (conv_kvec) 0.16, 0.17 -> 0.10-0.14 (6 runs); 4 blocks 0.15-0.20, 64
 // blocks 0.12 (2 runs each).
-// NDRange: dim0 = ceil(K/NR)*NR / 4, dim1 = ceil(C*R*S / (16 * PACK_RUNS)).
-#define PACK_K 4
-#define PACK_RUN 16
-#define PACK_RUNS 16
+// Build options PACK_K (filters a block), PACK_RUN (weights a block) and
+// PACK_RUNS: the host sizes the NDRange from the same constants
+// (ImplicitGemmConfig::kPack*). NDRange: dim0 = ceil(K/NR)*NR / PACK_K,
+// dim1 = ceil(C*R*S / (PACK_RUN * PACK_RUNS)).
+#if !defined(PACK_K) || !defined(PACK_RUN) || !defined(PACK_RUNS)
+#error "conv_kvec_pack needs PACK_K, PACK_RUN and PACK_RUNS (ImplicitGemmConfig::program)"
+#endif
 __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_offset, __global float* restrict wp,
                              const ulong wp_offset, const int K, const int C, const int R) {
     const int k0 = (int)get_global_id(0) * PACK_K;
     const int crs_first = (int)get_global_id(1) * (PACK_RUN * PACK_RUNS);
     const int crs_count = C * R * S;
-    // The host's range is exact (whole panels, a work-item's 256 weights rounded up); the guard keeps a
+    // The host's range is exact (whole panels, a work-item's weights rounded up); the guard keeps a
     // larger one from writing past the last panel.
     if (k0 >= (K + NR - 1) / NR * NR || crs_first >= crs_count) return;
     const int lane = k0 % NR;
@@ -434,6 +437,3 @@ __kernel void conv_kvec_pack(__global const STORAGE* restrict w, const ulong w_o
         }
     }
 }
-#undef PACK_K
-#undef PACK_RUN
-#undef PACK_RUNS

@@ -114,6 +114,8 @@ ProgramSpec ImplicitGemmConfig::program() const {
         options += " -DKT=" + std::to_string(tiles_per_item) + " -DKCB=" + std::to_string(channel_block);
     }
     if (depth) options += " -DDEPTH";
+    options += " -DPACK_K=" + std::to_string(kPackFilters) + " -DPACK_RUN=" + std::to_string(kPackRun) +
+               " -DPACK_RUNS=" + std::to_string(kPackRuns);
     options += internal::post_ops_options(post_ops) + internal::storage_options(dtype);
     // A float16 input is widened into the workspace first: each element feeds NR channels at every tap.
     if (dtype == DataType::FLOAT16) options += " -DX_TYPE=float";

@@ -42,9 +42,10 @@ struct ImplicitGemmConfig {
     static std::int64_t images_per_launch(const ConvShapes& shapes);
     cl::NDRange local() const;
     ProgramSpec program() const;
-    // The weight pack (kernels_cl/conv_kvec.cl, conv_kvec_pack): a work-item 16 blocks of 4 filters x 16
-    // weights in turn (PACK_RUNS x PACK_RUN there), a work-group a panel of NR filters.
-    static constexpr int kPackFilters = 4, kPackWeights = 16 * 16;
+    // The weight pack (kernels_cl/conv_kvec.cl, conv_kvec_pack): a work-item kPackRuns blocks of
+    // kPackFilters filters x kPackRun weights in turn, a work-group a panel of NR filters. program() passes
+    // them to the kernel as PACK_K, PACK_RUN and PACK_RUNS, so the kernel and the NDRange agree.
+    static constexpr int kPackFilters = 4, kPackRun = 16, kPackRuns = 16, kPackWeights = kPackRun * kPackRuns;
     std::array<std::size_t, 3> pack_work_group() const {
         return {static_cast<std::size_t>(tile.nr() / kPackFilters), 1, 1};
     }
