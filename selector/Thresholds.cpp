@@ -26,7 +26,7 @@ const std::vector<std::string>& threshold_keys() {
         k::winograd_f4_min_output, k::winograd_f4_min_tiles, k::winograd_training_f4_min_tiles, k::winograd_training_f6_min_tiles, k::winograd_training_min_tiles, k::winograd_f6_min_output, k::winograd_wgrad_f4_min_tiles, k::winograd3d_min_channels, k::winograd3d_f4_min_tiles, k::winograd_5x5_tile, k::winograd_5x5_tile_by_padding, k::max_error_factor, k::winograd_prefer_low_local_memory, k::winograd_constant_weights, k::winograd_prefer_gemm,
         k::gemm1x1_max_channels, k::gemm1x1_min_pixels_to_yield, k::gemm1x1_max_pixels_to_yield,
         k::im2col_gemm_max_reduction, k::im2col_min_flops, k::direct_rows_max_channels, k::direct_rows_short_reductions, k::col2im_gemm_max_channels,
-        k::im2col_gemm_panels_max_pixels, k::im2col_gemm_panels_max_channels, k::im2col_gemm_training_max_columns, k::gemm1x1_training_never_yields,
+        k::im2col_gemm_panels_max_pixels, k::im2col_gemm_panels_training_min_columns, k::im2col_gemm_panels_max_channels, k::im2col_gemm_training_max_columns, k::gemm1x1_training_never_yields,
         k::col2im_gemm_training_max_columns, k::col2im_gemm_training_max_images};
     return keys;
 }

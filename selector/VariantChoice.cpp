@@ -321,7 +321,20 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 2.2. Forward only: backward data reaches im2col-gemm as its stride phases, whose smaller filters the
     // reduction rule above would judge differently (a few-channel dx has col2im-gemm's rule). pocl-cpu.json:
     // 3 channels.
-    const bool few_pixels = static_cast<double>(s.P() * s.Q()) <= threshold(profile, k::im2col_gemm_panels_max_pixels);
+    // Where the weights are new every run, the few-pixel rule only from im2col_gemm_panels_training_min_columns
+    // columns in the batch: the weights' panels are packed again every step, a pass over them that one image
+    // of few pixels cannot carry. In AVX2 code on 2 Xeon cores (netcl-bench --isa avx2 --direction train,
+    // pocl-cpu + pocl-cpu-intel, alternating processes, ms im2col-gemm in panels / the implicit GEMM):
+    // res5's 3x3 stride 2 (49 columns) forward N = 1 5.25, 4.83 / 3.22, 3.07 (3 more pairs 3.83, 3.46, 3.51
+    // / 3.13, 3.41, 3.27), backward data (phases of 49 columns) 5.64, 5.87 / 5.03, 5.06 (5.49, 5.31, 5.63 /
+    // 5.16, 5.22, 5.35); at N = 2 (98) forward 6.91, 6.95 / 6.49, 7.76, backward data 8.29, 8.28 / 8.52,
+    // 10.62; at N = 8 (392) forward 19.0, 17.0 / 17.3, 17.0; res4's (196) at N = 1 forward 1.99, 2.06 /
+    // 2.38, 2.25. Inference keeps the rule at N = 1 (res5's 1.98, 1.95 / 1.86, 2.08). pocl-cpu.json: 98.
+    const bool panels_carried =
+        !s.new_weights_every_run() || static_cast<double>(s.N * s.O() * s.P() * s.Q()) >=
+                                          threshold(profile, k::im2col_gemm_panels_training_min_columns);
+    const bool few_pixels = panels_carried && static_cast<double>(s.P() * s.Q()) <=
+                                                  threshold(profile, k::im2col_gemm_panels_max_pixels);
     const bool few_channels =
         s.direction == ConvDirection::FORWARD &&
         static_cast<double>(s.C / s.groups) <= threshold(profile, k::im2col_gemm_panels_max_channels);

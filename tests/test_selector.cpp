@@ -341,6 +341,38 @@ TEST_F(SelectorTest, FewPixelFiltersGoToIm2colGemmPanelsWhereTheProfileSays) {
     EXPECT_EQ(selector.select("conv2d", stem, two).variant, Variant("implicit-gemm"));
 }
 
+// im2col_gemm_panels_training_min_columns (pocl-cpu: 98): where the weights
+// are new every run (a training forward, backward data's stride phases) the
+// few-pixel rule above takes a layer only from that many columns in the
+// batch (N x P x Q), since its weight panels are packed again every step;
+// below, the implicit GEMM. Inference keeps the rule at any batch, and a
+// profile without the key changes nothing.
+TEST_F(SelectorTest, FewPixelPanelsInTrainingOnlyOverEnoughColumnsWhereTheProfileSays) {
+    KernelSelector selector;
+    const DeviceProfile pocl = load_profile("pocl-cpu");
+    EXPECT_EQ(pocl.tuned.at(threshold_key::im2col_gemm_panels_training_min_columns), 98);
+    const auto res5 = [](std::int64_t n, bool training) {  // 3x3 stride 2, 7x7 = 49 output pixels an image
+        ConvShapes s = shape(n, 512, 14, 14, 512, 3, 3, 2, 1);
+        s.training = training;
+        return s;
+    };
+    const auto variant = [&](const ConvShapes& s, const DeviceProfile& profile) {
+        const Plan plan = selector.select(
+            s.direction == ConvDirection::BACKWARD_DATA ? "conv2d_backward_data" : "conv2d", s, profile);
+        return plan.variant.id;
+    };
+    EXPECT_EQ(variant(res5(1, false), pocl), "im2col-gemm");
+    EXPECT_EQ(variant(res5(1, true), pocl), "implicit-gemm");  // 49 < 98
+    EXPECT_EQ(variant(res5(2, true), pocl), "im2col-gemm");    // 98: the threshold itself
+    // Backward data's four stride phases (7x7 each) judged the same way.
+    EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "implicit-gemm");
+    EXPECT_EQ(variant(res5(2, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "im2col-gemm");
+    DeviceProfile without = pocl;
+    without.tuned[threshold_key::im2col_gemm_panels_training_min_columns] = 0;
+    EXPECT_EQ(variant(res5(1, true), without), "im2col-gemm");
+    EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), without), "im2col-gemm");
+}
+
 // winograd_min_output (no shipped profile sets it now): res5's 7x7 3x3 layer
 // goes to IM2COL with the reason (im2col-gemm in panels on pocl-cpu: 49
 // pixels); 14x14 stays Winograd; 0 (the default) never rejects.
@@ -440,6 +472,16 @@ TEST_F(SelectorTest, TrainingNeedsMoreTilesForTheLargerTilesWhereTheProfileSays)
     EXPECT_NE(six.plan.reason.find("(25 F(6x6) tiles < winograd_training_f6_min_tiles 100)"), std::string::npos)
         << six.str();
     EXPECT_EQ(tile(training(shape(1, 512, 28, 28, 512, 3, 3, 1, 1)), pocl_avx512_profile()), 6);  // Zen 4's
+    // pocl-cpu (AVX2) sets 49 (and no F(6x6) key: F(6x6) comes first there only from 112x112 outputs, where a
+    // batch has 361 of its tiles an image); pocl-cpu-avx512 sets it back to 0 for Zen 4, measured without it.
+    const DeviceProfile avx2 = load_profile("pocl-cpu");
+    EXPECT_EQ(avx2.tuned.at(threshold_key::winograd_training_f4_min_tiles), 49);
+    EXPECT_EQ(tile(shape(1, 256, 14, 14, 256, 3, 3, 1, 1), avx2), 4);                     // inference: 16 >= 16
+    EXPECT_EQ(tile(training(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), avx2), 2);           // 16 < 49
+    EXPECT_EQ(tile(backward(shape(3, 256, 14, 14, 256, 3, 3, 1, 1)), avx2), 2);           // 48
+    EXPECT_EQ(tile(backward(shape(4, 256, 14, 14, 256, 3, 3, 1, 1)), avx2), 4);           // 64
+    EXPECT_EQ(tile(training(shape(1, 128, 28, 28, 128, 3, 3, 1, 1)), avx2), 4);           // 49: the threshold itself
+    EXPECT_EQ(pocl_avx512_profile().tuned.at(threshold_key::winograd_training_f4_min_tiles), 0);
 }
 
 // Where the weights are new every run, over few tiles or columns the plans that
@@ -478,6 +520,15 @@ TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
         return s;
     };
     EXPECT_EQ(plan(training(res5_n(2)), intel).variant, Variant("im2col-gemm"));  // 32 tiles, 98 columns
+    // pocl-cpu (AVX2) passes over Winograd below 48 F(2x2) tiles too, to the implicit GEMM (its
+    // im2col-gemm packs the weights into panels every step: the previous test); Zen 4 (pocl-cpu-avx512) keeps
+    // Winograd, measured without the key.
+    const DeviceProfile avx2 = load_profile("pocl-cpu");
+    EXPECT_EQ(avx2.tuned.at(threshold_key::winograd_training_min_tiles), 48);
+    EXPECT_EQ(plan(res5, avx2).kernel, Kernel::CONV2D_WINOGRAD);
+    EXPECT_EQ(plan(training(res5), avx2).variant, Variant("implicit-gemm")) << plan(training(res5), avx2).str();
+    EXPECT_EQ(plan(training(res5_n(3)), avx2).kernel, Kernel::CONV2D_WINOGRAD);  // 48 tiles
+    EXPECT_EQ(plan(training(res5), pocl_avx512_profile()).kernel, Kernel::CONV2D_WINOGRAD);
     EXPECT_EQ(plan(training(res5_n(3)), intel).kernel, Kernel::CONV2D_WINOGRAD);  // 48: the threshold itself
     EXPECT_EQ(plan(training(shape(1, 256, 14, 14, 256, 3, 3, 1, 1)), intel).kernel, Kernel::CONV2D_WINOGRAD);  // 49
     // res5's 3x3 stride 2 (14x14 -> 7x7): im2col-gemm up to four images (196 columns), the implicit GEMM beyond.
