@@ -373,6 +373,17 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         });
     };
     const auto packed = packing(1, 49, 30), in_place = packing(0, 0, 0), weights_only = packing(1, 0, 0);
+    const auto training_in_place = context_planned_as_avx2([](DeviceProfile& p) {
+        p.tuned["gemm1x1_pack_weights"] = 1;
+        p.tuned["gemm1x1_pack_transposed_filters"] = 1;
+        p.tuned["gemm1x1_training_weights_in_place"] = 1;
+        p.tuned["gemm1x1_pack_x_max_pixels"] = 49;
+        p.tuned["gemm1x1_pack_strided_max_pixels"] = 30;
+    });
+    const auto training = [](ConvShapes s) {
+        s.training = true;
+        return s;
+    };
     // Output rows of 12 and 11 pixels: each row's run in a 16-column panel is whole eights as vectors (stride 2:
     // the even lanes of 16-float loads) and the rest a pixel at a time; panels one tile wide and up to 8 (here
     // 4: K = 21, 4 row tiles) or 2 row tiles tall (gemm1x1_pack_x_work_group_rows).
@@ -426,7 +437,14 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         {wide_strided, two_tall, {kX, "work-group 1x2"}, {kWeights}},
         {layer(3, 6, 5, 11, 21), tall, {kX, "work-group 1x4"}, {kWeights}},
         {wide_half, tall, {kX, "work-group 1x4"}, {kWeights}},
-        {layer(3, 20, 7, 7, 37), packed, {kX, "work-group 8x2"}, {}}};  // the profile's where the key is unset
+        {layer(3, 20, 7, 7, 37), packed, {kX, "work-group 8x2"}, {}},  // the profile's where the key is unset
+        // gemm1x1_training_weights_in_place: a training forward reads the weights where they lie (x still
+        // packed), in half too; inference and backward data (its filters transposed: their own key) pack.
+        {training(layer(3, 20, 7, 7, 37)), training_in_place, {kX}, {kWeights}},
+        {training(half), training_in_place, {kX}, {kWeights}},
+        {training(strided), training_in_place, {kX}, {kWeights}},
+        {layer(3, 20, 7, 7, 37), training_in_place, {kWeights, kX}, {}},
+        {strided.in_direction(ConvDirection::BACKWARD_DATA), training_in_place, {kWeights, kX}, {}}};
     std::uint64_t seed = 880;
     for (const Case& c : cases) {
         const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);

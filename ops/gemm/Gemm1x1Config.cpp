@@ -63,9 +63,22 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // GEMM on panels ran slower than on a rotated copy of the filters (pocl-cpu-avx512.json), and slower still
     // than on the filters read in place with each step's rows prefetched ahead (gemm.cl's PREFETCH_A,
     // gemm1x1_prefetch_transposed_filters_steps: pocl-cpu-avx512-intel.json, item 25).
+    // Where the weights are new every run (a training forward) the pack is a pass over them every step, and
+    // the profile may read them in place there instead (gemm1x1_training_weights_in_place). In AVX2 code on 2
+    // Xeon cores (pocl-cpu + pocl-cpu-intel, netcl-bench --isa avx2 --shape ... --direction train --repeat
+    // 5-7, 2 pairs of alternating processes, forward ms packed / in place): N = 1 res5.reduce (2048 -> 512 at
+    // 7x7) 2.07, 2.06 / 0.78, 0.78; res5.expand 1.31, 2.02 / 0.72, 0.96; res5.projection (1024 -> 2048,
+    // stride 2) 4.14, 3.07 / 1.59, 1.74; res4.reduce (1024 -> 256 at 14x14) 0.77, 0.74 / 0.57, 0.57; res4.expand
+    // 0.75, 0.75 / 0.57, 0.58; res3.reduce (512 -> 128 at 28x28) 0.69, 0.63 / 0.56, 0.52; N = 2 res5.reduce
+    // 2.31, 2.07 / 1.60, 1.49; N = 8 res5.reduce 6.53, 6.45 / 4.92, 4.62; res5.expand 5.45, 5.58 / 4.68, 4.45;
+    // res5.projection 10.9, 12.3 / 9.2, 9.5; res4.reduce 4.99, 5.01 / 4.62, 4.66; res4.expand 4.73, 4.70 /
+    // 4.53, 4.37. Inference packs once, at set_weights. Backward data keeps its own key (its filters are
+    // read transposed: above).
     c.weights_transposed = s.weights_transposed;
+    const bool packed_once_only =
+        s.new_weights_every_run() && profile.tuned_or("gemm1x1_training_weights_in_place", 0.0) > 0.0;
     c.pack_weights = s.weights_transposed ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0
-                                          : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0;
+                                          : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0 && !packed_once_only;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
     const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
     const auto half_limit = profile.tuned.find(pack_x_key + "_float16");

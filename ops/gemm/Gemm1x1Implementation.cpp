@@ -91,6 +91,7 @@ public:
         keys.push_back("gemm1x1_tall_reduction_min_pixels");
         keys.push_back("gemm1x1_tall_reduction_min_ratio");
         keys.push_back("gemm1x1_pack_weights");
+        keys.push_back("gemm1x1_training_weights_in_place");
         keys.push_back("gemm1x1_pack_x_max_pixels");
         keys.push_back("gemm1x1_pack_x_max_pixels_float16");
         keys.push_back("gemm1x1_pack_x_min_images");

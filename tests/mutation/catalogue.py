@@ -1462,6 +1462,10 @@ MUTATIONS = [
          bug="a float16 1x1 layer of at most gemm1x1_max_pixels_to_yield pixels keeps the 1x1 GEMM (res5's 7x7 "
              "layers in half 1.4-1.6x slower on an Intel Xeon)"),
     # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
+    dict(id="gemm1x1-training-in-place-always", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
+         find="s.new_weights_every_run() && profile.tuned_or(\"gemm1x1_training_weights_in_place\", 0.0) > 0.0;",
+         replace="profile.tuned_or(\"gemm1x1_training_weights_in_place\", 0.0) > 0.0;",
+         bug="the 1x1 GEMM reads its weights in place for inference too, where the profile packs them once"),
     dict(id="gemm1x1-tall-expansions", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
          find="static_cast<double>(s.C) >= min_ratio * static_cast<double>(s.K) &&",
          replace="",

@@ -127,6 +127,7 @@ ConvCaseResult run_conv_case(const ConvShapes& s, const ConvCaseOptions& options
 
     const auto layer = make_layer(context, s, options);
     ConvLayer& conv = *layer;
+    conv.set_training(s.training);  // a forward of a training step: planned for new weights every run
     conv.set_weights(w, b);
 
     const Tensor input = Tensor::from_host(context, x, s.input_shape(), s.dtype);
