@@ -189,6 +189,16 @@ TEST_F(SelectorTest, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndNa
     EXPECT_FALSE(direct_rows_config(stem8, amd_avx2).stream_output) << "no streaming outside Intel's file";
     // AVX2's direct-rows tile (pocl-cpu.json), wherever a profile enables the direct rows.
     EXPECT_EQ(selector.select("conv2d", conv11, amd_avx2).variant, Variant("im2col-gemm"));
+    // Backward data of res5's 3x3 over 49 and 98 columns on col2im-gemm first on Intel's AVX2, which reads W
+    // in place there (pocl-cpu-intel's col2im_gemm_panels 0; pocl-cpu's col2im_gemm_training_max_columns
+    // 98); on Zen 3 col2im-gemm keeps its panels and the rule does not apply; over 147 columns neither.
+    for (const std::int64_t n : {1, 2, 3}) {
+        const ConvShapes res5 = shape(n, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
+        const Plan intel_plan = selector.select("conv2d_backward_data", res5, avx2);
+        EXPECT_EQ(intel_plan.variant == Variant("col2im-gemm"), n <= 2) << res5.str() << ": " << intel_plan.str();
+        EXPECT_NE(selector.select("conv2d_backward_data", res5, amd_avx2).variant, Variant("col2im-gemm"))
+            << res5.str();
+    }
     for (const DeviceProfile* p : {&avx2, &amd_avx2}) {
         const GemmTile tile = direct_rows_config(stem, *p).tile;
         EXPECT_EQ(tile.mr, 6) << p->name;
