@@ -367,6 +367,7 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
     const auto packing = [](double weights, double pixels, double strided_pixels, double pass_bytes = 64 << 20) {
         return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["gemm1x1_pack_weights"] = weights;
+            p.tuned["gemm1x1_training_weights_in_place"] = 0;  // backward data's filters packed too (below)
             p.tuned["gemm1x1_pack_x_max_pixels"] = pixels;
             p.tuned["gemm1x1_pack_strided_max_pixels"] = strided_pixels;
             p.tuned["im2col_pass_bytes"] = pass_bytes;
@@ -439,12 +440,17 @@ TEST(ConvIm2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays) {
         {wide_half, tall, {kX, "work-group 1x4"}, {kWeights}},
         {layer(3, 20, 7, 7, 37), packed, {kX, "work-group 8x2"}, {}},  // the profile's where the key is unset
         // gemm1x1_training_weights_in_place: a training forward reads the weights where they lie (x still
-        // packed), in half too; inference and backward data (its filters transposed: their own key) pack.
+        // packed), in half too; backward data reads its filters transposed in place over at most
+        // gemm1x1_transposed_filters_max_columns (98) columns of dy, and packs them from their transpose over
+        // more; inference packs.
         {training(layer(3, 20, 7, 7, 37)), training_in_place, {kX}, {kWeights}},
         {training(half), training_in_place, {kX}, {kWeights}},
         {training(strided), training_in_place, {kX}, {kWeights}},
         {layer(3, 20, 7, 7, 37), training_in_place, {kWeights, kX}, {}},
-        {strided.in_direction(ConvDirection::BACKWARD_DATA), training_in_place, {kWeights, kX}, {}}};
+        {strided.in_direction(ConvDirection::BACKWARD_DATA), training_in_place, {"weights read transposed", kX},
+         {kWeights}},  // 36 columns
+        {layer(3, 20, 7, 7, 37).in_direction(ConvDirection::BACKWARD_DATA), training_in_place,
+         {"weights in panels from their transpose"}, {}}};  // 147 columns
     std::uint64_t seed = 880;
     for (const Case& c : cases) {
         const ConvCaseResult r = run_on_gemm1x1(c.s, c.context, ++seed);

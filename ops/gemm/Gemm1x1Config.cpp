@@ -9,6 +9,10 @@
 
 namespace netcl {
 
+double transposed_filters_max_columns(const DeviceProfile& profile) {
+    return profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
+}
+
 Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) {
     Gemm1x1Config c;
     // 6 x 16, work-groups of 8 x 2: 0.96 of the per-shape best over the 11
@@ -72,13 +76,22 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // 0.75, 0.75 / 0.57, 0.58; res3.reduce (512 -> 128 at 28x28) 0.69, 0.63 / 0.56, 0.52; N = 2 res5.reduce
     // 2.31, 2.07 / 1.60, 1.49; N = 8 res5.reduce 6.53, 6.45 / 4.92, 4.62; res5.expand 5.45, 5.58 / 4.68, 4.45;
     // res5.projection 10.9, 12.3 / 9.2, 9.5; res4.reduce 4.99, 5.01 / 4.62, 4.66; res4.expand 4.73, 4.70 /
-    // 4.53, 4.37. Inference packs once, at set_weights. Backward data keeps its own key (its filters are
-    // read transposed: above).
+    // 4.53, 4.37. Inference packs once, at set_weights. Backward data's filters (always new) are read
+    // transposed in place under the same key over few columns (transposed_filters_max_columns), each step's
+    // rows prefetched ahead where the profile says, and packed from their transpose over more: the same
+    // protocol, backward data ms packed / in place (pocl-cpu-intel's 16 steps ahead) at N = 1: res5.reduce
+    // (49 columns) 2.83, 2.31 / 1.62, 1.32; res5.expand 1.78, 2.32 / 1.63, 1.62; res5.projection 4.42, 3.27 /
+    // 4.22, 4.20; but res4.reduce (196 columns) 0.74, 0.79 / 0.85, 0.82 and res5.expand at N = 8 (392) 5.83,
+    // 5.70 / 6.51, 6.33 (a rotated copy read in place there).
     c.weights_transposed = s.weights_transposed;
-    const bool packed_once_only =
-        s.new_weights_every_run() && profile.tuned_or("gemm1x1_training_weights_in_place", 0.0) > 0.0;
-    c.pack_weights = s.weights_transposed ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0
-                                          : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0 && !packed_once_only;
+    // Transposed filters are backward data's (its stride phase, a forward problem), which only training runs.
+    const bool training_in_place = (s.new_weights_every_run() || s.weights_transposed) &&
+                                   profile.tuned_or("gemm1x1_training_weights_in_place", 0.0) > 0.0;
+    const bool few_columns = static_cast<double>(s.N * s.P() * s.Q()) <= transposed_filters_max_columns(profile);
+    c.pack_weights = s.weights_transposed
+                         ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0 &&
+                               !(training_in_place && few_columns)
+                         : profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0 && !training_in_place;
     const bool strided = s.stride_h != 1 || s.stride_w != 1;
     const std::string pack_x_key = strided ? "gemm1x1_pack_strided_max_pixels" : "gemm1x1_pack_x_max_pixels";
     const auto half_limit = profile.tuned.find(pack_x_key + "_float16");

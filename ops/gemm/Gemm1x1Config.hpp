@@ -46,5 +46,8 @@ struct Gemm1x1Config {
 };
 
 Gemm1x1Config gemm1x1_config(const ConvShapes& shapes, const DeviceProfile& profile);
+// The most columns (N x P x Q) over which the 1x1 GEMM reads a layer's filters transposed in place
+// (gemm1x1_transposed_filters_max_columns, 98 unless the profile says: Gemm1x1Implementation.cpp).
+double transposed_filters_max_columns(const DeviceProfile& profile);
 
 }  // namespace netcl

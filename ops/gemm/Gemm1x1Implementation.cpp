@@ -41,8 +41,8 @@ public:
                    std::to_string(s.groups) + " group(s) and " + std::to_string(s.P() * s.Q()) + " pixels";
         }
         if (s.pad_top || s.pad_left || s.pad_bottom || s.pad_right) return std::string("the 1x1 GEMM takes no padding");
-        if (s.weights_transposed && !config.pack_weights &&
-            profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0) {
+        if (s.weights_transposed && !config.pack_weights && profile.tuned_or("gemm1x1_pack_weights", 0.0) > 0.0 &&
+            profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) == 0.0) {
             return std::string("the 1x1 GEMM packs its weights into panels here (gemm1x1_pack_weights); transposed "
                                "filters only where gemm1x1_pack_transposed_filters says");
         }
@@ -58,7 +58,7 @@ public:
         // it is level or faster at 49 columns too; read in place with each step's rows prefetched ahead
         // (gemm1x1_prefetch_transposed_filters_steps, gemm.cl's PREFETCH_A) the filters are the faster again up
         // to 196: pocl-cpu-avx512-intel.json (item 25) has the figures. Other machines keep 98 until measured.
-        const double max_columns = profile.tuned_or("gemm1x1_transposed_filters_max_columns", 98);
+        const double max_columns = transposed_filters_max_columns(profile);
         if (config.reads_weights_transposed() &&
             static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
             return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +
