@@ -596,7 +596,7 @@ TEST_F(SelectorTest, FewColumnBackwardDataGoesToCol2imGemmAheadOfWinograd) {
         << d.str();
     // The plan's config says the filters are read in place (float32, W^T not in panels).
     EXPECT_NE(backward(1, 512, 7, 512, 3, 1, 1, intel).config.find("W read transposed in place"), std::string::npos);
-    // Forward, float16 and Zen 4's profile (no keys) never.
+    // Forward, float16 and Zen 4's profile (its keys 0) never.
     EXPECT_NE(selector.select("conv2d", shape(1, 512, 7, 7, 512, 3, 3, 1, 1), intel).variant, col2im);
     ConvShapes half = shape(1, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
     half.dtype = DataType::FLOAT16;

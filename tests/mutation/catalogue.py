@@ -1461,15 +1461,20 @@ MUTATIONS = [
          replace="    const bool few_pixels_yield = s.dtype != DataType::FLOAT16 && pixels <= threshold(profile, k::gemm1x1_max_pixels_to_yield);",
          bug="a float16 1x1 layer of at most gemm1x1_max_pixels_to_yield pixels keeps the 1x1 GEMM (res5's 7x7 "
              "layers in half 1.4-1.6x slower on an Intel Xeon)"),
-    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (an inference forward on the
+    # training_in_place profile keeps its weights in panels).
     dict(id="gemm1x1-training-in-place-always", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
          find="const bool training_in_place = (s.new_weights_every_run() || s.weights_transposed) &&",
          replace="const bool training_in_place = true &&",
          bug="the 1x1 GEMM reads its weights in place for inference too, where the profile packs them once"),
+    # Expected: test_conv_im2col, OneByOneGemmPacksItsOperandsWhereTheProfileSays (backward data over 36
+    # columns reads its filters transposed).
     dict(id="gemm1x1-training-transposed-packed", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
          find="const bool training_in_place = (s.new_weights_every_run() || s.weights_transposed) &&",
          replace="const bool training_in_place = s.new_weights_every_run() &&",
-         bug="backward data's stride phase (a forward problem) packs its filters from their transpose every step over few columns, where the profile reads them in place"),
+         bug="backward data's stride phase (a forward problem) packs its filters from their transpose every "
+             "step over few columns, where the profile reads them in place"),
+    # Expected: test_conv_im2col, OneByOneGemmRunsTallWorkGroupsWhereTheProfileSays (its expansion).
     dict(id="gemm1x1-tall-expansions", area="im2col", file="ops/gemm/Gemm1x1Config.cpp",
          find="static_cast<double>(s.C) >= min_ratio * static_cast<double>(s.K) &&",
          replace="",
