@@ -330,9 +330,9 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 5.16, 5.22, 5.35); at N = 2 (98) forward 6.91, 6.95 / 6.49, 7.76, backward data 8.29, 8.28 / 8.52,
     // 10.62; at N = 8 (392) forward 19.0, 17.0 / 17.3, 17.0; res4's (196) at N = 1 forward 1.99, 2.06 /
     // 2.38, 2.25. Inference keeps the rule at N = 1 (res5's 1.98, 1.95 / 1.86, 2.08). pocl-cpu.json: 98.
+    const auto batch_columns = static_cast<double>(s.N * s.O() * s.P() * s.Q());  // here and below
     const bool panels_carried =
-        !s.new_weights_every_run() || static_cast<double>(s.N * s.O() * s.P() * s.Q()) >=
-                                          threshold(profile, k::im2col_gemm_panels_training_min_columns);
+        !s.new_weights_every_run() || batch_columns >= threshold(profile, k::im2col_gemm_panels_training_min_columns);
     const bool few_pixels = panels_carried && static_cast<double>(s.P() * s.Q()) <=
                                                   threshold(profile, k::im2col_gemm_panels_max_pixels);
     const bool few_channels =
@@ -354,8 +354,8 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 5.78 / 4.78; the stride-2 projection (1024 -> 2048, 14x14 -> 7x7) N = 1 4.63 / 2.46 / 2.90, N = 8
     // 12.28 / 11.75 / 7.80, backward data N = 8 14.54 / 14.24 / 12.13.
     if (s.new_weights_every_run()) {
-        const auto columns = static_cast<double>(s.N * s.O() * s.P() * s.Q());
-        if (s.R * s.S > 1 && s.groups == 1 && columns <= threshold(profile, k::im2col_gemm_training_max_columns)) {
+        if (s.R * s.S > 1 && s.groups == 1 &&
+            batch_columns <= threshold(profile, k::im2col_gemm_training_max_columns)) {
             return first(std::move(offered), "im2col-gemm");
         }
         if (threshold(profile, k::gemm1x1_training_never_yields) != 0) return offered;
