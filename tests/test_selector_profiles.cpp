@@ -189,16 +189,32 @@ TEST_F(SelectorTest, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndNa
     EXPECT_FALSE(direct_rows_config(stem8, amd_avx2).stream_output) << "no streaming outside Intel's file";
     // AVX2's direct-rows tile (pocl-cpu.json), wherever a profile enables the direct rows.
     EXPECT_EQ(selector.select("conv2d", conv11, amd_avx2).variant, Variant("im2col-gemm"));
-    // Backward data of res5's 3x3 over 49 and 98 columns on col2im-gemm first on Intel's AVX2, which reads W
-    // in place there (pocl-cpu-intel's col2im_gemm_panels 0; pocl-cpu's col2im_gemm_training_max_columns
-    // 98); on Zen 3 col2im-gemm keeps its panels and the rule does not apply; over 147 columns neither.
+    // Backward data of res5's 3x3 over 49 and 98 columns on col2im-gemm first on either vendor's AVX2, which
+    // reads W in place there: on Intel always (pocl-cpu-intel's col2im_gemm_panels 0), on Zen 3 over at most
+    // 98 columns (pocl-cpu's col2im_gemm_in_place_max_columns; pocl-cpu's col2im_gemm_training_max_columns
+    // 98); over 147 columns neither. The stem's (12544 columns) keeps W^T and dy in panels on Zen 3.
     for (const std::int64_t n : {1, 2, 3}) {
         const ConvShapes res5 = shape(n, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA);
-        const Plan intel_plan = selector.select("conv2d_backward_data", res5, avx2);
-        EXPECT_EQ(intel_plan.variant == Variant("col2im-gemm"), n <= 2) << res5.str() << ": " << intel_plan.str();
-        EXPECT_NE(selector.select("conv2d_backward_data", res5, amd_avx2).variant, Variant("col2im-gemm"))
-            << res5.str();
+        for (const DeviceProfile* p : {&avx2, &amd_avx2}) {
+            const Plan plan = selector.select("conv2d_backward_data", res5, *p);
+            EXPECT_EQ(plan.variant == Variant("col2im-gemm"), n <= 2) << p->name << " " << res5.str() << ": "
+                                                                      << plan.str();
+        }
+        EXPECT_EQ(col2im_gemm_config(res5, amd_avx2).panels, n > 2) << res5.str();
     }
+    const ConvShapes stem_dx = stem.in_direction(ConvDirection::BACKWARD_DATA);
+    EXPECT_TRUE(col2im_gemm_config(stem_dx, amd_avx2).panels);
+    EXPECT_FALSE(col2im_gemm_config(stem_dx, avx2).panels);
+    EXPECT_EQ(col2im_gemm_config(shape(1, 512, 7, 7, 512, 3, 3, 1, 1).in_direction(ConvDirection::BACKWARD_DATA),
+                                 amd_avx2)
+                  .prefetch_w_steps,
+              8);
+    // A training forward's 1x1 GEMM reads its new weights in place on both vendors' AVX2; inference packs them
+    // once (pocl-cpu's gemm1x1_pack_weights).
+    ConvShapes reduce = shape(1, 2048, 7, 7, 512, 1, 1);
+    EXPECT_TRUE(gemm1x1_config(reduce, amd_avx2).pack_weights);
+    reduce.training = true;
+    for (const DeviceProfile* p : {&avx2, &amd_avx2}) EXPECT_FALSE(gemm1x1_config(reduce, *p).pack_weights) << p->name;
     for (const DeviceProfile* p : {&avx2, &amd_avx2}) {
         const GemmTile tile = direct_rows_config(stem, *p).tile;
         EXPECT_EQ(tile.mr, 6) << p->name;

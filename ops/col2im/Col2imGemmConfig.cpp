@@ -35,7 +35,15 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     // On 2 Zen 3 cores (PoCL 3.1, NETCL_KTRACE event times, an image of ResNet's stem at N = 8): the GEMM
     // W^T dy (147 x 64 x 12544) 3.4-5.0 ms with dy read in place, 1.9 on the panels plus 0.6 to pack dy (its
     // col2im gather 2.1-3.0 either way).
-    c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;
+    // Over few columns (res5's 3x3 layers: 49 of dy at N = 1) the panels are mostly the pass that packs W^T,
+    // 2.4 M floats for res5's, every step: there W is read in place (col2im_gemm_in_place_max_columns), which
+    // lets the selector's few-columns rule put backward data here (selector/VariantChoice.cpp). On the same
+    // Zen 3 (netcl-bench --net resnet50 --direction train, N = 1, one run each, ms): res5's 3x3 15.57 on the
+    // implicit GEMM, where the rule had left it, -> 5.19; its 3x3 stride 2 13.43 -> 5.61. ResNet's stem
+    // (12544 columns an image) keeps its panels, measured above.
+    const auto columns = static_cast<double>(s.N * s.P() * s.Q());
+    c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0 &&
+               columns > profile.tuned_or("col2im_gemm_in_place_max_columns", 0.0);
     if (c.panels) {
         c.edge_n = false;
         c.panel_bytes = internal::column_panel_floats(col2im_dy_source(s), c.tile.nr()) * sizeof(float);

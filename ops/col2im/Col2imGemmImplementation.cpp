@@ -23,6 +23,7 @@ public:
         std::vector<std::string> keys = gemm_tile_keys("col2im_gemm");
         keys.push_back(workspace_limit_key());  // col2im_gemm_workspace_limit_bytes
         keys.push_back("col2im_gemm_panels");
+        keys.push_back("col2im_gemm_in_place_max_columns");
         keys.push_back("col2im_gemm_prefetch_dy_rows");
         keys.push_back("col2im_gemm_prefetch_w_steps");
         return keys;

@@ -1590,9 +1590,16 @@ MUTATIONS = [
          bug="a stride-2 run ending at an input row's last element is loaded as 16-float vectors one element past it"),
     # Expected: test_conv_backward, Col2imGemmBackwardDataMatchesReference (the edge table's groups).
     dict(id="col2im-panels-grouped", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
-         find='c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
-         replace='c.panels = profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0;',
+         find='c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0 &&',
+         replace='c.panels = profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0 &&',
          bug="a grouped layer's W^T and dy are packed as one group: every group's columns from the first's"),
+    # Expected: test_selector_profiles, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndName (res5's
+    # backward data on Zen 3 in place and on col2im-gemm).
+    dict(id="col2im-in-place-columns-ignored", area="gradients", file="ops/col2im/Col2imGemmConfig.cpp",
+         find='columns > profile.tuned_or("col2im_gemm_in_place_max_columns", 0.0);',
+         replace='columns >= 0.0;',
+         bug="Zen 3 packs W^T into panels every step for res5's few columns too, and the few-columns rule leaves "
+             "its backward data on the implicit GEMM (18.2 against 4.99 ms)"),
     # Expected: test_conv_backward, GemmWeightGradientFromColumnsMatchesReference.
     dict(id="blend-transposed-block-rows-reversed", area="gradients", file="kernels_cl/gradient_sums.cl",
          find="blend_eight(beta, dw + (size_t)(r0 + b) * length + l0, row);",
