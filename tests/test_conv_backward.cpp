@@ -196,7 +196,7 @@ TEST(ConvBackward, OneByOneBackwardDataReadsTheFiltersInPlace) {
             p.tuned["gemm1x1_fold_images_min_saving"] = layout.fold_saving;
             p.tuned["gemm1x1_pack_weights"] = layout.pack_weights;
             p.tuned["gemm1x1_pack_transposed_filters"] = layout.pack_transposed;
-            // Each layout as named: pocl-cpu-intel's gemm1x1_training_weights_in_place would read packed
+            // Each layout as named: pocl-cpu's gemm1x1_training_weights_in_place would read packed
             // layouts' filters in place over these few columns (test_conv_im2col has that case).
             p.tuned["gemm1x1_training_weights_in_place"] = 0;
             p.tuned["gemm1x1_transposed_filters_max_columns"] = 1e9;

@@ -364,10 +364,16 @@ TEST_F(SelectorTest, FewPixelPanelsInTrainingOnlyOverEnoughColumnsWhereTheProfil
     EXPECT_EQ(variant(res5(1, false), pocl), "im2col-gemm");
     EXPECT_EQ(variant(res5(1, true), pocl), "implicit-gemm");  // 49 < 98
     EXPECT_EQ(variant(res5(2, true), pocl), "im2col-gemm");    // 98: the threshold itself
-    // Backward data's four stride phases (7x7 each) judged the same way.
-    EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "implicit-gemm");
-    EXPECT_EQ(variant(res5(2, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "im2col-gemm");
-    DeviceProfile without = pocl;
+    // Backward data over at most 98 columns in at most 2 images goes to col2im-gemm first on pocl-cpu
+    // (col2im_gemm_training_max_columns, W read in place there: col2im_gemm_in_place_max_columns); without
+    // that rule its four stride phases (7x7 each) are judged as the forward is.
+    EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "col2im-gemm");
+    EXPECT_EQ(variant(res5(2, false).in_direction(ConvDirection::BACKWARD_DATA), pocl), "col2im-gemm");
+    DeviceProfile phases = pocl;
+    phases.tuned[threshold_key::col2im_gemm_training_max_columns] = 0;
+    EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), phases), "implicit-gemm");
+    EXPECT_EQ(variant(res5(2, false).in_direction(ConvDirection::BACKWARD_DATA), phases), "im2col-gemm");
+    DeviceProfile without = phases;
     without.tuned[threshold_key::im2col_gemm_panels_training_min_columns] = 0;
     EXPECT_EQ(variant(res5(1, true), without), "im2col-gemm");
     EXPECT_EQ(variant(res5(1, false).in_direction(ConvDirection::BACKWARD_DATA), without), "im2col-gemm");

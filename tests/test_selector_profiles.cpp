@@ -209,6 +209,18 @@ TEST_F(SelectorTest, PoclOnIntelOfEitherIsaLayersTheVendorsFileBetweenClassAndNa
                                  amd_avx2)
                   .prefetch_w_steps,
               8);
+    // The prefetches pocl-cpu sets for AVX2 (both vendors): the Xeon's AVX-512 keeps its own values
+    // (pocl-cpu-avx512-intel), Zen 4 none (pocl-cpu-avx512, measured without them).
+    const DeviceProfile zen4 = pocl_avx512_profile();
+    for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
+             {"gemm1x1_prefetch_transposed_filters_steps", 16},
+             {"col2im_gemm_prefetch_w_steps", 8},
+             {"col2im_gemm_prefetch_dy_rows", 8}}) {
+        for (const DeviceProfile* p : {&avx2, &amd_avx2, &avx512}) {
+            EXPECT_EQ(p->tuned.at(key), value) << key << " " << p->name;
+        }
+        EXPECT_EQ(zen4.tuned.at(key), 0) << key;
+    }
     // A training forward's 1x1 GEMM reads its new weights in place on both vendors' AVX2; inference packs them
     // once (pocl-cpu's gemm1x1_pack_weights).
     ConvShapes reduce = shape(1, 2048, 7, 7, 512, 1, 1);

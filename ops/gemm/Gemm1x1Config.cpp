@@ -79,7 +79,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // 4.53, 4.37. Inference packs once, at set_weights. Backward data's filters (always new) are read
     // transposed in place under the same key over few columns (transposed_filters_max_columns), each step's
     // rows prefetched ahead where the profile says, and packed from their transpose over more: the same
-    // protocol, backward data ms packed / in place (pocl-cpu-intel's 16 steps ahead) at N = 1: res5.reduce
+    // protocol, backward data ms packed / in place (prefetched 16 steps ahead) at N = 1: res5.reduce
     // (49 columns) 2.83, 2.31 / 1.62, 1.32; res5.expand 1.78, 2.32 / 1.63, 1.62; res5.projection 4.42, 3.27 /
     // 4.22, 4.20; but res4.reduce (196 columns) 0.74, 0.79 / 0.85, 0.82 and res5.expand at N = 8 (392) 5.83,
     // 5.70 / 6.51, 6.33 (a rotated copy read in place there).
