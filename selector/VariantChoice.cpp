@@ -252,7 +252,7 @@ std::optional<std::string> few_columns_backward_data_first_on_col2im(const ConvS
         s.R != 3 || s.S != 3 || s.groups != 1) {
         return std::nullopt;
     }
-    const auto columns = static_cast<double>(s.N * s.P() * s.Q());
+    const auto columns = static_cast<double>(s.output_pixels());
     const double max_columns = threshold(profile, k::col2im_gemm_training_max_columns);
     const double max_images = threshold(profile, k::col2im_gemm_training_max_images);
     if (columns > max_columns || static_cast<double>(s.N) > max_images) return std::nullopt;
@@ -330,7 +330,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 5.16, 5.22, 5.35); at N = 2 (98) forward 6.91, 6.95 / 6.49, 7.76, backward data 8.29, 8.28 / 8.52,
     // 10.62; at N = 8 (392) forward 19.0, 17.0 / 17.3, 17.0; res4's (196) at N = 1 forward 1.99, 2.06 /
     // 2.38, 2.25. Inference keeps the rule at N = 1 (res5's 1.98, 1.95 / 1.86, 2.08). pocl-cpu.json: 98.
-    const auto batch_columns = static_cast<double>(s.N * s.O() * s.P() * s.Q());  // here and below
+    const auto batch_columns = static_cast<double>(s.output_pixels());  // here and below
     const bool panels_carried =
         !s.new_weights_every_run() || batch_columns >= threshold(profile, k::im2col_gemm_panels_training_min_columns);
     const bool few_pixels = panels_carried && static_cast<double>(s.P() * s.Q()) <=

@@ -41,7 +41,7 @@ Col2imGemmConfig col2im_gemm_config(const ConvShapes& s, const DeviceProfile& pr
     // Zen 3 (netcl-bench --net resnet50 --direction train, N = 1, one run each, ms): res5's 3x3 15.57 on the
     // implicit GEMM, where the rule had left it, -> 5.19; its 3x3 stride 2 13.43 -> 5.61. ResNet's stem
     // (12544 columns an image) keeps its panels, measured above.
-    const auto columns = static_cast<double>(s.N * s.P() * s.Q());
+    const auto columns = static_cast<double>(s.output_pixels());
     c.panels = s.groups == 1 && profile.tuned_or("col2im_gemm_panels", 0.0) != 0.0 &&
                columns > profile.tuned_or("col2im_gemm_in_place_max_columns", 0.0);
     if (c.panels) {

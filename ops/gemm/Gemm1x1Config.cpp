@@ -87,7 +87,7 @@ Gemm1x1Config gemm1x1_config(const ConvShapes& s, const DeviceProfile& profile) 
     // Transposed filters are backward data's (its stride phase, a forward problem), which only training runs.
     const bool training_in_place = (s.new_weights_every_run() || s.weights_transposed) &&
                                    profile.tuned_or("gemm1x1_training_weights_in_place", 0.0) > 0.0;
-    const bool few_columns = static_cast<double>(s.N * s.P() * s.Q()) <= transposed_filters_max_columns(profile);
+    const bool few_columns = static_cast<double>(s.output_pixels()) <= transposed_filters_max_columns(profile);
     c.pack_weights = s.weights_transposed
                          ? profile.tuned_or("gemm1x1_pack_transposed_filters", 0.0) > 0.0 &&
                                !(training_in_place && few_columns)

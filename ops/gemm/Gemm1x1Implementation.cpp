@@ -60,10 +60,10 @@ public:
         // to 196: pocl-cpu-avx512-intel.json (item 25) has the figures. Other machines keep 98 until measured.
         const double max_columns = transposed_filters_max_columns(profile);
         if (config.reads_weights_transposed() &&
-            static_cast<double>(s.N * s.P() * s.Q()) > max_columns) {
+            static_cast<double>(s.output_pixels()) > max_columns) {
             return "the 1x1 GEMM reads transposed filters over at most gemm1x1_transposed_filters_max_columns " +
                    std::to_string(static_cast<std::int64_t>(max_columns)) + " columns (N x P x Q); this layer has " +
-                   std::to_string(s.N * s.P() * s.Q());
+                   std::to_string(s.output_pixels());
         }
         return std::nullopt;  // dilation does not matter to a 1x1 filter
     }

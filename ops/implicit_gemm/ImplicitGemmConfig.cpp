@@ -43,7 +43,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
     // it in): at N = 8 the wide tile reads each panel for 49 tiles of 8 and
     // ran res5.3x3 at 6.3 against 9.9 ms, res5.expand 2.4 against 4.5 (AVX-512
     // profile, Zen 5); at N = 2 the two were within the noise.
-    if (!thin && s.N * s.O() * s.P() * s.Q() <= 64) {
+    if (!thin && s.output_pixels() <= 64) {
         c.tile = gemm_tile(profile, "implicit_gemm_few_pixels", GemmTile{4, 2, 8, {1, 16}});
     }
     // A channel panel's weights past implicit_gemm_blocked_min_panel_bytes
@@ -68,7 +68,7 @@ ImplicitGemmConfig implicit_gemm_config(const ConvShapes& s, const DeviceProfile
                         std::to_string(wg1) + " are not a blocked implicit GEMM; expected tiles 2..16, channels >= 1 "
                         "and a work-group >= 1 (tiles 1: off)");
         }
-        const std::int64_t tiles = (s.N * s.O() * s.P() * s.Q() + c.tile.mr - 1) / c.tile.mr;
+        const std::int64_t tiles = (s.output_pixels() + c.tile.mr - 1) / c.tile.mr;
         const std::int64_t items = (s.K / s.groups + c.tile.nr() - 1) / c.tile.nr() *
                                    ((tiles + static_cast<std::int64_t>(blocked_tiles) - 1) /
                                     static_cast<std::int64_t>(blocked_tiles));

@@ -68,6 +68,9 @@ struct ConvShapes {
     std::int64_t O() const;  // output depth (1 at rank 2)
     std::int64_t input_numel() const { return N * C * D * H * W; }
     std::int64_t output_numel() const { return N * K * O() * P() * Q(); }
+    // N·O·P·Q: the output's pixels over the batch, the columns of every GEMM
+    // the implementations run and the terms of each weight's gradient.
+    std::int64_t output_pixels() const { return N * O() * P() * Q(); }
     std::int64_t weight_numel() const { return K * (C / groups) * T * R * S; }
     // The tensors' shapes at this rank: N x C x H x W (N x C x D x H x W),
     // N x K x P x Q (N x K x O x P x Q), K x C/groups x R x S (x T before R).

@@ -73,7 +73,7 @@ bool takes_columns(const ConvShapes& s, const DeviceProfile& profile, const Gemm
     }
     const double min_saving = profile.tuned_or("wgrad_gemm_dy_copy_min_saving", 0.0);
     if (!short_patches && columns_in_place(s) && min_saving > 0.0 &&
-        static_cast<double>(s.N * s.P() * s.Q() * (s.C - s.K)) <
+        static_cast<double>(s.output_pixels() * (s.C - s.K)) <
             min_saving * static_cast<double>(s.K * s.C / s.groups)) {
         return false;
     }

@@ -81,7 +81,7 @@ ReferenceCheck::ReferenceCheck(const ConvShapes& s, const std::vector<float>& x,
             break;
         case ConvDirection::BACKWARD_WEIGHTS:
             total_ = static_cast<std::size_t>(s.weight_numel() + (s.bias ? s.K : 0));
-            per_element = static_cast<double>(s.N * s.O() * s.P() * s.Q());
+            per_element = static_cast<double>(s.output_pixels());
             what_ = s.bias ? "dw and db elements" : "dw elements";
             break;
     }
