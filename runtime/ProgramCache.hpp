@@ -43,6 +43,9 @@ public:
     std::string disk_path(const std::string& source, const std::string& options) const;
 
     static std::uint64_t hash(const std::string& text);
+    // The same hash over `size` bytes, continued from `seed` (a hash so far): a
+    // key and a binary hashed as one text without copying them into one.
+    static std::uint64_t hash(const unsigned char* bytes, std::size_t size, std::uint64_t seed);
 
 private:
     cl::Program build(const std::string& label, const std::string& source, const std::string& options);
