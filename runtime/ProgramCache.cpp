@@ -161,16 +161,19 @@ std::string unpack(const std::vector<unsigned char>& bytes, const std::string& k
 
 bool ProgramCache::load_binary(const std::string& path, const std::string& key, const std::string& label,
                                const std::string& options, cl::Program& out) {
+    std::error_code type_error;
+    const bool regular = std::filesystem::is_regular_file(path, type_error);
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) return false;
     const auto start = std::chrono::steady_clock::now();
-    // One read of the whole file, and the binary handed on without a copy: PoCL's binaries are 100 KB-1 MB,
-    // and a process loads every program it runs from here. Read a byte at a time through istreambuf_iterator
-    // and copied three times on the way, loading took 12 % of test_reliability_faults' samples under ASan
-    // (perf, Zen 3; that test loads a layer's programs again for every call site it fails) and none now,
-    // though the test's wall time moved within its noise (15.2 -> 15.9 s on one variant): page faults of
-    // PoCL's own program loading dominate it.
-    const std::streamoff size = file.tellg();
+    // One read of the whole file, and the binary handed on in the same buffer (its header moved off the
+    // front, no new allocation): PoCL's binaries are 100 KB-1 MB, and a process loads every program it runs
+    // from here. Read a byte at a time through istreambuf_iterator and copied three times on the way, loading
+    // took 12 % of test_reliability_faults' samples under ASan (perf, Zen 3; that test loads a layer's
+    // programs again for every call site it fails) and none now, though the test's wall time moved within
+    // its noise (15.2 -> 15.9 s on one variant): page faults of PoCL's own program loading dominate it.
+    // Anything but a regular file (a directory opens, and its "end" is no size) reads as empty: corrupt below.
+    const std::streamoff size = regular ? static_cast<std::streamoff>(file.tellg()) : 0;
     std::vector<unsigned char> bytes(size > 0 ? static_cast<std::size_t>(size) : 0);
     file.seekg(0);
     file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

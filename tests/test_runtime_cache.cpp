@@ -183,6 +183,34 @@ TEST_F(ProgramCacheTest, ATruncatedFileIsDeletedAndRebuilt) {
     expect_program_works(ctx, program);
 }
 
+// An empty file and a directory where the entry's file belongs: each reads as a corrupt entry, is removed
+// and the program built and stored again (the load takes its size from the open file, and a directory
+// opens too: its "end" is no size).
+TEST_F(ProgramCacheTest, AnEmptyFileOrADirectoryInTheEntrysPlaceIsRemovedAndRebuilt) {
+    for (const bool directory : {false, true}) {
+        const std::string source = fresh_source(unique_nonce());
+        std::string path;
+        {
+            auto ctx = Context::create();
+            path = ctx->programs().disk_path(source, "");
+        }
+        fs::create_directories(fs::path(path).parent_path());
+        if (directory) {
+            fs::create_directory(path);
+        } else {
+            std::ofstream(path, std::ios::binary).close();
+        }
+        auto ctx = Context::create();
+        const auto base = ctx->programs().stats();
+        const auto program = ctx->programs().get_source("scale", source);
+        const auto stats = since(ctx->programs().stats(), base);
+        EXPECT_EQ(stats.corrupt_files, 1u) << (directory ? "directory" : "empty file");
+        EXPECT_EQ(stats.builds, 1u) << (directory ? "directory" : "empty file");
+        EXPECT_TRUE(fs::is_regular_file(path)) << "the rebuilt binary is stored in its place";
+        expect_program_works(ctx, program);
+    }
+}
+
 TEST_F(ProgramCacheTest, ABuildFailureCarriesTheLog) {
     auto ctx = Context::create();
     try {
