@@ -70,7 +70,7 @@ inline constexpr const char* gemm1x1_max_channels = "gemm1x1_max_channels";
 inline constexpr const char* gemm1x1_min_pixels_to_yield = "gemm1x1_min_pixels_to_yield";
 inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_to_yield";
 // P*Q at most (one group, a filter larger than 1x1): im2col-gemm first, its
-// columns and weights in panels (ops/im2col/Im2colGemmConv.hpp; 0: never).
+// columns and weights in panels (ops/im2col/Im2colGemmConfig.hpp; 0: never).
 inline constexpr const char* im2col_gemm_panels_max_pixels = "im2col_gemm_panels_max_pixels";
 // N*O*P*Q at least for that rule where the weights are new every run (a training forward, backward
 // data): its weights' panels are packed again every step (0: any number of columns).

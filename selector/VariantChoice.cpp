@@ -5,6 +5,7 @@
 
 #include "ops/Implementations.hpp"
 #include "ops/col2im/Col2imGemmConfig.hpp"
+#include "ops/im2col/Im2colGemmConfig.hpp"
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
 #include "ops/winograd_wgrad/WinogradWgradConfig.hpp"
@@ -305,7 +306,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     }
     // A filter larger than 1x1 over few pixels an image (one group) goes to im2col-gemm first where the
     // profile says so: there its columns are the GEMM's B panels across the images, and its weights packed
-    // panels of MR rows (ops/im2col/Im2colGemmConv.hpp), one GEMM over every image's pixels, where the
+    // panels of MR rows (ops/im2col/Im2colGemmConfig.hpp), one GEMM over every image's pixels, where the
     // implicit GEMM's tiles read taps a row apart and store scalar outputs P*Q apart. On 2 Zen 3 cores
     // (netcl-bench --repeat 3, one interleaved run, ms, the implicit GEMM / im2col-gemm in panels / oneDNN
     // 2.6.3's jit:avx2) at N = 8: res5's 3x3 stride 2 (14x14 -> 7x7, C = K = 512) 46.8 / 17.0 / 18.6, res4's
@@ -330,9 +331,13 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     // 5.16, 5.22, 5.35); at N = 2 (98) forward 6.91, 6.95 / 6.49, 7.76, backward data 8.29, 8.28 / 8.52,
     // 10.62; at N = 8 (392) forward 19.0, 17.0 / 17.3, 17.0; res4's (196) at N = 1 forward 1.99, 2.06 /
     // 2.38, 2.25. Inference keeps the rule at N = 1 (res5's 1.98, 1.95 / 1.86, 2.08). pocl-cpu.json: 98.
+    // A training forward whose weights im2col-gemm reads where they lie (im2col_gemm_training_weights_in_place,
+    // ops/im2col/Im2colGemmConfig.cpp has the measurement) packs no weights, so nothing is left to carry.
     const auto batch_columns = static_cast<double>(s.output_pixels());  // here and below
     const bool panels_carried =
-        !s.new_weights_every_run() || batch_columns >= threshold(profile, k::im2col_gemm_panels_training_min_columns);
+        !s.new_weights_every_run() ||
+        (s.direction == ConvDirection::FORWARD && im2col_gemm_config(s, profile).weights_in_place) ||
+        batch_columns >= threshold(profile, k::im2col_gemm_panels_training_min_columns);
     const bool few_pixels = panels_carried && static_cast<double>(s.P() * s.Q()) <=
                                                   threshold(profile, k::im2col_gemm_panels_max_pixels);
     const bool few_channels =

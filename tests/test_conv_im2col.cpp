@@ -620,14 +620,23 @@ TEST(ConvIm2col, GemmEngineStreamsLargeOutputsPastTheCaches) {
 // dilated, K off MR (and under it), N = 5 images in passes of one, two and
 // all five (the last pass short), a bias and the output stage, half; a
 // group, or an image past the profile's pixels, keeps the row-major columns.
+// A training forward reads the weights where they lie, row-major beside the
+// panels of columns, where im2col_gemm_training_weights_in_place says (the
+// same edges, the stem's reduction of 147 an odd row stride); float16 and
+// inference still pack them.
 TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
-    const auto panels_for = [](double pixels, double pass_bytes, double channels = 0) {
+    const auto panels_for = [](double pixels, double pass_bytes, double channels = 0, double in_place = 0) {
         return context_planned_as_avx2([=](DeviceProfile& p) {
             p.tuned["im2col_gemm_panels_max_pixels"] = pixels;
             p.tuned["im2col_pass_bytes"] = pass_bytes;
             p.tuned["im2col_gemm_panels_max_channels"] = channels;
             p.tuned["im2col_gemm_max_reduction"] = 32;
+            p.tuned["im2col_gemm_training_weights_in_place"] = in_place;
         });
+    };
+    const auto training = [](ConvShapes s) {
+        s.training = true;
+        return s;
     };
     ConvShapes strided;  // 5 images of 4x3 outputs
     strided.N = 5, strided.C = 7, strided.H = 9, strided.W = 6, strided.K = 13, strided.R = 3, strided.S = 2;
@@ -652,7 +661,9 @@ TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
     const std::size_t image_bytes = 7 * 3 * 2 * 16 * sizeof(float);  // one image's 12 columns: one panel
     const auto every_pass = panels_for(20, 64 << 20), one_image = panels_for(20, image_bytes),
                two_images = panels_for(20, 2 * image_bytes + 1), too_few = panels_for(11, 64 << 20),
-               few_channels_one_image = panels_for(0, 3 * 49 * 160 * sizeof(float), 3);
+               few_channels_one_image = panels_for(0, 3 * 49 * 160 * sizeof(float), 3),
+               in_place_two_images = panels_for(20, 2 * image_bytes + 1, 0, 1),
+               in_place_few_channels = panels_for(0, 3 * 49 * 160 * sizeof(float), 3, 1);
     struct Case {
         ConvShapes s;
         std::shared_ptr<Context> context;
@@ -670,7 +681,13 @@ TEST(ConvIm2col, Im2colGemmPacksPanelsWhereTheProfileSays) {
         {stem_half, few_channels_one_image, "columns and weights in panels"},
         {rows, panels_for(90, 64 << 20), "3 image(s) per pass, columns and weights in panels"},
         {rows, panels_for(0, 64 << 20, 3), "image(s) per pass, workspace"},  // 18 steps: a short reduction's rows
-        {strided, too_few, "image(s) per pass, workspace"}};
+        {strided, too_few, "image(s) per pass, workspace"},
+        {training(strided), in_place_two_images, "2 image(s) per pass, columns in panels, weights read in place"},
+        {training(dilated), in_place_two_images, "columns in panels, weights read in place"},
+        {training(stem), in_place_few_channels, "1 image(s) per pass, columns in panels, weights read in place"},
+        {training(half), in_place_two_images, "columns and weights in panels"},
+        {strided, in_place_two_images, "2 image(s) per pass, columns and weights in panels"},
+        {training(strided), two_images, "2 image(s) per pass, columns and weights in panels"}};
     std::uint64_t seed = 940;
     for (const Case& c : cases) {
         ConvCaseOptions options;

@@ -10,6 +10,7 @@
 #include "ops/Implementations.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
+#include "ops/im2col/Im2colGemmConfig.hpp"
 #include "netcl/Error.hpp"
 #include "selector/BuiltinRules.hpp"
 #include "selector/VariantChoice.hpp"
@@ -345,7 +346,9 @@ TEST_F(SelectorTest, FewPixelFiltersGoToIm2colGemmPanelsWhereTheProfileSays) {
 // are new every run (a training forward, backward data's stride phases) the
 // few-pixel rule above takes a layer only from that many columns in the
 // batch (N x P x Q), since its weight panels are packed again every step;
-// below, the implicit GEMM. Inference keeps the rule at any batch, and a
+// below, the implicit GEMM. Not a training forward whose weights im2col-gemm
+// reads in place (im2col_gemm_training_weights_in_place, pocl-cpu: 1; float32
+// only): no pack to carry. Inference keeps the rule at any batch, and a
 // profile without the key changes nothing.
 TEST_F(SelectorTest, FewPixelPanelsInTrainingOnlyOverEnoughColumnsWhereTheProfileSays) {
     KernelSelector selector;
@@ -362,8 +365,18 @@ TEST_F(SelectorTest, FewPixelPanelsInTrainingOnlyOverEnoughColumnsWhereTheProfil
         return plan.variant.id;
     };
     EXPECT_EQ(variant(res5(1, false), pocl), "im2col-gemm");
-    EXPECT_EQ(variant(res5(1, true), pocl), "implicit-gemm");  // 49 < 98
-    EXPECT_EQ(variant(res5(2, true), pocl), "im2col-gemm");    // 98: the threshold itself
+    EXPECT_EQ(pocl.tuned.at("im2col_gemm_training_weights_in_place"), 1);
+    EXPECT_EQ(variant(res5(1, true), pocl), "im2col-gemm");  // 49 columns, the weights read in place
+    EXPECT_TRUE(im2col_gemm_config(res5(1, true), pocl).weights_in_place);
+    EXPECT_FALSE(im2col_gemm_config(res5(1, false), pocl).weights_in_place);  // inference packs them once
+    ConvShapes half = res5(1, true);
+    half.dtype = DataType::FLOAT16;  // its weights widened into float32 panels: the pack is that copy
+    EXPECT_FALSE(im2col_gemm_config(half, pocl).weights_in_place);
+    EXPECT_EQ(variant(half, pocl), "implicit-gemm");
+    DeviceProfile packed = pocl;
+    packed.tuned["im2col_gemm_training_weights_in_place"] = 0;
+    EXPECT_EQ(variant(res5(1, true), packed), "implicit-gemm");  // 49 < 98
+    EXPECT_EQ(variant(res5(2, true), packed), "im2col-gemm");    // 98: the threshold itself
     // Backward data over at most 98 columns in at most 2 images goes to col2im-gemm first on pocl-cpu
     // (col2im_gemm_training_max_columns, W read in place there: col2im_gemm_in_place_max_columns); without
     // that rule its four stride phases (7x7 each) are judged as the forward is.
@@ -526,13 +539,13 @@ TEST_F(SelectorTest, TrainingPassesOverPlansThatRebuildTheWeightsOnFewColumns) {
         return s;
     };
     EXPECT_EQ(plan(training(res5_n(2)), intel).variant, Variant("im2col-gemm"));  // 32 tiles, 98 columns
-    // pocl-cpu (AVX2) passes over Winograd below 48 F(2x2) tiles too, to the implicit GEMM (its
-    // im2col-gemm packs the weights into panels every step: the previous test); Zen 4 (pocl-cpu-avx512) keeps
-    // Winograd, measured without the key.
+    // pocl-cpu (AVX2) passes over Winograd below 48 F(2x2) tiles too, to im2col-gemm's few-pixel panels,
+    // the weights read in place (the previous test); Zen 4 (pocl-cpu-avx512) keeps Winograd, measured without
+    // the key.
     const DeviceProfile avx2 = load_profile("pocl-cpu");
     EXPECT_EQ(avx2.tuned.at(threshold_key::winograd_training_min_tiles), 48);
     EXPECT_EQ(plan(res5, avx2).kernel, Kernel::CONV2D_WINOGRAD);
-    EXPECT_EQ(plan(training(res5), avx2).variant, Variant("implicit-gemm")) << plan(training(res5), avx2).str();
+    EXPECT_EQ(plan(training(res5), avx2).variant, Variant("im2col-gemm")) << plan(training(res5), avx2).str();
     EXPECT_EQ(plan(training(res5_n(3)), avx2).kernel, Kernel::CONV2D_WINOGRAD);  // 48 tiles
     EXPECT_EQ(plan(training(res5), pocl_avx512_profile()).kernel, Kernel::CONV2D_WINOGRAD);
     EXPECT_EQ(plan(training(res5_n(3)), intel).kernel, Kernel::CONV2D_WINOGRAD);  // 48: the threshold itself

@@ -77,7 +77,7 @@ public:
     }
     std::vector<std::string> profile_keys() const override {
         std::vector<std::string> keys = {"im2col_workspace_limit_bytes", "im2col_pass_bytes", "im2col_rows", "im2col_gemm_enabled",
-                                         "stream_output_min_bytes"};
+                                         "stream_output_min_bytes", "im2col_gemm_training_weights_in_place"};
         for (auto& key : gemm_tile_keys("im2col_gemm")) keys.push_back(key);
         return keys;
     }
