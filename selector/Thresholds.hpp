@@ -73,7 +73,8 @@ inline constexpr const char* gemm1x1_max_pixels_to_yield = "gemm1x1_max_pixels_t
 // columns and weights in panels (ops/im2col/Im2colGemmConfig.hpp; 0: never).
 inline constexpr const char* im2col_gemm_panels_max_pixels = "im2col_gemm_panels_max_pixels";
 // N*O*P*Q at least for that rule where the weights are new every run (a training forward, backward
-// data): its weights' panels are packed again every step (0: any number of columns).
+// data): its weights' panels are packed again every step (0: any number of columns). Not a float32
+// training forward whose weights im2col-gemm reads in place (im2col_gemm_training_weights_in_place).
 inline constexpr const char* im2col_gemm_panels_training_min_columns = "im2col_gemm_panels_training_min_columns";
 // C/groups at most (forward, one group, a filter larger than 1x1, a
 // reduction longer than im2col_gemm_max_reduction): the same, over any

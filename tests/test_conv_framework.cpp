@@ -487,6 +487,47 @@ TEST(FrameworkPathQueues, BorrowedWeightsAreReadInPlaceEveryStep) {
     }
 }
 
+// A training forward on im2col-gemm's panels reads the caller's borrowed
+// weights where they lie (im2col_gemm_training_weights_in_place): a view 12
+// bytes into the caller's buffer, new values every step, no copy and no pack;
+// the buffer's floats before the view are NaN, so a read that ignored the
+// offset would show.
+TEST(FrameworkPathQueues, BorrowedWeightsAtAnOffsetAreReadInPlaceByATrainingForward) {
+    FrameworkDevice fw;
+    auto ctx = test::with_every_implementation(Context::wrap(fw.context, fw.device, fw.queue));
+    DeviceProfile profile = ctx->profile();
+    profile.tuned["im2col_gemm_panels_max_pixels"] = 196;
+    profile.tuned["im2col_gemm_training_weights_in_place"] = 1;
+    ctx->set_profile(profile);
+    const WeightsCase c{Variant("im2col-gemm"), Kernel::IM2COL, 3, 2};  // 5x4 outputs, bias
+    const ConvShapes s = c.shapes();
+    Conv2d conv(ctx, c.options());
+    conv.set_training(true);
+    const auto x = random_uniform(static_cast<std::size_t>(s.input_numel()), 7100);
+    const Tensor xt = Tensor::from_host(ctx, x, {s.N, s.C, s.H, s.W});
+    const std::size_t lead = 3, w_floats = static_cast<std::size_t>(s.weight_numel());
+    cl_mem buffer = fw.buffer((lead + w_floats + static_cast<std::size_t>(s.K)) * sizeof(float));
+    fw.write(buffer, 0, std::vector<float>(lead, std::numeric_limits<float>::quiet_NaN()));
+    const Tensor wt = Tensor::view(ctx, buffer, lead * sizeof(float), {s.K, s.C, s.R, s.S});
+    const Tensor bt = Tensor::view(ctx, buffer, (lead + w_floats) * sizeof(float), {s.K});
+    for (int step = 0; step < 2; ++step) {
+        const auto w = random_uniform(w_floats, 7200 + static_cast<std::uint64_t>(step));
+        const auto b = random_uniform(static_cast<std::size_t>(s.K), 7300 + static_cast<std::uint64_t>(step));
+        fw.write(buffer, lead, w);
+        fw.write(buffer, lead + w_floats, b);
+        const std::size_t copies = test::copy_wait_lists().size();
+        conv.borrow_weights(wt, &bt);
+        Tensor y = Tensor::empty(ctx, {s.N, s.K, s.P(), s.Q()});
+        y.fill(std::numeric_limits<float>::quiet_NaN());
+        const cl::Event done = conv.forward(xt, y);
+        EXPECT_EQ(test::copy_wait_lists().size(), copies) << "step " << step << ": the weights were copied";
+        EXPECT_NE(conv.last_plan().config.find("weights read in place"), std::string::npos) << conv.last_plan().str();
+        expect_matches(y.to_host({done}), reference_conv(s, x, w, b), conv_tolerance(s),
+                       "im2col-gemm, weights in place, step " + std::to_string(step));
+    }
+    clReleaseMemObject(buffer);
+}
+
 TEST(FrameworkPathErrors, WrapAndViewRefuseWhatTheyCannotUse) {
     FrameworkDevice fw, other;
     const auto expect_error = [](const std::function<void()>& f, const std::string& fragment) {

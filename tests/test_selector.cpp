@@ -8,9 +8,9 @@
 
 #include "ops/winograd/WinogradVariants.hpp"
 #include "ops/Implementations.hpp"
+#include "ops/im2col/Im2colGemmConfig.hpp"
 #include "ops/winograd/WinogradConfig.hpp"
 #include "ops/winograd_gemm/WinogradGemmConfig.hpp"
-#include "ops/im2col/Im2colGemmConfig.hpp"
 #include "netcl/Error.hpp"
 #include "selector/BuiltinRules.hpp"
 #include "selector/VariantChoice.hpp"

@@ -5,7 +5,6 @@
 #include "ops/im2col/ColumnExpansion.hpp"
 #include "ops/gemm/PanelGemm.hpp"
 #include "ops/internal/KernelLaunch.hpp"
-#include "ops/internal/OutputStage.hpp"
 #include "ops/internal/Panels.hpp"
 #include "ops/internal/Widen.hpp"
 #include "netcl/Error.hpp"

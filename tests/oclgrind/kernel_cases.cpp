@@ -315,7 +315,8 @@ TEST(OclgrindNoUninitialized, GemmOneByOneBackwardDataPanelsFromTheFilters) {
 // GEMM's weights in panels (5 rows under MR) and x across 3 images of 3x3
 // (27 columns: two panels, crossing image ends, the last padded), a strided
 // 1x1 layer gathered so, and im2col-gemm's columns in panels (3x3 stride 2,
-// asymmetric pads, bias, float16). Without --uninitialized, for the reason
+// asymmetric pads, bias, float16; in a training forward beside the weights
+// read in place). Without --uninitialized, for the reason
 // given at GemmEngine below: oclgrind reports the fma of the packed weights'
 // broadcasts as depending on uninitialised values, the pack having written
 // every one (every output matches the reference).
@@ -327,6 +328,7 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
         profile.tuned["im2col_gemm_panels_max_pixels"] = 16;
         profile.tuned["im2col_gemm_panels_max_channels"] = 4;
         profile.tuned["im2col_gemm_max_reduction"] = 32;
+        profile.tuned["im2col_gemm_training_weights_in_place"] = 1;
     });
     auto pointwise = shape(3, 4, 3, 3, 5, 1, 0, true);
     auto strided = shape(2, 3, 5, 4, 7, 1, 0, false);  // 3x2 outputs
@@ -345,9 +347,16 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
     // 2x12 outputs: runs of 12, whole eights as vectors and the last 4 a pixel at a time.
     auto tail = shape(1, 4, 5, 25, 4, 3, 0, false);
     tail.stride_h = tail.stride_w = 2;
+    // A training forward: the weights read row-major in place beside the panels of columns
+    // (im2col_gemm_training_weights_in_place), K = 7 (a shifted-back row tile) and K = 4 (under MR: rows clamped).
+    auto three_trained = three;
+    three_trained.training = true;
+    auto few_filters_trained = three_trained;
+    few_filters_trained.K = 4;
     const std::vector<std::pair<ConvShapes, const char*>> cases = {
         {pointwise, "gemm-1x1"},  {strided, "gemm-1x1"},      {three, "im2col-gemm"}, {three_half, "im2col-gemm"},
-        {rows, "im2col-gemm"},    {rows_half, "im2col-gemm"},     {tail, "im2col-gemm"}};
+        {rows, "im2col-gemm"},    {rows_half, "im2col-gemm"},     {tail, "im2col-gemm"},
+        {three_trained, "im2col-gemm"}, {few_filters_trained, "im2col-gemm"}};
     std::uint64_t seed = 40;
     for (const auto& [s, id] : cases) {
         test::ConvCaseOptions options;
@@ -358,6 +367,8 @@ TEST(OclgrindNoUninitialized, PackedPanels) {
         const auto result = test::run_conv_case(s, options);
         EXPECT_TRUE(result.passed()) << test::describe(s, result);
         EXPECT_NE(result.plan.config.find("panels"), std::string::npos) << s.str() << ": " << result.plan.config;
+        EXPECT_EQ(result.plan.config.find("weights read in place") != std::string::npos, s.training)
+            << s.str() << ": " << result.plan.config;
     }
 }
 
