@@ -336,7 +336,7 @@ std::vector<Variant> ranked_im2col(std::vector<Variant> offered, const ConvShape
     const auto batch_columns = static_cast<double>(s.output_pixels());  // here and below
     const bool panels_carried =
         !s.new_weights_every_run() ||
-        (s.direction == ConvDirection::FORWARD && im2col_gemm_config(s, profile).weights_in_place) ||
+        im2col_gemm_config(s, profile).weights_in_place ||
         batch_columns >= threshold(profile, k::im2col_gemm_panels_training_min_columns);
     const bool few_pixels = panels_carried && static_cast<double>(s.P() * s.Q()) <=
                                                   threshold(profile, k::im2col_gemm_panels_max_pixels);

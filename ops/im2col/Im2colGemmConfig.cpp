@@ -38,7 +38,10 @@ Im2colGemmConfig im2col_gemm_config(const ConvShapes& s, const DeviceProfile& pr
         // res4's at N = 1 0.67-0.73x / 1.04-1.07x; res5's 3x3 at N = 2 0.76-0.92x / 1.13-1.18x; the stem
         // level. float32 only: a float16 layer's weights need a float32 copy every step anyway, and the pack
         // is that copy.
-        c.weights_in_place = s.dtype == DataType::FLOAT32 && s.new_weights_every_run() &&
+        // A forward problem's only: backward data reaches this config as its stride phases, whose rotated
+        // filters are netcl's own copy, packed as they are made.
+        c.weights_in_place = s.direction == ConvDirection::FORWARD && s.dtype == DataType::FLOAT32 &&
+                             s.new_weights_every_run() &&
                              profile.tuned_or("im2col_gemm_training_weights_in_place", 0.0) > 0.0;
         c.images_per_pass = internal::panel_gemm_images_per_pass(
             s, c.tile, std::min(im2col_pass_bytes(profile), im2col_workspace_limit(profile)));
@@ -55,7 +58,7 @@ std::size_t Im2colGemmConfig::workspace_bytes(const ConvShapes& s) const {
 }
 
 std::size_t Im2colGemmConfig::weight_floats(const ConvShapes& s) const {
-    if (panels && !weights_in_place) return internal::row_panel_floats(1, s.K, s.C * s.R * s.S, tile.mr);
+    if (packs_weights()) return internal::row_panel_floats(1, s.K, s.C * s.R * s.S, tile.mr);
     return layout.dtype == DataType::FLOAT16 ? static_cast<std::size_t>(s.weight_numel()) : 0;
 }
 
@@ -68,7 +71,7 @@ ProgramSpec Im2colGemmConfig::gemm_program() const {
     const DataType type = layout.dtype;
     return netcl::gemm_program(tile, edge_m, edge_n, bias, 0, false, false, post_ops,
                                {DataType::FLOAT32, layout.direct ? type : DataType::FLOAT32, type},
-                               {panels && !weights_in_place, panels, false, 0, false, false, stream_output});
+                               {packs_weights(), panels, false, 0, false, false, stream_output});
 }
 
 std::string Im2colGemmConfig::str() const {

@@ -32,6 +32,8 @@ struct Im2colGemmConfig {
     // row-major, not packed into panels every step (im2col_gemm_training_weights_in_place; Im2colGemmConfig.cpp
     // has the measurement).
     bool weights_in_place = false;
+    // The weights packed into panels of MR rows at set_weights (gemm.cl's A_PANEL).
+    bool packs_weights() const { return panels && !weights_in_place; }
     std::int64_t images_per_pass = 1;  // the layout's, or the panels' (the same pass target)
     bool stream_output = false;  // y's whole vectors stored past the caches (a launch's y, stream_output_min_bytes)
 

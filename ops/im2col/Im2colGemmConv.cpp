@@ -22,7 +22,7 @@ Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShape
     if (config_.panels) {
         const ProgramSpec panels = internal::panels_program(shapes_.dtype);
         const cl::Program program = context_->programs().get_source(panels.label, panels.source, panels.options);
-        if (!config_.weights_in_place) pack_weights_ = internal::make_kernel(program, internal::kPackRowPanels);
+        if (config_.packs_weights()) pack_weights_ = internal::make_kernel(program, internal::kPackRowPanels);
         pack_columns_ = internal::make_kernel(program, internal::kPackColumnPanels);
     } else {
         for (const ProgramSpec& spec : im2col_programs(config_.layout, /*bias=*/false)) {
@@ -42,7 +42,7 @@ Im2colGemmConv::Im2colGemmConv(std::shared_ptr<Context> context, const ConvShape
 void Im2colGemmConv::set_weights(const Tensor& weights, const Tensor* bias, internal::EventChain& chain) {
     internal::check_weights(kName, shapes_, weights, bias);
     const ConvShapes& s = shapes_;
-    if (config_.panels && !config_.weights_in_place) {
+    if (config_.packs_weights()) {
         weights_ = internal::packed_row_panels(context_, pack_weights_, weights, 1, s.K, s.C * s.R * s.S,
                                                config_.tile.mr, chain);
     } else {

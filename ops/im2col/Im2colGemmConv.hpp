@@ -38,7 +38,7 @@ private:
     Im2colGemmConfig config_;
     cl::Kernel im2col_, gemm_;
     cl::Kernel widen_;                       // float16 layers only (not in panels)
-    cl::Kernel pack_weights_, pack_columns_;  // config_.panels (pack_weights_ not with weights_in_place)
+    cl::Kernel pack_weights_, pack_columns_;  // config_.panels (pack_weights_: packs_weights())
     Tensor weights_;                         // float32: the caller's, their widened copy, or their panels
     Tensor bias_;
     bool has_weights_ = false;

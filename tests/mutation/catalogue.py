@@ -1180,13 +1180,13 @@ MUTATIONS = [
          bug="im2col-gemm multiplies every group's weights by the first group's columns"),
     # Expected: test_conv_im2col, Im2colGemmPacksPanelsWhereTheProfileSays (its training cases).
     dict(id="im2col-gemm-in-place-weights-as-panels", area="im2col", file="ops/im2col/Im2colGemmConfig.cpp",
-         find="{panels && !weights_in_place, panels, false, 0, false, false, stream_output}",
+         find="{packs_weights(), panels, false, 0, false, false, stream_output}",
          replace="{panels, panels, false, 0, false, false, stream_output}",
          bug="a training forward's GEMM reads the weights it left row-major (in place) as panels of MR rows"),
     # Expected: test_selector, FewPixelPanelsInTrainingOnlyOverEnoughColumnsWhereTheProfileSays.
-    dict(id="selector-in-place-panels-any-direction", area="selector", file="selector/VariantChoice.cpp",
-         find="(s.direction == ConvDirection::FORWARD && im2col_gemm_config(s, profile).weights_in_place) ||",
-         replace="im2col_gemm_config(s, profile).weights_in_place ||",
+    dict(id="selector-in-place-panels-any-direction", area="selector", file="ops/im2col/Im2colGemmConfig.cpp",
+         find="c.weights_in_place = s.direction == ConvDirection::FORWARD && s.dtype == DataType::FLOAT32 &&",
+         replace="c.weights_in_place = s.dtype == DataType::FLOAT32 &&",
          bug="backward data's stride phases count as weights read in place (they are packed): res5's 3x3 "
              "backward data over 49 columns goes to im2col-gemm's panels, packed every step"),
     dict(id="selector-im2col-gemm-ignored", area="selector", file="selector/VariantChoice.cpp",
